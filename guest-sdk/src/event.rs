@@ -1,0 +1,311 @@
+//! The Juju event a handler runs for, and its context.
+//!
+//! Every [`Event`] case is the Juju event of the same name; relation, storage,
+//! Pebble, secret and action events carry their context.
+//!
+//! ```
+//! use wasm_charm::{Event, EventKind};
+//!
+//! fn describe(event: &Event) -> String {
+//!     match event.relation() {
+//!         Some(r) => format!("{} of {} from {}", event.kind(), r.relation, r.remote_app),
+//!         None => event.to_string(),
+//!     }
+//! }
+//!
+//! assert_eq!(describe(&Event::ConfigChanged), "config-changed");
+//! assert_eq!(EventKind::RelationChanged.to_string(), "relation-changed");
+//! ```
+
+use std::fmt;
+
+pub use crate::__bindings::wasm_charm::charm::types::{
+    ActionEvent, CheckEvent, Event, EventKind, NoticeEvent, RelationEvent, RelationRef,
+    SecretEvent, StorageEvent,
+};
+
+impl Event {
+    /// The kind of event, without its context.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::Install => EventKind::Install,
+            Event::Start => EventKind::Start,
+            Event::Stop => EventKind::Stop,
+            Event::Remove => EventKind::Remove,
+            Event::UpgradeCharm => EventKind::UpgradeCharm,
+            Event::ConfigChanged => EventKind::ConfigChanged,
+            Event::UpdateStatus => EventKind::UpdateStatus,
+            Event::LeaderElected => EventKind::LeaderElected,
+            Event::LeaderSettingsChanged => EventKind::LeaderSettingsChanged,
+            Event::LeaderDeposed => EventKind::LeaderDeposed,
+            Event::PreSeriesUpgrade => EventKind::PreSeriesUpgrade,
+            Event::PostSeriesUpgrade => EventKind::PostSeriesUpgrade,
+            Event::CollectMetrics => EventKind::CollectMetrics,
+            Event::MeterStatusChanged => EventKind::MeterStatusChanged,
+            Event::RelationCreated(_) => EventKind::RelationCreated,
+            Event::RelationJoined(_) => EventKind::RelationJoined,
+            Event::RelationChanged(_) => EventKind::RelationChanged,
+            Event::RelationDeparted(_) => EventKind::RelationDeparted,
+            Event::RelationBroken(_) => EventKind::RelationBroken,
+            Event::StorageAttached(_) => EventKind::StorageAttached,
+            Event::StorageDetaching(_) => EventKind::StorageDetaching,
+            Event::PebbleReady(_) => EventKind::PebbleReady,
+            Event::PebbleCustomNotice(_) => EventKind::PebbleCustomNotice,
+            Event::PebbleCheckFailed(_) => EventKind::PebbleCheckFailed,
+            Event::PebbleCheckRecovered(_) => EventKind::PebbleCheckRecovered,
+            Event::SecretChanged(_) => EventKind::SecretChanged,
+            Event::SecretRotate(_) => EventKind::SecretRotate,
+            Event::SecretRemove(_) => EventKind::SecretRemove,
+            Event::SecretExpired(_) => EventKind::SecretExpired,
+            Event::Action(_) => EventKind::Action,
+        }
+    }
+
+    /// What the event concerns, as an [`On`](crate::On) observation names it:
+    /// the relation endpoint, storage name, container or action name; `None`
+    /// for the other events.
+    pub fn entity(&self) -> Option<&str> {
+        if let Some(relation) = self.relation() {
+            return Some(&relation.relation.endpoint);
+        }
+        match self {
+            Event::StorageAttached(s) | Event::StorageDetaching(s) => Some(&s.name),
+            Event::Action(a) => Some(&a.name),
+            _ => self.container(),
+        }
+    }
+
+    /// The relation event's context, for the five relation events.
+    pub fn relation(&self) -> Option<&RelationEvent> {
+        match self {
+            Event::RelationCreated(r)
+            | Event::RelationJoined(r)
+            | Event::RelationChanged(r)
+            | Event::RelationDeparted(r)
+            | Event::RelationBroken(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The storage event's context, for storage-attached and
+    /// storage-detaching.
+    pub fn storage(&self) -> Option<&StorageEvent> {
+        match self {
+            Event::StorageAttached(s) | Event::StorageDetaching(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The container, for the four Pebble events.
+    pub fn container(&self) -> Option<&str> {
+        match self {
+            Event::PebbleReady(container) => Some(container),
+            Event::PebbleCustomNotice(n) => Some(&n.container),
+            Event::PebbleCheckFailed(c) | Event::PebbleCheckRecovered(c) => Some(&c.container),
+            _ => None,
+        }
+    }
+
+    /// The secret event's context, for the four secret events.
+    pub fn secret(&self) -> Option<&SecretEvent> {
+        match self {
+            Event::SecretChanged(s)
+            | Event::SecretRotate(s)
+            | Event::SecretRemove(s)
+            | Event::SecretExpired(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The action's name and id, for an action.
+    pub fn action(&self) -> Option<&ActionEvent> {
+        match self {
+            Event::Action(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// Juju's name for the event: `install`, `istio-pilot-relation-changed`,
+/// `data-storage-attached`, `workload-pebble-ready`, `show-status-action`.
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.entity() {
+            Some(entity) => write!(f, "{entity}-{}", self.kind()),
+            None => write!(f, "{}", self.kind()),
+        }
+    }
+}
+
+impl EventKind {
+    /// Every kind of event, in the order of the WIT `event-kind` enum.
+    pub const ALL: [EventKind; 30] = [
+        EventKind::Install,
+        EventKind::Start,
+        EventKind::Stop,
+        EventKind::Remove,
+        EventKind::UpgradeCharm,
+        EventKind::ConfigChanged,
+        EventKind::UpdateStatus,
+        EventKind::LeaderElected,
+        EventKind::LeaderSettingsChanged,
+        EventKind::LeaderDeposed,
+        EventKind::PreSeriesUpgrade,
+        EventKind::PostSeriesUpgrade,
+        EventKind::CollectMetrics,
+        EventKind::MeterStatusChanged,
+        EventKind::RelationCreated,
+        EventKind::RelationJoined,
+        EventKind::RelationChanged,
+        EventKind::RelationDeparted,
+        EventKind::RelationBroken,
+        EventKind::StorageAttached,
+        EventKind::StorageDetaching,
+        EventKind::PebbleReady,
+        EventKind::PebbleCustomNotice,
+        EventKind::PebbleCheckFailed,
+        EventKind::PebbleCheckRecovered,
+        EventKind::SecretChanged,
+        EventKind::SecretRotate,
+        EventKind::SecretRemove,
+        EventKind::SecretExpired,
+        EventKind::Action,
+    ];
+
+    /// The kind's name as Juju spells it, without an entity:
+    /// `config-changed`, `relation-changed`, `action`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Install => "install",
+            EventKind::Start => "start",
+            EventKind::Stop => "stop",
+            EventKind::Remove => "remove",
+            EventKind::UpgradeCharm => "upgrade-charm",
+            EventKind::ConfigChanged => "config-changed",
+            EventKind::UpdateStatus => "update-status",
+            EventKind::LeaderElected => "leader-elected",
+            EventKind::LeaderSettingsChanged => "leader-settings-changed",
+            EventKind::LeaderDeposed => "leader-deposed",
+            EventKind::PreSeriesUpgrade => "pre-series-upgrade",
+            EventKind::PostSeriesUpgrade => "post-series-upgrade",
+            EventKind::CollectMetrics => "collect-metrics",
+            EventKind::MeterStatusChanged => "meter-status-changed",
+            EventKind::RelationCreated => "relation-created",
+            EventKind::RelationJoined => "relation-joined",
+            EventKind::RelationChanged => "relation-changed",
+            EventKind::RelationDeparted => "relation-departed",
+            EventKind::RelationBroken => "relation-broken",
+            EventKind::StorageAttached => "storage-attached",
+            EventKind::StorageDetaching => "storage-detaching",
+            EventKind::PebbleReady => "pebble-ready",
+            EventKind::PebbleCustomNotice => "pebble-custom-notice",
+            EventKind::PebbleCheckFailed => "pebble-check-failed",
+            EventKind::PebbleCheckRecovered => "pebble-check-recovered",
+            EventKind::SecretChanged => "secret-changed",
+            EventKind::SecretRotate => "secret-rotate",
+            EventKind::SecretRemove => "secret-remove",
+            EventKind::SecretExpired => "secret-expired",
+            EventKind::Action => "action",
+        }
+    }
+
+    /// What an observation of this kind may name: `"relation endpoint"`,
+    /// `"storage"`, `"container"` or `"action"`; `None` for events that
+    /// concern no such entity.
+    pub fn entity(self) -> Option<&'static str> {
+        match self {
+            EventKind::RelationCreated
+            | EventKind::RelationJoined
+            | EventKind::RelationChanged
+            | EventKind::RelationDeparted
+            | EventKind::RelationBroken => Some("relation endpoint"),
+            EventKind::StorageAttached | EventKind::StorageDetaching => Some("storage"),
+            EventKind::PebbleReady
+            | EventKind::PebbleCustomNotice
+            | EventKind::PebbleCheckFailed
+            | EventKind::PebbleCheckRecovered => Some("container"),
+            EventKind::Action => Some("action"),
+            _ => None,
+        }
+    }
+}
+
+/// The kind's [`name`](EventKind::name).
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `endpoint:id`, as Juju writes a relation (`istio-pilot:1`).
+impl fmt::Display for RelationRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.endpoint, self.id)
+    }
+}
+
+impl AsRef<RelationRef> for RelationRef {
+    fn as_ref(&self) -> &RelationRef {
+        self
+    }
+}
+
+impl AsRef<RelationRef> for RelationEvent {
+    fn as_ref(&self) -> &RelationRef {
+        &self.relation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_names_are_unique_and_kebab_case() {
+        let mut names: Vec<_> = EventKind::ALL.iter().map(|k| k.name()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        );
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EventKind::ALL.len());
+    }
+
+    #[test]
+    fn juju_event_names() {
+        let relation = RelationEvent {
+            relation: RelationRef {
+                endpoint: "istio-pilot".into(),
+                id: 1,
+            },
+            remote_app: "istio-pilot".into(),
+            remote_unit: None,
+            departing_unit: None,
+        };
+        assert_eq!(Event::Install.to_string(), "install");
+        assert_eq!(
+            Event::RelationBroken(relation.clone()).to_string(),
+            "istio-pilot-relation-broken"
+        );
+        assert_eq!(
+            Event::PebbleReady("workload".into()).to_string(),
+            "workload-pebble-ready"
+        );
+        assert_eq!(
+            Event::Action(ActionEvent {
+                name: "show-status".into(),
+                id: "1".into()
+            })
+            .to_string(),
+            "show-status-action"
+        );
+        assert_eq!(relation.relation.to_string(), "istio-pilot:1");
+        assert_eq!(
+            Event::RelationJoined(relation).entity(),
+            Some("istio-pilot")
+        );
+        assert_eq!(Event::Start.entity(), None);
+    }
+}

@@ -1,0 +1,206 @@
+//! Write Juju charm handlers in Rust and run them on the `wasm-charm` host.
+//!
+//! A charm is a list of *handlers*. Each handler observes some Juju events and
+//! returns the status of its own scope: `Ok(Some(status))` while it has
+//! something to report, `Ok(None)` when all is well. The host runs every
+//! handler that observes an event, each in a fresh sandboxed instance, and
+//! merges the scopes of all handlers into the unit's status, so one handler's
+//! success never hides another handler's problem.
+//!
+//! ```no_run
+//! use wasm_charm::prelude::*;
+//!
+//! fn charm() -> Charm {
+//!     Charm::new()
+//!         .observe("config", On::install() | On::config_changed(), config)
+//!         .observe("db", On::install() | On::relation("db"), db)
+//! }
+//!
+//! wasm_charm::export_charm!(charm);
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Config {
+//!     port: i64,
+//! }
+//!
+//! /// Blocked while the configured port is not usable.
+//! fn config(_event: &Event) -> Outcome {
+//!     let config: Config = model::config()?;
+//!     if !(1..=65535).contains(&config.port) {
+//!         return Ok(Some(Status::blocked("Config item `port` must be 1 to 65535")));
+//!     }
+//!     Ok(None)
+//! }
+//!
+//! /// Waiting until the database application has published its address.
+//! fn db(_event: &Event) -> Outcome {
+//!     let Some(relation) = model::relation("db")? else {
+//!         return Ok(Some(Status::blocked("Needs a db relation")));
+//!     };
+//!     if !relation.app_data()?.contains_key("address") {
+//!         return Ok(Some(Status::waiting("Waiting for db address")));
+//!     }
+//!     Ok(None)
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! The crate is built for `wasm32-wasip2`:
+//! `cargo build --release --target wasm32-wasip2` gives the component that the
+//! host loads as `charm.wasm`.
+//!
+//! # Where things are
+//!
+//! * [`Charm`], [`On`] and [`export_charm!`]: declare handlers and the events
+//!   they observe.
+//! * [`Event`] and its context records ([`RelationEvent`], [`StorageEvent`], …):
+//!   what a handler runs for.
+//! * [`Status`] and the [`status`] module: a handler's return value, and
+//!   extra scopes of its own (per relation, per remote unit, free names).
+//! * [`model`]: config, leadership, relations and their data.
+//! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
+//! * [`log`]: the unit's log (`juju debug-log`).
+//! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
+//!   any [`std::error::Error`].
+
+#![warn(missing_docs)]
+
+#[doc(hidden)]
+pub mod __bindings {
+    //! The WIT contract (`wit/`), generated once for every charm. Charm code
+    //! names these types through the SDK's modules instead.
+
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "charm",
+        pub_export_macro: true,
+        export_macro_name: "__export_charm_world",
+        default_bindings_module: "wasm_charm::__bindings",
+        additional_derives: [PartialEq],
+        // The errors get a readable `Display` of their own (the generated one
+        // prints `Debug`), so they are defined in the SDK and used from here.
+        with: {
+            "wasm-charm:charm/model@0.1.0/model-error": crate::model::ModelError,
+            "wasm-charm:charm/model@0.1.0/tool-failure": crate::model::ToolFailure,
+            "wasm-charm:charm/probe@0.1.0/probe-error": crate::probe::ProbeError,
+        },
+        additional_type_attributes: {
+            "wasm-charm:charm/types@0.1.0/priority": [#[derive(Default)]],
+        },
+        // Fields and cases the WIT leaves undocumented.
+        additional_member_attributes: {
+            "wasm-charm:charm/types@0.1.0/status-kind.active": [#[doc = "All is well."]],
+            "wasm-charm:charm/types@0.1.0/status-kind.maintenance": [#[doc = "The charm is doing something that takes a while."]],
+            "wasm-charm:charm/types@0.1.0/status-kind.waiting": [#[doc = "Waiting for something outside the charm's control (another application, leadership)."]],
+            "wasm-charm:charm/types@0.1.0/status-kind.blocked": [#[doc = "Needs a human: config, a missing relation."]],
+            "wasm-charm:charm/types@0.1.0/status.kind": [#[doc = "Workload status kind."]],
+            "wasm-charm:charm/types@0.1.0/status.message": [#[doc = "The message shown next to it."]],
+            "wasm-charm:charm/types@0.1.0/target.unit": [#[doc = "This unit's status."]],
+            "wasm-charm:charm/types@0.1.0/target.app": [#[doc = "The application's status (set by the leader only)."]],
+            "wasm-charm:charm/types@0.1.0/priority.critical": [#[doc = "Shown before other scopes of the same severity."]],
+            "wasm-charm:charm/types@0.1.0/priority.normal": [#[doc = "The default band."] #[default]],
+            "wasm-charm:charm/types@0.1.0/priority.low": [#[doc = "Shown after other scopes of the same severity."]],
+            "wasm-charm:charm/types@0.1.0/relation-ref.endpoint": [#[doc = "The endpoint name from metadata.yaml (`istio-pilot`)."]],
+            "wasm-charm:charm/types@0.1.0/relation-ref.id": [#[doc = "Juju's relation id (`1` in `istio-pilot:1`)."]],
+            "wasm-charm:charm/types@0.1.0/notice-event.container": [#[doc = "The container the notice is about."]],
+            "wasm-charm:charm/types@0.1.0/notice-event.id": [#[doc = "Pebble's notice id."]],
+            "wasm-charm:charm/types@0.1.0/notice-event.type": [#[doc = "The notice type (`custom`)."]],
+            "wasm-charm:charm/types@0.1.0/notice-event.key": [#[doc = "The notice key (`example.com/thing`)."]],
+            "wasm-charm:charm/types@0.1.0/check-event.container": [#[doc = "The container the check runs in."]],
+            "wasm-charm:charm/types@0.1.0/check-event.check": [#[doc = "The check's name from the Pebble layer."]],
+            "wasm-charm:charm/types@0.1.0/secret-event.label": [#[doc = "The secret's label, when it has one."]],
+            "wasm-charm:charm/types@0.1.0/observation.kind": [#[doc = "The event kind observed."]],
+            "wasm-charm:charm/types@0.1.0/observation.entity": [#[doc = "The endpoint, storage, container or action observed; `None` for all of them."]],
+            "wasm-charm:charm/types@0.1.0/handler.observes": [#[doc = "The events the handler runs for."]],
+            "wasm-charm:charm/model@0.1.0/config-option.name": [#[doc = "The option's name from config.yaml."]],
+            "wasm-charm:charm/model@0.1.0/config-option.value": [#[doc = "Its value."]],
+            "wasm-charm:charm/model@0.1.0/config-value.string": [#[doc = "A `string` option."]],
+            "wasm-charm:charm/model@0.1.0/config-value.int": [#[doc = "An `int` option."]],
+            "wasm-charm:charm/model@0.1.0/config-value.float": [#[doc = "A `float` option."]],
+            "wasm-charm:charm/model@0.1.0/config-value.boolean": [#[doc = "A `boolean` option."]],
+        },
+    });
+}
+
+mod charm;
+mod error;
+pub mod event;
+pub mod log;
+pub mod model;
+pub mod probe;
+pub mod status;
+
+pub use charm::{Charm, Handler, Observation, On};
+pub use error::Error;
+pub use event::{
+    ActionEvent, CheckEvent, Event, EventKind, NoticeEvent, RelationEvent, RelationRef,
+    SecretEvent, StorageEvent,
+};
+pub use status::{Priority, Status, StatusKind, Target};
+
+/// What a handler returns: `Ok(Some(status))` sets the handler's scope
+/// (`handler/<name>`) to `status`, `Ok(None)` clears it, and `Err(error)`
+/// is handled as the manifest's `on-error` says (blocked with the error's
+/// message by default).
+pub type Outcome = Result<Option<Status>, Error>;
+
+/// Everything a charm's `lib.rs` usually needs: `use wasm_charm::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
+        StatusKind, Target,
+    };
+    pub use crate::{On, log, model, probe, status};
+}
+
+/// Make a charm of a function that returns its [`Charm`]: exports the
+/// component's `handlers` interface from the calling crate.
+///
+/// Use it once, in the charm crate's `lib.rs` (crate type `cdylib`). The
+/// function is called once per call from the host (each handler runs in a
+/// fresh instance), so it should only build the `Charm`.
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// fn charm() -> Charm {
+///     Charm::new().observe("hello", On::install(), |_event| Ok(None))
+/// }
+///
+/// wasm_charm::export_charm!(charm);
+/// # fn main() {}
+/// ```
+#[macro_export]
+macro_rules! export_charm {
+    ($charm:expr) => {
+        #[doc(hidden)]
+        struct __WasmCharmExport;
+
+        impl $crate::__bindings::exports::wasm_charm::charm::handlers::Guest for __WasmCharmExport {
+            fn declare() -> $crate::__private::Vec<$crate::Handler> {
+                $crate::Charm::declarations(&($charm)())
+            }
+
+            fn run(
+                handler: $crate::__private::String,
+                event: $crate::Event,
+            ) -> ::core::result::Result<
+                ::core::option::Option<$crate::Status>,
+                $crate::__private::String,
+            > {
+                $crate::Charm::run(&($charm)(), &handler, &event)
+            }
+        }
+
+        $crate::__bindings::__export_charm_world!(
+            __WasmCharmExport with_types_in $crate::__bindings
+        );
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    //! Names the macros need in the calling crate.
+    pub use std::string::String;
+    pub use std::vec::Vec;
+}

@@ -1,0 +1,464 @@
+//! The Juju model: config, leadership, names, relations and their data.
+//!
+//! The host answers with Juju's hook tools and caches every read for the
+//! whole event, so asking twice costs nothing. Relation writes are kept only
+//! if the handler returns, and are sent to Juju once per databag at the end of
+//! the event; reads of the local bags include this event's writes so far.
+//!
+//! ```no_run
+//! use wasm_charm::prelude::*;
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Config {
+//!     kind: String,
+//! }
+//!
+//! fn pilot(_event: &Event) -> Outcome {
+//!     let config: Config = model::config()?;
+//!     let Some(relation) = model::relation("istio-pilot")? else {
+//!         return Ok(Some(Status::blocked("Waiting for istio-pilot relation")));
+//!     };
+//!     let data = relation.app_data()?;
+//!     if model::is_leader()? {
+//!         relation.set_local_app_data(&[("kind", config.kind.as_str())])?;
+//!     }
+//!     match data.get("service-name") {
+//!         Some(name) if !name.is_empty() => Ok(None),
+//!         _ => Ok(Some(Status::waiting("Waiting for istio-pilot relation data"))),
+//!     }
+//! }
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+
+use crate::__bindings::wasm_charm::charm::model as wit;
+use crate::{Error, RelationEvent, RelationRef};
+
+pub use crate::__bindings::wasm_charm::charm::model::{ConfigOption, ConfigValue, Databag};
+
+/// Why a model call failed. Its `Display` names the relation or hook tool.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelError {
+    /// The relation does not exist, or is being broken.
+    RelationNotFound(String),
+    /// The call needs leadership and this unit is not the leader.
+    NotLeader(String),
+    /// The host refused the arguments before asking Juju.
+    InvalidArgument(String),
+    /// A hook tool failed.
+    ToolFailed(ToolFailure),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::RelationNotFound(what) => write!(f, "relation not found: {what}"),
+            ModelError::NotLeader(what) => write!(f, "not the leader: {what}"),
+            ModelError::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+            ModelError::ToolFailed(failure) => failure.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A hook tool that exited non-zero or answered something unreadable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolFailure {
+    /// The hook tool (`relation-get`).
+    pub tool: String,
+    /// Its exit code; negative when it did not exit normally.
+    pub exit_code: i32,
+    /// What went wrong: the tool's standard error, or why its answer could
+    /// not be read.
+    pub message: String,
+}
+
+/// `<tool> failed (exit <code>): <message>`.
+impl fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} failed (exit {}): {}",
+            self.tool, self.exit_code, self.message
+        )
+    }
+}
+
+impl ConfigValue {
+    /// The value of a `string` option.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ConfigValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value of an `int` option.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            ConfigValue::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The value of a `float` option.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ConfigValue::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The value of a `boolean` option.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            ConfigValue::Boolean(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The URI of a `secret` option.
+    pub fn as_secret(&self) -> Option<&str> {
+        match self {
+            ConfigValue::Secret(uri) => Some(uri),
+            _ => None,
+        }
+    }
+
+    /// The value as JSON: strings and secret URIs as strings, numbers as
+    /// numbers (a float that is not finite as `null`), booleans as booleans.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            ConfigValue::String(s) | ConfigValue::Secret(s) => Value::String(s.clone()),
+            ConfigValue::Int(i) => Value::from(*i),
+            ConfigValue::Float(x) => {
+                serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number)
+            }
+            ConfigValue::Boolean(b) => Value::Bool(*b),
+        }
+    }
+}
+
+/// The charm's config, deserialized into `T`.
+///
+/// The options that have a value (set, or a non-null default) form a JSON
+/// object, option names as keys (dashes kept: use `#[serde(rename_all =
+/// "kebab-case")]` for options named with dashes), that `T` is deserialized
+/// from. Options without a value are missing from it: make such fields
+/// `Option<_>` or `#[serde(default)]`. A `secret` option is its URI.
+///
+/// ```no_run
+/// #[derive(serde::Deserialize)]
+/// #[serde(rename_all = "kebab-case")]
+/// struct Config {
+///     kind: String,
+///     #[serde(default)]
+///     log_level: Option<String>,
+/// }
+///
+/// let config: Config = wasm_charm::model::config()?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub fn config<T: DeserializeOwned>() -> Result<T, Error> {
+    let options = wit::config()?;
+    serde_json::from_value(options_to_json(&options))
+        .map_err(|e| Error::msg(format!("config does not fit the charm's config type: {e}")))
+}
+
+/// The value of config option `name`; `None` when it has none.
+pub fn config_value(name: &str) -> Result<Option<ConfigValue>, ModelError> {
+    Ok(wit::config()?
+        .into_iter()
+        .find(|option| option.name == name)
+        .map(|option| option.value))
+}
+
+/// Every config option that has a value, in the host's order.
+pub fn config_options() -> Result<Vec<ConfigOption>, ModelError> {
+    wit::config()
+}
+
+/// Config options as one JSON object, option names as keys.
+fn options_to_json(options: &[ConfigOption]) -> serde_json::Value {
+    serde_json::Value::Object(
+        options
+            .iter()
+            .map(|option| (option.name.clone(), option.value.to_json()))
+            .collect(),
+    )
+}
+
+/// Whether this unit is the leader of its application.
+pub fn is_leader() -> Result<bool, ModelError> {
+    wit::is_leader()
+}
+
+/// This unit's name (`gateway/0`).
+pub fn unit_name() -> String {
+    wit::unit_name()
+}
+
+/// This unit's application (`gateway`).
+pub fn app_name() -> String {
+    wit::app_name()
+}
+
+/// The model's name.
+pub fn model_name() -> String {
+    wit::model_name()
+}
+
+/// Set the application version shown in `juju status`.
+pub fn application_version_set(version: &str) -> Result<(), ModelError> {
+    wit::application_version_set(version)
+}
+
+/// The live relations of `endpoint`, ordered by id. A relation whose
+/// relation-broken event is running is not listed.
+pub fn relations(endpoint: &str) -> Result<Vec<Relation>, ModelError> {
+    Ok(wit::relation_ids(endpoint)?
+        .into_iter()
+        .map(Relation::new)
+        .collect())
+}
+
+/// The first live relation of `endpoint` (the one with the lowest id), as
+/// ops' `model.get_relation`; `None` when there is none.
+pub fn relation(endpoint: &str) -> Result<Option<Relation>, ModelError> {
+    Ok(relations(endpoint)?.into_iter().next())
+}
+
+/// One relation, and the calls that read and write its data.
+///
+/// Databags are `BTreeMap`s, sorted by key. Get one from [`relations`],
+/// [`relation`] or an event ([`Relation::from`] a
+/// [`RelationEvent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relation {
+    relation: RelationRef,
+}
+
+impl Relation {
+    /// The relation `relation` names.
+    pub fn new(relation: RelationRef) -> Self {
+        Self { relation }
+    }
+
+    /// The endpoint name from metadata.yaml.
+    pub fn endpoint(&self) -> &str {
+        &self.relation.endpoint
+    }
+
+    /// Juju's relation id.
+    pub fn id(&self) -> u32 {
+        self.relation.id
+    }
+
+    /// The remote application, if Juju knows it.
+    pub fn app(&self) -> Result<Option<String>, ModelError> {
+        wit::relation_app(&self.relation)
+    }
+
+    /// The remote units currently in the relation, sorted.
+    pub fn units(&self) -> Result<Vec<String>, ModelError> {
+        wit::relation_units(&self.relation)
+    }
+
+    /// The remote application's databag.
+    pub fn app_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
+        self.data(&Databag::RemoteApp)
+    }
+
+    /// Remote unit `unit`'s databag.
+    pub fn unit_data(&self, unit: &str) -> Result<BTreeMap<String, String>, ModelError> {
+        self.data(&Databag::RemoteUnit(unit.to_owned()))
+    }
+
+    /// This unit's databag, with this event's writes so far.
+    pub fn local_unit_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
+        self.data(&Databag::LocalUnit)
+    }
+
+    /// This application's databag, with this event's writes so far. Juju
+    /// lets only the leader read it.
+    pub fn local_app_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
+        self.data(&Databag::LocalApp)
+    }
+
+    /// Any databag of the relation.
+    pub fn data(&self, bag: &Databag) -> Result<BTreeMap<String, String>, ModelError> {
+        Ok(wit::relation_get(&self.relation, bag)?
+            .into_iter()
+            .collect())
+    }
+
+    /// Change keys of this unit's databag; an empty value deletes the key.
+    /// Kept only if the handler returns.
+    pub fn set_local_unit_data<K: AsRef<str>, V: AsRef<str>>(
+        &self,
+        changes: &[(K, V)],
+    ) -> Result<(), ModelError> {
+        wit::relation_set(&self.relation, wit::LocalBag::Unit, &owned(changes))
+    }
+
+    /// Change keys of this application's databag (leader only); an empty
+    /// value deletes the key. Kept only if the handler returns.
+    pub fn set_local_app_data<K: AsRef<str>, V: AsRef<str>>(
+        &self,
+        changes: &[(K, V)],
+    ) -> Result<(), ModelError> {
+        wit::relation_set(&self.relation, wit::LocalBag::App, &owned(changes))
+    }
+}
+
+fn owned<K: AsRef<str>, V: AsRef<str>>(changes: &[(K, V)]) -> Vec<(String, String)> {
+    changes
+        .iter()
+        .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
+        .collect()
+}
+
+/// `endpoint:id`.
+impl fmt::Display for Relation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.relation.fmt(f)
+    }
+}
+
+impl AsRef<RelationRef> for Relation {
+    fn as_ref(&self) -> &RelationRef {
+        &self.relation
+    }
+}
+
+impl From<RelationRef> for Relation {
+    fn from(relation: RelationRef) -> Self {
+        Self::new(relation)
+    }
+}
+
+/// The relation the event is about.
+impl From<&RelationEvent> for Relation {
+    fn from(event: &RelationEvent) -> Self {
+        Self::new(event.relation.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    fn option(name: &str, value: ConfigValue) -> ConfigOption {
+        ConfigOption {
+            name: name.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn config_options_become_a_json_object() {
+        let options = [
+            option("kind", ConfigValue::String("ingress".into())),
+            option("replicas", ConfigValue::Int(3)),
+            option("ratio", ConfigValue::Float(0.5)),
+            option("nan", ConfigValue::Float(f64::NAN)),
+            option("debug", ConfigValue::Boolean(true)),
+            option("password", ConfigValue::Secret("secret:abc".into())),
+        ];
+        assert_eq!(
+            options_to_json(&options),
+            json!({
+                "kind": "ingress",
+                "replicas": 3,
+                "ratio": 0.5,
+                "nan": null,
+                "debug": true,
+                "password": "secret:abc",
+            })
+        );
+    }
+
+    #[test]
+    fn config_deserializes_into_a_struct() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        #[serde(rename_all = "kebab-case")]
+        struct Config {
+            kind: String,
+            log_level: Option<String>,
+            #[serde(default)]
+            replicas: u32,
+        }
+        let options = [
+            option("kind", ConfigValue::String("egress".into())),
+            option("unused", ConfigValue::Boolean(false)),
+        ];
+        let config: Config = serde_json::from_value(options_to_json(&options)).unwrap();
+        assert_eq!(
+            config,
+            Config {
+                kind: "egress".into(),
+                log_level: None,
+                replicas: 0
+            }
+        );
+    }
+
+    #[test]
+    fn config_value_accessors() {
+        assert_eq!(ConfigValue::String("x".into()).as_str(), Some("x"));
+        assert_eq!(ConfigValue::Secret("secret:x".into()).as_str(), None);
+        assert_eq!(
+            ConfigValue::Secret("secret:x".into()).as_secret(),
+            Some("secret:x")
+        );
+        assert_eq!(ConfigValue::Int(7).as_i64(), Some(7));
+        assert_eq!(ConfigValue::Int(7).as_f64(), None);
+        assert_eq!(ConfigValue::Float(1.5).as_f64(), Some(1.5));
+        assert_eq!(ConfigValue::Boolean(true).as_bool(), Some(true));
+    }
+
+    #[test]
+    fn errors_name_what_failed() {
+        let failure = ModelError::ToolFailed(ToolFailure {
+            tool: "relation-get".into(),
+            exit_code: 2,
+            message: "permission denied".into(),
+        });
+        assert_eq!(
+            failure.to_string(),
+            "relation-get failed (exit 2): permission denied"
+        );
+        assert_eq!(
+            ModelError::RelationNotFound("db:3".into()).to_string(),
+            "relation not found: db:3"
+        );
+        assert_eq!(
+            Error::from(ModelError::NotLeader("relation-set --app".into())).to_string(),
+            "not the leader: relation-set --app"
+        );
+    }
+
+    #[test]
+    fn relation_from_event() {
+        let event = RelationEvent {
+            relation: RelationRef {
+                endpoint: "db".into(),
+                id: 2,
+            },
+            remote_app: "postgresql".into(),
+            remote_unit: None,
+            departing_unit: None,
+        };
+        let relation = Relation::from(&event);
+        assert_eq!((relation.endpoint(), relation.id()), ("db", 2));
+        assert_eq!(relation.to_string(), "db:2");
+        assert_eq!(crate::status::relation_scope(&relation), "relation/db:2");
+    }
+}

@@ -1,0 +1,189 @@
+//! Statuses, and scopes beyond the handler's own.
+//!
+//! A handler's return value is the status of its own scope,
+//! `handler/<name>`. This module sets other scopes: one per relation
+//! ([`set_relation`]), one per remote unit ([`set_remote_unit`]), or any free
+//! name ([`set`]). The host merges every scope into the unit's status (and,
+//! on the leader, the application's): the most severe kind wins, and
+//! `(+N more)` counts the other problems.
+//!
+//! Writes take effect only if the handler returns (`Ok` or `Err`); a handler
+//! that traps changes no scope. A scope keeps its status until it is set
+//! again or cleared; relation and remote-unit scopes are cleared by the host
+//! when that relation is broken or that unit departs.
+//!
+//! ```no_run
+//! use wasm_charm::prelude::*;
+//!
+//! fn db(event: &Event) -> Outcome {
+//!     if let Some(relation) = event.relation() {
+//!         if relation.remote_app == "legacy-db" {
+//!             status::set_relation(relation, Status::blocked("legacy-db is not supported"))?;
+//!         } else {
+//!             status::clear_relation(relation)?;
+//!         }
+//!     }
+//!     Ok(None)
+//! }
+//! ```
+
+use std::fmt;
+
+use crate::__bindings::wasm_charm::charm::status as wit;
+use crate::{Error, RelationRef};
+
+pub use crate::__bindings::wasm_charm::charm::types::{Priority, Status, StatusKind, Target};
+
+impl Status {
+    /// A status of `kind` with `message`.
+    pub fn new(kind: StatusKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// `active`: all is well. A handler usually returns `Ok(None)` instead.
+    pub fn active(message: impl Into<String>) -> Self {
+        Self::new(StatusKind::Active, message)
+    }
+
+    /// `maintenance`: the charm is busy with something that takes a while.
+    pub fn maintenance(message: impl Into<String>) -> Self {
+        Self::new(StatusKind::Maintenance, message)
+    }
+
+    /// `waiting`: waiting for something outside the charm's control.
+    pub fn waiting(message: impl Into<String>) -> Self {
+        Self::new(StatusKind::Waiting, message)
+    }
+
+    /// `blocked`: needs a human to act (config, a missing relation).
+    pub fn blocked(message: impl Into<String>) -> Self {
+        Self::new(StatusKind::Blocked, message)
+    }
+}
+
+/// `kind: message`, or only the kind when the message is empty.
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.message.is_empty() {
+            write!(f, "{}", self.kind)
+        } else {
+            write!(f, "{}: {}", self.kind, self.message)
+        }
+    }
+}
+
+impl StatusKind {
+    /// The kind as Juju spells it: `active`, `maintenance`, `waiting`,
+    /// `blocked`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StatusKind::Active => "active",
+            StatusKind::Maintenance => "maintenance",
+            StatusKind::Waiting => "waiting",
+            StatusKind::Blocked => "blocked",
+        }
+    }
+}
+
+/// The kind's [`name`](StatusKind::name).
+impl fmt::Display for StatusKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Set scope `scope` of `target` to `status`, in the `normal` priority band.
+///
+/// Scope names are 1 to 128 bytes of `a-z 0-9 - _ . : /`; the prefixes
+/// `handler/` and `probe/` belong to the host. An `App` scope counts only
+/// when the leader writes it. The error is the host's reason for refusing.
+pub fn set(target: Target, scope: &str, status: Status) -> Result<(), Error> {
+    set_with_priority(target, scope, status, Priority::Normal)
+}
+
+/// As [`set`], in the priority band `priority`.
+pub fn set_with_priority(
+    target: Target,
+    scope: &str,
+    status: Status,
+    priority: Priority,
+) -> Result<(), Error> {
+    wit::set(target, scope, &status, priority).map_err(Error::msg)
+}
+
+/// Clear scope `scope` of `target`; clearing a scope that is not set is fine.
+pub fn clear(target: Target, scope: &str) -> Result<(), Error> {
+    wit::clear(target, scope).map_err(Error::msg)
+}
+
+/// The unit scope the host clears when `relation` is broken:
+/// `relation/<endpoint>:<id>`.
+///
+/// ```
+/// use wasm_charm::{RelationRef, status};
+///
+/// let relation = RelationRef { endpoint: "db".into(), id: 4 };
+/// assert_eq!(status::relation_scope(&relation), "relation/db:4");
+/// ```
+pub fn relation_scope(relation: impl AsRef<RelationRef>) -> String {
+    format!("relation/{}", relation.as_ref())
+}
+
+/// Set the unit scope of `relation` ([`relation_scope`]): it lasts until
+/// cleared or until the relation is broken.
+///
+/// `relation` is a [`RelationRef`], a [`RelationEvent`](crate::RelationEvent)
+/// or a [`model::Relation`](crate::model::Relation).
+pub fn set_relation(relation: impl AsRef<RelationRef>, status: Status) -> Result<(), Error> {
+    set(Target::Unit, &relation_scope(relation), status)
+}
+
+/// Clear the unit scope of `relation`.
+pub fn clear_relation(relation: impl AsRef<RelationRef>) -> Result<(), Error> {
+    clear(Target::Unit, &relation_scope(relation))
+}
+
+/// The unit scope the host clears when remote unit `unit` departs:
+/// `unit/<unit>`.
+///
+/// ```
+/// assert_eq!(wasm_charm::status::remote_unit_scope("db/1"), "unit/db/1");
+/// ```
+pub fn remote_unit_scope(unit: &str) -> String {
+    format!("unit/{unit}")
+}
+
+/// Set the unit scope of remote unit `unit` (`db/1`): it lasts until cleared
+/// or until that unit departs.
+pub fn set_remote_unit(unit: &str, status: Status) -> Result<(), Error> {
+    set(Target::Unit, &remote_unit_scope(unit), status)
+}
+
+/// Clear the unit scope of remote unit `unit`.
+pub fn clear_remote_unit(unit: &str) -> Result<(), Error> {
+    clear(Target::Unit, &remote_unit_scope(unit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_and_display() {
+        assert_eq!(
+            Status::blocked("Config item `kind` must be set"),
+            Status {
+                kind: StatusKind::Blocked,
+                message: "Config item `kind` must be set".into()
+            }
+        );
+        assert_eq!(Status::waiting("x").kind, StatusKind::Waiting);
+        assert_eq!(Status::maintenance("x").kind, StatusKind::Maintenance);
+        assert_eq!(Status::active(String::new()).to_string(), "active");
+        assert_eq!(Status::waiting("for db").to_string(), "waiting: for db");
+        assert_eq!(Priority::default(), Priority::Normal);
+    }
+}

@@ -1,0 +1,21 @@
+//! The WIT contract (`wit/`), as Rust types and traits generated once for the
+//! whole host. Every other module names WIT types through here.
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "charm",
+    additional_derives: [PartialEq],
+});
+
+pub use wasm_charm::charm::model;
+pub use wasm_charm::charm::probe;
+pub use wasm_charm::charm::status;
+pub use wasm_charm::charm::types::{
+    ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
+    RelationEvent, RelationRef, SecretEvent, Status, StatusKind, StorageEvent, Target,
+};
+
+/// The version of the WIT package this host implements.
+pub const WIT_VERSION: &str = "0.1.0";
+/// The WIT package name, as it appears in component import names.
+pub const WIT_PACKAGE: &str = "wasm-charm:charm";

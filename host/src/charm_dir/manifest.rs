@@ -1,0 +1,165 @@
+//! wasm-charm.yaml, the runtime manifest: which component to run, what a
+//! handler's `Err` means, the sandbox limits and the ready message.
+
+use super::{CharmFileError, parse_yaml};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub const FILE_NAME: &str = "wasm-charm.yaml";
+
+/// What a handler returning `Err(msg)` does (DESIGN §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnError {
+    /// The handler's scope becomes blocked(msg); the hook succeeds.
+    #[default]
+    Block,
+    /// The hook fails (non-zero exit); Juju shows `error` and retries.
+    Fail,
+}
+
+/// Sandbox bounds of every handler instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Linear memory of one instance, in bytes.
+    pub memory_bytes: usize,
+    /// Wall-clock time of one handler, host calls included.
+    pub handler_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 64 << 20,
+            handler_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The validated manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The component, relative to the charm directory.
+    pub component: PathBuf,
+    pub on_error: OnError,
+    /// The unit's message while no scope is a problem.
+    pub ready_message: String,
+    pub limits: Limits,
+}
+
+impl Default for Manifest {
+    fn default() -> Self {
+        Manifest {
+            component: PathBuf::from("charm.wasm"),
+            on_error: OnError::default(),
+            ready_message: String::new(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawManifest {
+    component: Option<PathBuf>,
+    #[serde(default)]
+    on_error: OnError,
+    #[serde(default)]
+    ready_message: String,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawLimits {
+    memory_mib: Option<u64>,
+    handler_timeout_ms: Option<u64>,
+}
+
+/// Bounds that keep a limit meaningful: a guest needs some memory to start,
+/// and a handler that may run for hours blocks every other hook of the machine.
+const MEMORY_MIB: std::ops::RangeInclusive<u64> = 1..=4096;
+const TIMEOUT_MS: std::ops::RangeInclusive<u64> = 1..=3_600_000;
+
+impl Manifest {
+    pub fn parse(text: &str, file: &Path) -> Result<Manifest, CharmFileError> {
+        let raw: RawManifest = parse_yaml(text, file)?;
+        let mut manifest = Manifest::default();
+        if let Some(component) = raw.component {
+            if component.as_os_str().is_empty()
+                || component.is_absolute()
+                || component
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Err(CharmFileError::new(
+                    file,
+                    format!(
+                        "field `component`: `{}` must be a relative path inside the charm directory",
+                        component.display()
+                    ),
+                ));
+            }
+            manifest.component = component;
+        }
+        manifest.on_error = raw.on_error;
+        manifest.ready_message = raw.ready_message;
+        if let Some(mib) = raw.limits.memory_mib {
+            if !MEMORY_MIB.contains(&mib) {
+                return Err(CharmFileError::new(
+                    file,
+                    format!("field `limits.memory-mib`: {mib} is outside {MEMORY_MIB:?}"),
+                ));
+            }
+            manifest.limits.memory_bytes = (mib as usize) << 20;
+        }
+        if let Some(ms) = raw.limits.handler_timeout_ms {
+            if !TIMEOUT_MS.contains(&ms) {
+                return Err(CharmFileError::new(
+                    file,
+                    format!("field `limits.handler-timeout-ms`: {ms} is outside {TIMEOUT_MS:?}"),
+                ));
+            }
+            manifest.limits.handler_timeout = Duration::from_millis(ms);
+        }
+        Ok(manifest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Manifest, CharmFileError> {
+        Manifest::parse(text, Path::new("wasm-charm.yaml"))
+    }
+
+    #[test]
+    fn defaults_and_fields() {
+        assert_eq!(parse("").unwrap(), Manifest::default());
+        let m = parse(
+            "component: build/gw.wasm\non-error: fail\nready-message: Ready\nlimits:\n  memory-mib: 32\n  handler-timeout-ms: 1500\n",
+        )
+        .unwrap();
+        assert_eq!(m.component, PathBuf::from("build/gw.wasm"));
+        assert_eq!(m.on_error, OnError::Fail);
+        assert_eq!(m.ready_message, "Ready");
+        assert_eq!(m.limits.memory_bytes, 32 << 20);
+        assert_eq!(m.limits.handler_timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn bad_input_names_file_and_field() {
+        let e = parse("on-error: explode\n").unwrap_err().to_string();
+        assert!(e.starts_with("wasm-charm.yaml: "), "{e}");
+        assert!(e.contains("explode"), "{e}");
+        let e = parse("limits: {memory-mib: 0}\n").unwrap_err().to_string();
+        assert!(e.contains("limits.memory-mib"), "{e}");
+        let e = parse("component: ../x.wasm\n").unwrap_err().to_string();
+        assert!(e.contains("field `component`"), "{e}");
+        let e = parse("componnet: x.wasm\n").unwrap_err().to_string();
+        assert!(e.contains("componnet"), "{e}");
+    }
+}

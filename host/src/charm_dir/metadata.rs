@@ -1,0 +1,203 @@
+//! metadata.yaml, config.yaml and actions.yaml: the parts the host needs to
+//! name events (endpoints, storage, containers, actions) and to type config.
+
+use super::{CharmFileError, parse_yaml};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A relation endpoint's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Requires,
+    Provides,
+    Peers,
+}
+
+/// One relation endpoint of metadata.yaml.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub role: Role,
+    pub interface: String,
+    pub limit: Option<u32>,
+}
+
+/// What the host uses of metadata.yaml.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Metadata {
+    pub name: String,
+    pub endpoints: BTreeMap<String, Endpoint>,
+    pub storage: Vec<String>,
+    pub containers: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+struct RawMetadata {
+    name: Option<String>,
+    #[serde(default)]
+    requires: BTreeMap<String, RawEndpoint>,
+    #[serde(default)]
+    provides: BTreeMap<String, RawEndpoint>,
+    #[serde(default)]
+    peers: BTreeMap<String, RawEndpoint>,
+    #[serde(default)]
+    storage: BTreeMap<String, IgnoredAny>,
+    #[serde(default)]
+    containers: BTreeMap<String, IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct RawEndpoint {
+    interface: String,
+    limit: Option<u32>,
+}
+
+impl Metadata {
+    pub fn parse(text: &str, file: &Path) -> Result<Metadata, CharmFileError> {
+        let raw: RawMetadata = parse_yaml(text, file)?;
+        let name = raw
+            .name
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| CharmFileError::new(file, "field `name` is missing or empty"))?;
+        let mut endpoints = BTreeMap::new();
+        for (role, group) in [
+            (Role::Requires, raw.requires),
+            (Role::Provides, raw.provides),
+            (Role::Peers, raw.peers),
+        ] {
+            for (ep, e) in group {
+                let endpoint = Endpoint {
+                    role,
+                    interface: e.interface,
+                    limit: e.limit,
+                };
+                if endpoints.insert(ep.clone(), endpoint).is_some() {
+                    return Err(CharmFileError::new(
+                        file,
+                        format!("relation endpoint `{ep}` is declared more than once"),
+                    ));
+                }
+            }
+        }
+        Ok(Metadata {
+            name,
+            endpoints,
+            storage: raw.storage.into_keys().collect(),
+            containers: raw.containers.into_keys().collect(),
+        })
+    }
+}
+
+/// The type of a config option, from config.yaml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigType {
+    String,
+    Int,
+    Float,
+    Boolean,
+    Secret,
+}
+
+/// config.yaml: option name → type, and the defaults that are not null.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConfigSchema {
+    pub options: BTreeMap<String, ConfigType>,
+    pub defaults: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawConfig {
+    #[serde(default)]
+    options: BTreeMap<String, RawOption>,
+}
+
+#[derive(Deserialize)]
+struct RawOption {
+    #[serde(rename = "type")]
+    kind: ConfigType,
+    #[serde(default)]
+    default: Option<serde_json::Value>,
+}
+
+impl ConfigSchema {
+    pub fn parse(text: &str, file: &Path) -> Result<ConfigSchema, CharmFileError> {
+        let raw: RawConfig = parse_yaml(text, file)?;
+        let mut schema = ConfigSchema::default();
+        for (name, option) in raw.options {
+            if let Some(d) = option.default.filter(|d| !d.is_null()) {
+                schema.defaults.insert(name.clone(), d);
+            }
+            schema.options.insert(name, option.kind);
+        }
+        Ok(schema)
+    }
+}
+
+/// actions.yaml: the action names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Actions {
+    pub names: Vec<String>,
+}
+
+impl Actions {
+    pub fn parse(text: &str, file: &Path) -> Result<Actions, CharmFileError> {
+        let raw: BTreeMap<String, IgnoredAny> = parse_yaml(text, file)?;
+        Ok(Actions {
+            names: raw.into_keys().collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_keeps_dashes_and_roles() {
+        let m = Metadata::parse(
+            "name: gw\nrequires:\n  istio-pilot:\n    interface: istio-pilot\n    limit: 1\npeers:\n  my-peer: {interface: p}\ncontainers:\n  work-load: {resource: img}\nstorage:\n  data: {type: filesystem}\n",
+            Path::new("metadata.yaml"),
+        )
+        .unwrap();
+        assert_eq!(m.name, "gw");
+        assert_eq!(m.endpoints["istio-pilot"].role, Role::Requires);
+        assert_eq!(m.endpoints["istio-pilot"].limit, Some(1));
+        assert_eq!(m.endpoints["my-peer"].role, Role::Peers);
+        assert_eq!(m.containers, vec!["work-load"]);
+        assert_eq!(m.storage, vec!["data"]);
+    }
+
+    #[test]
+    fn metadata_errors_name_the_file() {
+        let e = Metadata::parse("summary: x\n", Path::new("/c/metadata.yaml")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/c/metadata.yaml: field `name` is missing or empty"
+        );
+        let e = Metadata::parse(
+            "name: a\nrequires:\n  db: {interface: x}\nprovides:\n  db: {interface: y}\n",
+            Path::new("m.yaml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("`db` is declared more than once"));
+    }
+
+    #[test]
+    fn config_types() {
+        let c = ConfigSchema::parse(
+            "options:\n  kind: {type: string, default: ''}\n  n: {type: int}\n",
+            Path::new("config.yaml"),
+        )
+        .unwrap();
+        assert_eq!(c.options["kind"], ConfigType::String);
+        assert_eq!(c.options["n"], ConfigType::Int);
+        assert_eq!(c.defaults["kind"], serde_json::json!(""));
+        assert!(!c.defaults.contains_key("n"));
+        let e = ConfigSchema::parse("options:\n  x: {type: list}\n", Path::new("config.yaml"))
+            .unwrap_err();
+        assert!(e.to_string().starts_with("config.yaml: "), "{e}");
+    }
+}

@@ -1,0 +1,99 @@
+//! The charm directory Juju runs `dispatch` in (DESIGN §8): metadata.yaml,
+//! config.yaml, actions.yaml and the runtime manifest wasm-charm.yaml, each
+//! parsed and validated once into typed values.
+
+mod manifest;
+mod metadata;
+
+pub use manifest::{Limits, Manifest, OnError};
+pub use metadata::{Actions, ConfigSchema, ConfigType, Endpoint, Metadata, Role};
+
+use std::path::{Path, PathBuf};
+
+/// A file of the charm directory could not be read or is invalid. The message
+/// names the file and, where there is one, the field.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {message}", file.display())]
+pub struct CharmFileError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl CharmFileError {
+    pub fn new(file: &Path, message: impl Into<String>) -> Self {
+        CharmFileError {
+            file: file.to_path_buf(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Everything the host reads from the charm directory before running a handler.
+#[derive(Debug, Clone)]
+pub struct CharmDir {
+    pub path: PathBuf,
+    pub metadata: Metadata,
+    pub config: ConfigSchema,
+    pub actions: Actions,
+    pub manifest: Manifest,
+}
+
+impl CharmDir {
+    /// Read and validate the charm directory at `path`. metadata.yaml is
+    /// required (Juju refuses to run a charm without it); the other files are
+    /// optional.
+    pub fn load(path: &Path) -> Result<CharmDir, CharmFileError> {
+        let metadata_file = path.join("metadata.yaml");
+        let text = std::fs::read_to_string(&metadata_file).map_err(|e| {
+            CharmFileError::new(
+                &metadata_file,
+                format!("cannot read the charm metadata: {e}"),
+            )
+        })?;
+        let metadata = Metadata::parse(&text, &metadata_file)?;
+        let config = match read_optional(&path.join("config.yaml"))? {
+            Some((file, text)) => ConfigSchema::parse(&text, &file)?,
+            None => ConfigSchema::default(),
+        };
+        let actions = match read_optional(&path.join("actions.yaml"))? {
+            Some((file, text)) => Actions::parse(&text, &file)?,
+            None => Actions::default(),
+        };
+        let manifest = match read_optional(&path.join(manifest::FILE_NAME))? {
+            Some((file, text)) => Manifest::parse(&text, &file)?,
+            None => Manifest::default(),
+        };
+        Ok(CharmDir {
+            path: path.to_path_buf(),
+            metadata,
+            config,
+            actions,
+            manifest,
+        })
+    }
+
+    /// Where the component is, from the manifest (relative to the charm dir).
+    pub fn component_path(&self) -> PathBuf {
+        self.path.join(&self.manifest.component)
+    }
+}
+
+fn read_optional(file: &Path) -> Result<Option<(PathBuf, String)>, CharmFileError> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => Ok(Some((file.to_path_buf(), text))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CharmFileError::new(file, format!("cannot read: {e}"))),
+    }
+}
+
+/// Parse YAML into `T`, naming the file in the error. An empty file is an
+/// empty document, which Juju's files allow.
+pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned + Default>(
+    text: &str,
+    file: &Path,
+) -> Result<T, CharmFileError> {
+    if text.trim().is_empty() {
+        return Ok(T::default());
+    }
+    serde_saphyr::from_str(text).map_err(|e| CharmFileError::new(file, e.to_string()))
+}

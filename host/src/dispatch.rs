@@ -1,0 +1,372 @@
+//! One event, top to bottom (DESIGN §3). The Juju path and the offline path
+//! differ only in what answers hook-tool calls ([`HookTools`]) and where the
+//! scope store lives ([`ScopeBackend`]).
+
+use crate::bindings::model::LogLevel;
+use crate::bindings::{Event, Handler, Status};
+use crate::charm_dir::{CharmDir, OnError};
+use crate::event::{self, Resolved};
+use crate::juju_env::JujuEnv;
+use crate::model::hook_tools::HookTools;
+use crate::model::{Identity, Model};
+use crate::probe::Probes;
+use crate::runtime::{EventState, Outcome, Output, Runtime};
+use crate::status::merge::{self, Kind, Merged, Written};
+use crate::status::store::{ScopeStore, Target, Write};
+use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
+use std::collections::BTreeSet;
+
+/// Where the scope store lives for this run.
+pub trait ScopeBackend {
+    fn load(&mut self) -> anyhow::Result<ScopeStore>;
+    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()>;
+}
+
+impl ScopeBackend for store_file::StoreFile {
+    fn load(&mut self) -> anyhow::Result<ScopeStore> {
+        Ok(store_file::StoreFile::load(self)?)
+    }
+    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
+        Ok(store_file::StoreFile::save(self, store)?)
+    }
+}
+
+/// How one handler ended, as reported to the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandlerResult {
+    Set(Status),
+    Cleared,
+    Error(String),
+    Trapped(String),
+}
+
+/// What one event did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The event, as `describe` names it; `None` for an unknown hook.
+    pub event: Option<String>,
+    /// Why nothing ran, for an unknown hook.
+    pub ignored: Option<String>,
+    pub handlers: Vec<(String, HandlerResult)>,
+    pub unit: Option<Merged>,
+    pub app: Option<Merged>,
+    /// Targets whose status was written with `status-set`.
+    pub wrote: Vec<Target>,
+    /// Reasons the hook fails; empty when it succeeds.
+    pub failures: Vec<String>,
+    /// The store after the event.
+    pub store: ScopeStore,
+}
+
+/// Run one event. `Err` is a failure before any handler ran (the hook fails,
+/// nothing stored changes); handler failures are in [`Report::failures`].
+pub fn run_event(
+    charm: &CharmDir,
+    env: &JujuEnv,
+    tools: Box<dyn HookTools>,
+    backend: &mut dyn ScopeBackend,
+    now: u64,
+) -> anyhow::Result<Report> {
+    // 1. the event
+    let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
+        Resolved::Event(e) => e,
+        Resolved::Unknown { hook, reason } => {
+            return Ok(Report {
+                ignored: Some(format!("hook `{hook}` ignored: {reason}")),
+                ..Report::default()
+            });
+        }
+    };
+    let described = event::describe(&event);
+    let identity = Identity {
+        unit: env.unit_name()?.to_string(),
+        app: env.app_name()?.to_string(),
+        model: env.model_name().to_string(),
+    };
+    // 2.–4. the component and the store
+    let mut store = backend.load()?;
+    let mut runtime = Runtime::load(
+        &charm.component_path(),
+        &charm.path.join(store_file::STATE_DIR),
+    )?;
+    let limits = charm.manifest.limits;
+    let mut model = Model::new(tools, charm.config.clone(), identity);
+    if let Some(r) = event::relation_of(&event) {
+        model.set_event_relation(
+            &r.relation,
+            &r.remote_app,
+            matches!(event, Event::RelationBroken(_)),
+        );
+    }
+    let endpoints: BTreeSet<String> = charm.metadata.endpoints.keys().cloned().collect();
+    let mut state = EventState {
+        status: ScopeWrites::new(endpoints),
+        model,
+        probes: Probes,
+    };
+    let mut report = Report {
+        event: Some(described.clone()),
+        ..Report::default()
+    };
+
+    let (declared, s, output) = runtime.declare(state, &limits);
+    state = s;
+    forward_output(&mut state.model, "declare", &output);
+    let handlers = declared
+        .map_err(|trap| anyhow::anyhow!("the component's `declare` {trap}"))
+        .and_then(|h| validate_handlers(h, charm))?;
+
+    // 5. every handler that observes the event, in declaration order
+    for handler in handlers
+        .iter()
+        .filter(|h| h.observes.iter().any(|o| event::observes(o, &event)))
+    {
+        let (outcome, s, output) = runtime.run(&handler.name, &event, state, &limits);
+        state = s;
+        forward_output(&mut state.model, &handler.name, &output);
+        let writes = state.status.take();
+        let scope = handler_scope(&handler.name);
+        let own = |status: Option<Status>| match status {
+            Some(s) => Write::Set {
+                target: Target::Unit,
+                scope: scope.clone(),
+                status: s.kind.into(),
+                message: truncate_message(s.message),
+                priority: handler.priority.into(),
+            },
+            None => Write::Clear {
+                target: Target::Unit,
+                scope: scope.clone(),
+            },
+        };
+        let (result, own_write) = match outcome {
+            Outcome::Returned(Ok(status)) => (
+                status
+                    .clone()
+                    .map_or(HandlerResult::Cleared, HandlerResult::Set),
+                Some(own(status)),
+            ),
+            Outcome::Returned(Err(msg)) if charm.manifest.on_error == OnError::Block => {
+                let status = Status {
+                    kind: crate::bindings::StatusKind::Blocked,
+                    message: msg.clone(),
+                };
+                (HandlerResult::Error(msg), Some(own(Some(status))))
+            }
+            Outcome::Returned(Err(msg)) => {
+                let why = format!("handler `{}` failed: {msg} (on-error: fail)", handler.name);
+                state.model.log(LogLevel::Error, &why);
+                report.failures.push(why);
+                (HandlerResult::Error(msg), None)
+            }
+            Outcome::Trapped(trap) => {
+                let why = format!(
+                    "handler `{}` {trap}; its status and relation writes were dropped",
+                    handler.name
+                );
+                state.model.log(LogLevel::Error, &why);
+                report.failures.push(why);
+                (HandlerResult::Trapped(trap), None)
+            }
+        };
+        match own_write {
+            Some(own_write) => {
+                state.model.commit_handler();
+                for w in writes.into_iter().chain([own_write]) {
+                    store.apply(w, &described, now);
+                }
+            }
+            None => state.model.abort_handler(),
+        }
+        report.handlers.push((handler.name.clone(), result));
+    }
+
+    // 6. scopes whose owner is gone
+    for (target, scope) in expired(&store, &event, &handlers) {
+        store.apply(Write::Clear { target, scope }, &described, now);
+    }
+
+    // (7. readiness probes: none are declared by this host version.)
+
+    // Relation writes, before statuses: a failure here fails the hook.
+    if let Err(e) = state.model.flush() {
+        report
+            .failures
+            .push(format!("sending relation data failed: {e:?}"));
+    }
+
+    // 8. merge
+    let ready = &charm.manifest.ready_message;
+    let unit = merge::merge(store.views(Target::Unit), ready);
+    let app = if store.has_current(Target::App) || store.written.app.is_some() {
+        match crate::bindings::model::Host::is_leader(&mut state.model) {
+            Ok(true) => Some(merge::merge(store.views(Target::App), ready)),
+            Ok(false) => None,
+            Err(e) => {
+                report
+                    .failures
+                    .push(format!("cannot tell whether this unit leads: {e:?}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    // 9. persist, then write what changed
+    let mut to_write = Vec::new();
+    if store.written.unit.as_ref() != Some(&unit.written) {
+        store.written.unit = Some(unit.written.clone());
+        to_write.push((Target::Unit, unit.written.clone()));
+    }
+    if let Some(app) = &app
+        && store.written.app.as_ref() != Some(&app.written)
+    {
+        store.written.app = Some(app.written.clone());
+        to_write.push((Target::App, app.written.clone()));
+    }
+    backend.save(&store)?;
+    let mut unsure = false;
+    for (target, written) in to_write {
+        match status_set(&mut state.model, target, &written) {
+            Ok(()) => report.wrote.push(target),
+            Err(e) => {
+                report.failures.push(format!(
+                    "status-set of the {} status failed: {e:?}",
+                    target.as_str()
+                ));
+                // Forget what was "written" so the next event writes it again.
+                match target {
+                    Target::Unit => store.written.unit = None,
+                    Target::App => store.written.app = None,
+                }
+                unsure = true;
+            }
+        }
+    }
+    if unsure {
+        backend.save(&store)?;
+    }
+    report.unit = Some(unit);
+    report.app = app;
+    report.store = store;
+    Ok(report)
+}
+
+/// `status-set [--application] <kind> -- <message>`; `--` because a message
+/// may start with `-`.
+fn status_set(
+    model: &mut Model,
+    target: Target,
+    written: &Written,
+) -> Result<(), crate::bindings::model::ModelError> {
+    let mut args = Vec::with_capacity(4);
+    if target == Target::App {
+        args.push("--application");
+    }
+    args.extend([written.status.as_str(), "--", written.message.as_str()]);
+    model.run("status-set", &args, None).map(drop)
+}
+
+/// The handler's own message is kept whole in the store up to the bound the
+/// status interface enforces; longer returns are cut, not refused, because a
+/// return value cannot be rejected without losing the handler's result.
+fn truncate_message(mut message: String) -> String {
+    let max = crate::status::MAX_MESSAGE;
+    if message.len() > max {
+        let mut end = max;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+    }
+    message
+}
+
+/// Scopes to clear after the handlers ran: the broken relation's, the
+/// departed unit's, and those of handlers the charm no longer declares.
+fn expired(store: &ScopeStore, event: &Event, handlers: &[Handler]) -> Vec<(Target, String)> {
+    let gone_relation = match event {
+        Event::RelationBroken(r) => Some(relation_scope(&r.relation.endpoint, r.relation.id)),
+        _ => None,
+    };
+    let gone_unit = match event {
+        Event::RelationDeparted(r) => r.departing_unit.as_deref().map(unit_scope),
+        _ => None,
+    };
+    let declared: BTreeSet<String> = handlers.iter().map(|h| handler_scope(&h.name)).collect();
+    let mut out = Vec::new();
+    for target in [Target::Unit, Target::App] {
+        for name in store.current_names(target, |n| {
+            Some(n) == gone_relation.as_deref()
+                || Some(n) == gone_unit.as_deref()
+                || (n.starts_with("handler/") && !declared.contains(n))
+        }) {
+            out.push((target, name));
+        }
+    }
+    out
+}
+
+/// Refuse declarations the host cannot honour, naming the handler.
+fn validate_handlers(handlers: Vec<Handler>, charm: &CharmDir) -> anyhow::Result<Vec<Handler>> {
+    let mut seen = BTreeSet::new();
+    for h in &handlers {
+        let name_ok = !h.name.is_empty()
+            && h.name.len() <= 64
+            && h.name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        anyhow::ensure!(
+            name_ok,
+            "handler name `{}` must be 1 to 64 of a-z 0-9 -",
+            h.name
+        );
+        anyhow::ensure!(
+            seen.insert(&h.name),
+            "handler `{}` is declared twice",
+            h.name
+        );
+        for o in &h.observes {
+            if let Some(entity) = &o.entity {
+                let known = match o.kind {
+                    crate::bindings::EventKind::Action => charm.actions.names.contains(entity),
+                    k => {
+                        event::hook_name(k, Some(entity))
+                            .and_then(|hook| event::classify_hook(&hook).map(|_| ()))
+                            .is_some()
+                            && (charm.metadata.endpoints.contains_key(entity)
+                                || charm.metadata.storage.contains(entity)
+                                || charm.metadata.containers.contains(entity))
+                    }
+                };
+                anyhow::ensure!(
+                    known,
+                    "handler `{}` observes {:?} of `{entity}`, which metadata.yaml/actions.yaml do not declare",
+                    h.name,
+                    o.kind
+                );
+            }
+        }
+    }
+    Ok(handlers)
+}
+
+/// Guest output goes to the unit log: stdout at INFO, stderr at WARNING,
+/// one `juju-log` per stream and handler.
+fn forward_output(model: &mut Model, handler: &str, output: &Output) {
+    for (text, level) in [
+        (&output.stdout, LogLevel::Info),
+        (&output.stderr, LogLevel::Warning),
+    ] {
+        let text = text.trim_end();
+        if !text.is_empty() {
+            model.log(level, &format!("[{handler}] {text}"));
+        }
+    }
+}
+
+/// Whether a merged status is a problem, for summaries.
+pub fn is_problem(m: &Merged) -> bool {
+    m.written.status != Kind::Active
+}

@@ -1,0 +1,56 @@
+//! Juju mode: the process Juju runs as `dispatch`, once per event.
+//! Exit 0 when the hook succeeded (or names a hook the charm does not know),
+//! 1 when it failed, so Juju marks it failed and retries.
+
+use crate::charm_dir::CharmDir;
+use crate::dispatch::{self, Report};
+use crate::juju_env::JujuEnv;
+use crate::model::hook_tools::ProcessTools;
+use crate::status::store_file::StoreFile;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub fn main() -> ExitCode {
+    match run() {
+        Ok(report) if report.failures.is_empty() => ExitCode::SUCCESS,
+        Ok(report) => {
+            for f in &report.failures {
+                eprintln!("wasm-charm: {f}");
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("wasm-charm: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<Report> {
+    let mut env = JujuEnv::from_process();
+    if env.get("JUJU_DISPATCH_PATH").is_none() {
+        // Juju before 2.8 ran `hooks/<name>` links to the charm's program.
+        if let Some(argv0) = std::env::args().next()
+            && crate::event::parse_dispatch_path(&argv0).is_ok()
+        {
+            env.set("JUJU_DISPATCH_PATH", argv0);
+        }
+    }
+    env.dispatch_path()?;
+    env.unit_name()?;
+    let charm_dir = match env.get("JUJU_CHARM_DIR") {
+        Some(d) => PathBuf::from(d),
+        // Juju runs dispatch in the charm directory.
+        None => std::env::current_dir()?,
+    };
+    let charm = CharmDir::load(&charm_dir)?;
+    let mut store = StoreFile::lock(&charm_dir)?;
+    dispatch::run_event(&charm, &env, Box::new(ProcessTools), &mut store, unix_now())
+}
+
+/// Seconds since the Unix epoch, for the scope history.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,19 @@
+//! wasm-charm: a Juju `dispatch` host for charms compiled to WebAssembly components.
+//!
+//! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
+//! turn Juju's environment into an event, [`charm_dir`] reads the charm,
+//! [`runtime`] loads and runs the component, the WIT host interfaces live in
+//! [`status`], [`model`] and [`probe`], and [`dispatch`] ties them together.
+
+pub mod bindings;
+pub mod charm_dir;
+pub mod dispatch;
+pub mod event;
+pub mod juju;
+pub mod juju_env;
+pub mod model;
+pub mod offline;
+pub mod pack;
+pub mod probe;
+pub mod runtime;
+pub mod status;

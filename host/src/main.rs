@@ -1,0 +1,74 @@
+//! `wasm-charm`: Juju's `dispatch` for charms compiled to WebAssembly
+//! components, and the tools around it (DESIGN §9).
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wasm_charm::{juju, offline, pack};
+
+#[derive(Parser)]
+#[command(name = "wasm-charm", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Juju mode: run the event Juju's environment describes (what `dispatch` does).
+    Dispatch,
+    /// Run one event offline, against a simulated Juju whose state is a YAML file.
+    Run(offline::RunArgs),
+    /// Build a charm project for wasm32-wasip2 and assemble a charm directory.
+    Pack {
+        /// The project: a Cargo package with metadata.yaml beside its Cargo.toml.
+        project: PathBuf,
+        /// Where to assemble the charm directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Fill the compiled-artifact cache of a charm directory ahead of the first event.
+    Precompile {
+        /// The charm directory.
+        charm: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    // Before any thread exists: WASI's runtime would otherwise start one
+    // worker per core the first time a guest prints.
+    // SAFETY: single-threaded here; nothing reads the environment concurrently.
+    unsafe { std::env::set_var("TOKIO_WORKER_THREADS", "1") };
+    let invoked_as = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_os_string()));
+    if invoked_as.as_deref() == Some(std::ffi::OsStr::new("dispatch")) {
+        return juju::main();
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Dispatch => return juju::main(),
+        Command::Run(args) => offline::main(args),
+        Command::Pack { project, out } => pack::pack(&project, &out).map(|charm| {
+            println!("packed {}", charm.display());
+        }),
+        Command::Precompile { charm } => wasm_charm::charm_dir::CharmDir::load(&charm)
+            .map_err(anyhow::Error::from)
+            .and_then(|c| {
+                let source = wasm_charm::runtime::precompile(
+                    &c.component_path(),
+                    &c.path.join(wasm_charm::status::store_file::STATE_DIR),
+                )?;
+                println!("{}: {source:?}", c.component_path().display());
+                Ok(())
+            }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wasm-charm: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Juju's hook tools as the host calls them: argv in, exit code and output
+//! back. Juju mode runs the real tools as subprocesses found on `PATH`
+//! (reference §2.0: never speak the agent's RPC protocol); the offline mode
+//! answers the same calls from the simulated Juju (`crate::offline::sim`).
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+/// What a hook tool answered.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolOutput {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl ToolOutput {
+    pub fn ok(stdout: impl Into<Vec<u8>>) -> Self {
+        ToolOutput {
+            code: 0,
+            stdout: stdout.into(),
+            stderr: String::new(),
+        }
+    }
+
+    /// Juju's error shape: `ERROR <message>` on stderr with exit code 1
+    /// (run-time error) or 2 (bad flags or arguments).
+    pub fn error(code: i32, message: impl std::fmt::Display) -> Self {
+        ToolOutput {
+            code,
+            stdout: Vec::new(),
+            stderr: format!("ERROR {message}\n"),
+        }
+    }
+}
+
+/// Something that answers hook-tool calls.
+pub trait HookTools: Send {
+    /// Run `tool` with `args`, feeding `stdin` when given. `Err` means the tool
+    /// could not be run at all.
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> std::io::Result<ToolOutput>;
+}
+
+/// The real hook tools, as subprocesses. They inherit the host's environment,
+/// which is the hook's (`JUJU_CONTEXT_ID`, the agent socket, `PATH`).
+#[derive(Debug, Default)]
+pub struct ProcessTools;
+
+impl HookTools for ProcessTools {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> std::io::Result<ToolOutput> {
+        let mut cmd = Command::new(tool);
+        cmd.args(args)
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn()?;
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            // A tool that does not read stdin closes it early: not an error.
+            match pipe.write_all(input) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+                _ => {}
+            }
+        }
+        let out = child.wait_with_output()?;
+        Ok(ToolOutput {
+            // A tool killed by a signal has no code; report it as a failure.
+            code: out.status.code().unwrap_or(-1),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+}

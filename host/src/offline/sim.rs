@@ -1,0 +1,522 @@
+//! The embedded simulated Juju: the hook tools the host calls, answered from a
+//! [`SimState`] with Juju's syntax, JSON shapes and exit codes (reference
+//! juju-protocol.md §2). Writes take effect at once; a real Juju commits
+//! relation data when the hook succeeds, which the offline runner models by
+//! saving the state file only after a successful event.
+
+use crate::model::hook_tools::{HookTools, ToolOutput};
+use crate::status::merge::{Kind, Written};
+use crate::status::store::ScopeStore;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+type Bag = BTreeMap<String, String>;
+
+/// One relation of the simulated unit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SimRelation {
+    /// The remote application.
+    pub app: String,
+    #[serde(default)]
+    pub units: Vec<String>,
+    #[serde(default)]
+    pub app_data: Bag,
+    #[serde(default)]
+    pub unit_data: BTreeMap<String, Bag>,
+    #[serde(default)]
+    pub local_unit_data: Bag,
+    #[serde(default)]
+    pub local_app_data: Bag,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimStatuses {
+    pub unit: Option<Written>,
+    pub app: Option<Written>,
+}
+
+/// Everything the simulated Juju knows: the state file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SimState {
+    /// This unit; `<charm name>/0` when absent.
+    #[serde(default)]
+    pub unit: Option<String>,
+    /// A lone unit leads its application, so this defaults to true.
+    #[serde(default = "yes")]
+    pub leader: bool,
+    /// Config values set by the operator (config.yaml defaults fill the rest).
+    #[serde(default)]
+    pub config: BTreeMap<String, serde_json::Value>,
+    /// Relations by id (`db:1`).
+    #[serde(default)]
+    pub relations: BTreeMap<String, SimRelation>,
+    /// What `status-set` last wrote.
+    #[serde(default)]
+    pub status: SimStatuses,
+    #[serde(default)]
+    pub application_version: Option<String>,
+    /// The unit log of the last event.
+    #[serde(default)]
+    pub log: Vec<String>,
+    /// The hook-tool calls of the last event, one line each.
+    #[serde(default)]
+    pub calls: Vec<String>,
+    /// The scope store, kept here rather than in the charm directory.
+    #[serde(default)]
+    pub scopes: Option<ScopeStore>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for SimState {
+    fn default() -> Self {
+        SimState {
+            unit: None,
+            leader: true,
+            config: BTreeMap::new(),
+            relations: BTreeMap::new(),
+            status: SimStatuses::default(),
+            application_version: None,
+            log: Vec::new(),
+            calls: Vec::new(),
+            scopes: None,
+        }
+    }
+}
+
+/// The hook tools of the simulated Juju.
+pub struct SimTools {
+    pub state: Arc<Mutex<SimState>>,
+    /// config.yaml defaults, under the operator's values.
+    pub defaults: BTreeMap<String, serde_json::Value>,
+    pub unit: String,
+}
+
+/// Parsed arguments: flags (with their value, `true` for bare bool flags) and
+/// positionals, in Juju's interspersed style; `--` ends the flags.
+struct Args<'a> {
+    flags: BTreeMap<&'a str, &'a str>,
+    positional: Vec<&'a str>,
+}
+
+fn parse<'a>(args: &[&'a str], valued: &[&str], bools: &[&str]) -> Result<Args<'a>, ToolOutput> {
+    let mut out = Args {
+        flags: BTreeMap::new(),
+        positional: Vec::new(),
+    };
+    let mut it = args.iter().copied();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            out.positional.extend(it.by_ref());
+            break;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            let (name, inline) = match a.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (a, None),
+            };
+            if valued.contains(&name) {
+                let v = match inline {
+                    Some(v) => v,
+                    None => it.next().ok_or_else(|| {
+                        ToolOutput::error(2, format!("option needs an argument: {name}"))
+                    })?,
+                };
+                out.flags.insert(name, v);
+            } else if bools.contains(&name) {
+                out.flags.insert(name, inline.unwrap_or("true"));
+            } else {
+                return Err(ToolOutput::error(
+                    2,
+                    format!("option provided but not defined: {name}"),
+                ));
+            }
+        } else {
+            out.positional.push(a);
+        }
+    }
+    Ok(out)
+}
+
+impl Args<'_> {
+    fn flag(&self, names: &[&str]) -> Option<&str> {
+        names.iter().find_map(|n| self.flags.get(n).copied())
+    }
+    fn bool(&self, names: &[&str]) -> bool {
+        self.flag(names)
+            .is_some_and(|v| matches!(v, "true" | "True" | "1"))
+    }
+}
+
+fn json(v: &impl Serialize) -> ToolOutput {
+    let mut s = serde_json::to_vec(v).unwrap_or_default();
+    s.push(b'\n');
+    ToolOutput::ok(s)
+}
+
+/// `-r` takes `5` or `db:5`; Juju uses only the number.
+fn relation<'s>(
+    state: &'s mut SimState,
+    raw: Option<&str>,
+) -> Result<(String, &'s mut SimRelation), ToolOutput> {
+    let raw = raw.ok_or_else(|| ToolOutput::error(2, "no relation id specified"))?;
+    let id = raw.rsplit(':').next().unwrap_or(raw);
+    let not_found = || {
+        ToolOutput::error(
+            2,
+            format!("invalid value \"{raw}\" for option -r: relation not found"),
+        )
+    };
+    let key = state
+        .relations
+        .keys()
+        .find(|k| k.rsplit(':').next() == Some(id))
+        .cloned()
+        .ok_or_else(not_found)?;
+    let rel = state.relations.get_mut(&key).ok_or_else(not_found)?;
+    Ok((key, rel))
+}
+
+impl SimTools {
+    fn answer(
+        &self,
+        tool: &str,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> Result<ToolOutput, ToolOutput> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let app = self.unit.split('/').next().unwrap_or_default().to_string();
+        match tool {
+            "config-get" => {
+                let a = parse(args, &["--format"], &["-a", "--all"])?;
+                let mut all = self.defaults.clone();
+                all.extend(state.config.clone());
+                all.retain(|_, v| !v.is_null());
+                match a.positional.as_slice() {
+                    [] => Ok(json(&all)),
+                    [key] => Ok(json(all.get(*key).unwrap_or(&serde_json::Value::Null))),
+                    _ => Err(ToolOutput::error(2, "too many arguments")),
+                }
+            }
+            "is-leader" => {
+                parse(args, &["--format"], &[])?;
+                Ok(json(&state.leader))
+            }
+            "relation-ids" => {
+                let a = parse(args, &["--format"], &[])?;
+                let [endpoint] = a.positional.as_slice() else {
+                    return Err(ToolOutput::error(2, "no endpoint name specified"));
+                };
+                let mut ids: Vec<&String> = state
+                    .relations
+                    .keys()
+                    .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == *endpoint))
+                    .collect();
+                ids.sort_by_key(|k| {
+                    k.rsplit(':')
+                        .next()
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .unwrap_or(0)
+                });
+                Ok(json(&ids))
+            }
+            "relation-list" => {
+                let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
+                let want_app = a.bool(&["--app"]);
+                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
+                if want_app {
+                    Ok(json(&rel.app))
+                } else {
+                    let mut units = rel.units.clone();
+                    units.sort();
+                    Ok(json(&units))
+                }
+            }
+            "relation-get" => {
+                let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
+                let want_app = a.bool(&["--app"]);
+                let unit = self.unit.clone();
+                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
+                let (key, owner) = match a.positional.as_slice() {
+                    [key, owner] => (*key, *owner),
+                    _ => return Err(ToolOutput::error(2, "no unit or application specified")),
+                };
+                let bag = if want_app {
+                    let owner_app = owner.split('/').next().unwrap_or(owner);
+                    if owner_app == app {
+                        rel.local_app_data.clone()
+                    } else {
+                        rel.app_data.clone()
+                    }
+                } else if !owner.contains('/') {
+                    return Err(ToolOutput::error(
+                        2,
+                        format!("expected unit name, got application name \"{owner}\""),
+                    ));
+                } else if owner == unit {
+                    rel.local_unit_data.clone()
+                } else {
+                    rel.unit_data.get(owner).cloned().unwrap_or_default()
+                };
+                if key == "-" {
+                    Ok(json(&bag))
+                } else {
+                    Ok(json(&bag.get(key)))
+                }
+            }
+            "relation-set" => {
+                let a = parse(
+                    args,
+                    &["--format", "-r", "--relation", "--file"],
+                    &["--app"],
+                )?;
+                let want_app = a.bool(&["--app"]);
+                let leader = state.leader;
+                let mut changes: Bag = match a.flag(&["--file"]) {
+                    Some("-") => {
+                        serde_json::from_slice(stdin.unwrap_or_default()).map_err(|e| {
+                            ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
+                        })?
+                    }
+                    Some(f) => {
+                        return Err(ToolOutput::error(
+                            1,
+                            format!("the simulated Juju reads --file only from stdin, not {f}"),
+                        ));
+                    }
+                    None => Bag::new(),
+                };
+                for kv in &a.positional {
+                    let (k, v) = kv.split_once('=').ok_or_else(|| {
+                        ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))
+                    })?;
+                    changes.insert(k.to_string(), v.to_string());
+                }
+                if want_app && !leader {
+                    return Err(ToolOutput::error(1, "cannot write relation settings"));
+                }
+                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
+                let bag = if want_app {
+                    &mut rel.local_app_data
+                } else {
+                    &mut rel.local_unit_data
+                };
+                for (k, v) in changes {
+                    if v.is_empty() {
+                        bag.remove(&k);
+                    } else {
+                        bag.insert(k, v);
+                    }
+                }
+                Ok(ToolOutput::ok(Vec::new()))
+            }
+            "juju-log" => {
+                let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
+                if a.positional.is_empty() {
+                    return Err(ToolOutput::error(2, "no message specified"));
+                }
+                let level = if a.bool(&["--debug"]) {
+                    "DEBUG".to_string()
+                } else {
+                    a.flag(&["-l", "--log-level"])
+                        .unwrap_or("INFO")
+                        .to_uppercase()
+                };
+                state
+                    .log
+                    .push(format!("{level} {}", a.positional.join(" ")));
+                Ok(ToolOutput::ok(Vec::new()))
+            }
+            "status-set" => {
+                let a = parse(args, &[], &["--application"])?;
+                let (kind, message) = match a.positional.as_slice() {
+                    [k] => (*k, ""),
+                    [k, m] => (*k, *m),
+                    _ => return Err(ToolOutput::error(2, "too many arguments")),
+                };
+                let status = match kind {
+                    "maintenance" => Kind::Maintenance,
+                    "blocked" => Kind::Blocked,
+                    "waiting" => Kind::Waiting,
+                    "active" => Kind::Active,
+                    other => {
+                        return Err(ToolOutput::error(
+                            2,
+                            format!(
+                                "invalid status \"{other}\", expected one of [maintenance blocked waiting active]"
+                            ),
+                        ));
+                    }
+                };
+                let written = Some(Written {
+                    status,
+                    message: message.to_string(),
+                });
+                if a.bool(&["--application"]) {
+                    if !state.leader {
+                        return Err(ToolOutput::error(1, "this unit is not the leader"));
+                    }
+                    state.status.app = written;
+                } else {
+                    state.status.unit = written;
+                }
+                Ok(ToolOutput::ok(Vec::new()))
+            }
+            "application-version-set" => {
+                let a = parse(args, &[], &[])?;
+                let [v] = a.positional.as_slice() else {
+                    return Err(ToolOutput::error(2, "expected exactly one argument"));
+                };
+                state.application_version = Some(v.to_string());
+                Ok(ToolOutput::ok(Vec::new()))
+            }
+            other => Err(ToolOutput::error(
+                1,
+                format!("the simulated Juju does not implement {other}"),
+            )),
+        }
+    }
+}
+
+impl HookTools for SimTools {
+    fn call(
+        &mut self,
+        tool: &str,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> std::io::Result<ToolOutput> {
+        let out = self.answer(tool, args, stdin).unwrap_or_else(|e| e);
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut line = tool.to_string();
+        for a in args {
+            line.push(' ');
+            line.push_str(&shell_quote(a));
+        }
+        if out.code != 0 {
+            line.push_str(&format!("  → exit {}", out.code));
+        }
+        state.calls.push(line);
+        Ok(out)
+    }
+}
+
+/// Quote an argument for display when it needs it.
+fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_=/:.,@".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools(state: SimState) -> SimTools {
+        SimTools {
+            state: Arc::new(Mutex::new(state)),
+            defaults: [("kind".to_string(), serde_json::json!(""))].into(),
+            unit: "gw/0".into(),
+        }
+    }
+
+    fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
+        t.call(tool, args, None).unwrap()
+    }
+
+    #[test]
+    fn answers_like_juju() {
+        let mut state = SimState::default();
+        state.relations.insert(
+            "db:3".into(),
+            SimRelation {
+                app: "pg".into(),
+                units: vec!["pg/1".into(), "pg/0".into()],
+                app_data: [("k".to_string(), "v".to_string())].into(),
+                ..SimRelation::default()
+            },
+        );
+        let mut t = tools(state);
+        assert_eq!(
+            call(&mut t, "config-get", &["--format=json"]).stdout,
+            b"{\"kind\":\"\"}\n"
+        );
+        assert_eq!(
+            call(&mut t, "is-leader", &["--format=json"]).stdout,
+            b"true\n"
+        );
+        assert_eq!(
+            call(&mut t, "relation-ids", &["--format=json", "db"]).stdout,
+            b"[\"db:3\"]\n"
+        );
+        assert_eq!(
+            call(&mut t, "relation-list", &["--format=json", "-r", "db:3"]).stdout,
+            b"[\"pg/0\",\"pg/1\"]\n"
+        );
+        assert_eq!(
+            call(
+                &mut t,
+                "relation-get",
+                &["--format=json", "-r", "3", "--app", "-", "pg"]
+            )
+            .stdout,
+            b"{\"k\":\"v\"}\n"
+        );
+        let bad = call(&mut t, "relation-list", &["--format=json", "-r", "db:9"]);
+        assert_eq!(bad.code, 2);
+        assert_eq!(
+            bad.stderr,
+            "ERROR invalid value \"db:9\" for option -r: relation not found\n"
+        );
+        let bad = call(&mut t, "status-set", &["error", "--", "x"]);
+        assert_eq!(bad.code, 2);
+        assert_eq!(call(&mut t, "status-set", &["blocked", "--", "-x"]).code, 0);
+        assert_eq!(
+            t.state.lock().unwrap().status.unit,
+            Some(Written {
+                status: Kind::Blocked,
+                message: "-x".into()
+            })
+        );
+        assert_eq!(call(&mut t, "status-get", &[]).code, 1);
+        assert_eq!(call(&mut t, "is-leader", &["--bogus"]).code, 2);
+    }
+
+    #[test]
+    fn relation_set_reads_stdin_and_deletes_empty() {
+        let mut state = SimState::default();
+        state
+            .relations
+            .insert("db:1".into(), SimRelation::default());
+        state
+            .relations
+            .get_mut("db:1")
+            .unwrap()
+            .local_unit_data
+            .insert("old".into(), "1".into());
+        let mut t = tools(state);
+        let out = t
+            .call(
+                "relation-set",
+                &["-r", "db:1", "--file", "-"],
+                Some(br#"{"old":"","new":"2"}"#),
+            )
+            .unwrap();
+        assert_eq!(out.code, 0);
+        let s = t.state.lock().unwrap();
+        assert_eq!(
+            s.relations["db:1"].local_unit_data,
+            [("new".to_string(), "2".to_string())].into()
+        );
+    }
+}

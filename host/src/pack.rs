@@ -1,0 +1,145 @@
+//! `wasm-charm pack`: build a charm project's component for wasm32-wasip2 and
+//! assemble the charm directory Juju runs (DESIGN §8).
+
+use anyhow::{Context as _, bail};
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const TARGET: &str = "wasm32-wasip2";
+/// Charm files copied from the project when present; metadata.yaml is required.
+const CHARM_FILES: &[&str] = &[
+    "metadata.yaml",
+    "config.yaml",
+    "actions.yaml",
+    "wasm-charm.yaml",
+];
+
+/// Pack the project at `project` into `out`, returning `out`.
+pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    let manifest = project.join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!(
+            "{}: not found; a charm project is a Cargo package",
+            manifest.display()
+        );
+    }
+    if !project.join("metadata.yaml").is_file() {
+        bail!(
+            "{}: not found; Juju requires it",
+            project.join("metadata.yaml").display()
+        );
+    }
+    // Validate the charm files before spending a build on them.
+    let staged = crate::charm_dir::CharmDir::load(project)?;
+    let wasm = build(&manifest)?;
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    for f in CHARM_FILES {
+        let from = project.join(f);
+        if from.is_file() {
+            std::fs::copy(&from, out.join(f))
+                .with_context(|| format!("{}: cannot copy", from.display()))?;
+        }
+    }
+    let component = out.join(&staged.manifest.component);
+    if let Some(parent) = component.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(&wasm, &component)
+        .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
+    install_dispatch(out)?;
+    // Compile now, so the first event on the unit loads a cached artifact.
+    let charm = crate::charm_dir::CharmDir::load(out)?;
+    crate::runtime::precompile(
+        &charm.component_path(),
+        &out.join(crate::status::store_file::STATE_DIR),
+    )?;
+    Ok(out.to_path_buf())
+}
+
+/// `dispatch` is this very binary, mode 0755.
+fn install_dispatch(out: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let me = std::env::current_exe()
+        .context("cannot find the wasm-charm binary to install as dispatch")?;
+    let dispatch = out.join("dispatch");
+    let tmp = out.join(".dispatch.tmp");
+    std::fs::copy(&me, &tmp)
+        .with_context(|| format!("{}: cannot copy to {}", me.display(), tmp.display()))?;
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::rename(&tmp, &dispatch)
+        .with_context(|| format!("{}: cannot install", dispatch.display()))?;
+    Ok(())
+}
+
+/// `cargo build --release --target wasm32-wasip2`, returning the cdylib's path
+/// as cargo reports it (so any target directory works).
+fn build(manifest: &Path) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut child = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--target",
+            TARGET,
+            "--message-format=json-render-diagnostics",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        // Flags meant for the host build must not reach the guest's.
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot run cargo")?;
+    let stdout = child.stdout.take().context("cargo's stdout")?;
+    let mut wasm = None;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line?;
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let is_cdylib = msg["target"]["kind"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k == "cdylib"));
+        let manifest_matches = msg["manifest_path"]
+            .as_str()
+            .is_some_and(|p| Path::new(p).canonicalize().ok() == manifest.canonicalize().ok());
+        if is_cdylib && manifest_matches {
+            wasm = msg["filenames"]
+                .as_array()
+                .and_then(|f| {
+                    f.iter()
+                        .filter_map(|f| f.as_str())
+                        .find(|f| f.ends_with(".wasm"))
+                })
+                .map(PathBuf::from);
+        }
+    }
+    let output = child.wait_with_output()?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let hint = if stderr.contains("may not be installed")
+            || stderr.contains("can't find crate for `core`")
+            || stderr.contains("can't find crate for `std`")
+        {
+            format!("\nhint: install the target with `rustup target add {TARGET}`")
+        } else {
+            String::new()
+        };
+        bail!(
+            "building {} for {TARGET} failed:\n{stderr}{hint}",
+            manifest.display()
+        );
+    }
+    wasm.with_context(|| {
+        format!(
+            "{}: cargo built no cdylib (set `crate-type = [\"cdylib\"]` in [lib])",
+            manifest.display()
+        )
+    })
+}

@@ -1,0 +1,414 @@
+//! The only module that talks to wasmtime: the engine's configuration, loading
+//! the component (through the artifact cache), checking that it targets a WIT
+//! version this host implements, and running one handler in a fresh,
+//! sandboxed instance.
+
+pub mod cache;
+pub mod limits;
+
+use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
+use crate::charm_dir::Limits;
+use crate::model::Model;
+use crate::probe::Probes;
+use crate::status::ScopeWrites;
+use limits::{MemoryLimit, Watchdog};
+use std::path::Path;
+use std::time::Instant;
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Guest stdout/stderr kept per handler. More output than this fails the
+/// handler's write (and so the handler): the sandbox bounds host memory.
+const OUTPUT_CAPACITY: usize = 1 << 20;
+/// The tail of a stream forwarded to `juju-log`.
+const OUTPUT_FORWARDED: usize = 16 << 10;
+
+/// The engine configuration, one function for compiling and for loading, since
+/// an artifact only loads into an engine configured like the one that made it.
+pub fn engine_config() -> Config {
+    let mut config = Config::new();
+    // Pin what `Config::new` would read from WASMTIME_BACKTRACE_DETAILS: an
+    // environment variable must not make cached artifacts unloadable.
+    config.wasm_backtrace_details(wasmtime::WasmBacktraceDetails::Disable);
+    // Deadlines by epoch: cheaper than fuel, and wall-clock is what Juju sees.
+    config.epoch_interruption(true);
+    config.max_wasm_stack(512 << 10);
+    config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+    config
+}
+
+/// Why the component could not be made ready to run.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{}: cannot read the charm component: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {why}", path.display())]
+    NotComponent {
+        path: std::path::PathBuf,
+        why: &'static str,
+    },
+    #[error("{}: the component targets {interface}@{found}, but this host implements {WIT_PACKAGE}@{WIT_VERSION}; {advice}", path.display())]
+    Incompatible {
+        path: std::path::PathBuf,
+        interface: String,
+        found: String,
+        advice: &'static str,
+    },
+    #[error("{}: {message}", path.display())]
+    Link {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    #[error("{}: cannot compile the component: {message}", path.display())]
+    Compile {
+        path: std::path::PathBuf,
+        message: String,
+    },
+}
+
+/// Per-instance state: WASI (with nothing granted), the limiter and the host
+/// side of the three charm interfaces.
+pub struct HandlerState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: MemoryLimit,
+    stdout: MemoryOutputPipe,
+    stderr: MemoryOutputPipe,
+    pub status: ScopeWrites,
+    pub model: Model,
+    pub probes: Probes,
+}
+
+impl WasiView for HandlerState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// What the event-level code hands to each instance and gets back after it.
+pub struct EventState {
+    pub status: ScopeWrites,
+    pub model: Model,
+    pub probes: Probes,
+}
+
+/// How a handler ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The handler returned; its result is the WIT `run` result.
+    Returned(Result<Option<Status>, String>),
+    /// The handler trapped; the message says why, for `juju-log` and stderr.
+    Trapped(String),
+}
+
+/// What a guest printed, for `juju-log`.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// A loaded component, ready to instantiate.
+pub struct Runtime {
+    engine: Engine,
+    pre: CharmPre<HandlerState>,
+    watchdog: Option<Watchdog>,
+    pub source: cache::Source,
+}
+
+impl Runtime {
+    /// Load the component at `path`, using the artifact cache in `state_dir`.
+    pub fn load(path: &Path, state_dir: &Path) -> Result<Runtime, LoadError> {
+        let wasm = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        check_component_header(path, &wasm)?;
+        let engine = Engine::new(&engine_config()).map_err(|e| LoadError::Compile {
+            path: path.to_path_buf(),
+            message: format!("{e:#}"),
+        })?;
+        let (component, source) =
+            cache::load(&engine, &wasm, state_dir).map_err(|e| LoadError::Compile {
+                path: path.to_path_buf(),
+                message: format!("{e:#}"),
+            })?;
+        check_versions(path, &engine, &component)?;
+        let mut linker = Linker::<HandlerState>::new(&engine);
+        add_to_linker(&mut linker).map_err(|e| LoadError::Link {
+            path: path.to_path_buf(),
+            message: format!("{e:#}"),
+        })?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .and_then(CharmPre::new)
+            .map_err(|e| LoadError::Link {
+                path: path.to_path_buf(),
+                message: format!("the component needs something this host does not provide: {e:#}"),
+            })?;
+        Ok(Runtime {
+            engine,
+            pre,
+            watchdog: None,
+            source,
+        })
+    }
+
+    fn store(&self, event: EventState, limits: &Limits) -> Store<HandlerState> {
+        let stdout = MemoryOutputPipe::new(OUTPUT_CAPACITY);
+        let stderr = MemoryOutputPipe::new(OUTPUT_CAPACITY);
+        // Nothing inherited: no environment, arguments, files, network or stdin.
+        let wasi = WasiCtx::builder()
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .build();
+        let state = HandlerState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: MemoryLimit {
+                max_bytes: limits.memory_bytes,
+                exceeded: false,
+            },
+            stdout,
+            stderr,
+            status: event.status,
+            model: event.model,
+            probes: event.probes,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        store.set_epoch_deadline(1);
+        store
+    }
+
+    /// Run `f` against a fresh instance, bounded by `limits`.
+    fn with_instance<R>(
+        &mut self,
+        event: EventState,
+        limits: &Limits,
+        f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>,
+    ) -> (Result<R, String>, EventState, Output) {
+        let mut store = self.store(event, limits);
+        let watchdog = self
+            .watchdog
+            .get_or_insert_with(|| Watchdog::start(&self.engine));
+        watchdog.arm(Instant::now() + limits.handler_timeout);
+        let result = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|instance| f(&instance, &mut store));
+        watchdog.disarm();
+        let result = result.map_err(|e| describe_trap(&e, store.data(), limits));
+        let state = store.into_data();
+        let output = Output {
+            stdout: tail(&state.stdout.contents()),
+            stderr: tail(&state.stderr.contents()),
+        };
+        let event = EventState {
+            status: state.status,
+            model: state.model,
+            probes: state.probes,
+        };
+        (result, event, output)
+    }
+
+    /// Ask the component for its handler declarations.
+    pub fn declare(
+        &mut self,
+        event: EventState,
+        limits: &Limits,
+    ) -> (Result<Vec<Handler>, String>, EventState, Output) {
+        self.with_instance(event, limits, |charm, store| {
+            charm.wasm_charm_charm_handlers().call_declare(store)
+        })
+    }
+
+    /// Run one handler for one event in a fresh instance.
+    pub fn run(
+        &mut self,
+        handler: &str,
+        event_value: &Event,
+        event: EventState,
+        limits: &Limits,
+    ) -> (Outcome, EventState, Output) {
+        let (result, state, output) = self.with_instance(event, limits, |charm, store| {
+            charm
+                .wasm_charm_charm_handlers()
+                .call_run(store, handler, event_value)
+        });
+        let outcome = match result {
+            Ok(r) => Outcome::Returned(r),
+            Err(trap) => Outcome::Trapped(trap),
+        };
+        (outcome, state, output)
+    }
+}
+
+fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
+    use wasmtime::component::HasSelf;
+    wasmtime_wasi::p2::add_to_linker_sync(linker)?;
+    bindings::wasm_charm::charm::types::add_to_linker::<HandlerState, HasSelf<HandlerState>>(
+        linker,
+        |s| s,
+    )?;
+    bindings::status::add_to_linker::<HandlerState, HasSelf<ScopeWrites>>(linker, |s| {
+        &mut s.status
+    })?;
+    bindings::model::add_to_linker::<HandlerState, HasSelf<Model>>(linker, |s| &mut s.model)?;
+    bindings::probe::add_to_linker::<HandlerState, HasSelf<Probes>>(linker, |s| &mut s.probes)?;
+    Ok(())
+}
+
+impl bindings::wasm_charm::charm::types::Host for HandlerState {}
+
+/// A core module, or not wasm at all, gets a message that says what to build.
+fn check_component_header(path: &Path, wasm: &[u8]) -> Result<(), LoadError> {
+    let not = |why| LoadError::NotComponent {
+        path: path.to_path_buf(),
+        why,
+    };
+    if wasm.len() < 8 || &wasm[..4] != b"\0asm" {
+        return Err(not("not a WebAssembly file"));
+    }
+    match &wasm[4..8] {
+        [0x0d, 0x00, 0x01, 0x00] => Ok(()),
+        [0x01, 0x00, 0x00, 0x00] => Err(not(
+            "a core WebAssembly module, not a component: build the charm for wasm32-wasip2 (wasm-charm pack does)",
+        )),
+        _ => Err(not(
+            "a WebAssembly binary of a version this host does not read",
+        )),
+    }
+}
+
+/// Refuse a component built against a WIT version this host cannot serve,
+/// naming the interface and version, before any guest code runs.
+fn check_versions(path: &Path, engine: &Engine, component: &Component) -> Result<(), LoadError> {
+    let ty = component.component_type();
+    let names = ty
+        .imports(engine)
+        .map(|(n, _)| n.to_string())
+        .chain(ty.exports(engine).map(|(n, _)| n.to_string()));
+    let prefix = format!("{WIT_PACKAGE}/");
+    let mut exports_handlers = false;
+    for name in names {
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let (interface, version) = rest.split_once('@').unwrap_or((rest, ""));
+        if interface == "handlers" {
+            exports_handlers = true;
+        }
+        if let Some(advice) = incompatibility(version) {
+            return Err(LoadError::Incompatible {
+                path: path.to_path_buf(),
+                interface: format!("{WIT_PACKAGE}/{interface}"),
+                found: version.to_string(),
+                advice,
+            });
+        }
+    }
+    if !exports_handlers {
+        return Err(LoadError::Link {
+            path: path.to_path_buf(),
+            message: format!(
+                "the component does not export {WIT_PACKAGE}/handlers@{WIT_VERSION}: it is not a charm (build it with the wasm-charm SDK)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// `None` when a guest built against WIT `version` runs on this host.
+/// Semver: same major (for 0.x, same minor), and not newer than this host.
+pub fn incompatibility(version: &str) -> Option<&'static str> {
+    let parse = |v: &str| -> Option<(u64, u64, u64)> {
+        let core = v.split(['-', '+']).next()?;
+        let mut it = core.split('.').map(|p| p.parse::<u64>().ok());
+        Some((it.next()??, it.next()??, it.next()??))
+    };
+    let (Some(theirs), Some(ours)) = (parse(version), parse(WIT_VERSION)) else {
+        return Some("the version is not semver");
+    };
+    let track = |v: (u64, u64, u64)| if v.0 == 0 { (0, v.1) } else { (v.0, 0) };
+    if track(theirs) != track(ours) {
+        return Some("rebuild the charm against the host's SDK, or use a host of that version");
+    }
+    if theirs > ours {
+        return Some("the charm needs a newer host: upgrade wasm-charm");
+    }
+    None
+}
+
+/// Say what a trap means, for a charm author reading `juju debug-log`.
+fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> String {
+    let mut why = if state.limiter.exceeded {
+        format!(
+            "exceeded its memory limit of {} MiB (limits.memory-mib in wasm-charm.yaml)",
+            limits.memory_bytes >> 20
+        )
+    } else {
+        match e.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => format!(
+                "exceeded its time limit of {} ms (limits.handler-timeout-ms in wasm-charm.yaml)",
+                limits.handler_timeout.as_millis()
+            ),
+            Some(Trap::StackOverflow) => "overflowed its stack".to_string(),
+            Some(Trap::UnreachableCodeReached) => "panicked or aborted".to_string(),
+            Some(t) => format!("trapped: {t}"),
+            None => format!("failed: {e:#}"),
+        }
+    };
+    let stderr = tail(&state.stderr.contents());
+    if !stderr.trim().is_empty() {
+        why.push_str("; its stderr ends with: ");
+        why.push_str(stderr.trim());
+    }
+    why
+}
+
+/// The last [`OUTPUT_FORWARDED`] bytes of a stream, as text.
+fn tail(bytes: &[u8]) -> String {
+    let start = bytes.len().saturating_sub(OUTPUT_FORWARDED);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+/// Fill the artifact cache ahead of the first event (`wasm-charm precompile`).
+pub fn precompile(path: &Path, state_dir: &Path) -> Result<cache::Source, LoadError> {
+    Runtime::load(path, state_dir).map(|r| r.source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(incompatibility("0.1.0"), None);
+        assert!(incompatibility("0.1.1").unwrap().contains("newer host"));
+        assert!(incompatibility("0.2.0").unwrap().contains("rebuild"));
+        assert!(incompatibility("1.0.0").unwrap().contains("rebuild"));
+        assert!(incompatibility("").is_some());
+    }
+
+    #[test]
+    fn headers() {
+        let p = Path::new("charm.wasm");
+        assert!(check_component_header(p, b"\0asm\x0d\x00\x01\x00").is_ok());
+        let e = check_component_header(p, b"\0asm\x01\x00\x00\x00").unwrap_err();
+        assert!(e.to_string().contains("core WebAssembly module"), "{e}");
+        let e = check_component_header(p, b"#!/bin/sh").unwrap_err();
+        assert!(
+            e.to_string().contains("charm.wasm: not a WebAssembly file"),
+            "{e}"
+        );
+    }
+}

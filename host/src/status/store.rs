@@ -1,0 +1,287 @@
+//! The scope store: every scope of both targets, their bounded history and the
+//! statuses last written to Juju, as one versioned document (DESIGN §6).
+//! Encoding and every change to it are pure; where the document lives is the
+//! backend's business (`store_file` for the charm directory, the state file
+//! offline).
+
+use super::merge::{Band, Kind, ScopeView, Written};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The document format this host writes and reads.
+pub const FORMAT: u32 = 1;
+/// Changes kept per scope.
+pub const HISTORY: usize = 10;
+/// Cleared scopes kept (for their history) before the oldest are dropped.
+pub const CLEARED_KEPT: usize = 64;
+
+/// Which Juju status a scope feeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Unit,
+    App,
+}
+
+impl Target {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Unit => "unit",
+            Target::App => "app",
+        }
+    }
+}
+
+/// A scope's current status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Current {
+    pub status: Kind,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "is_normal")]
+    pub priority: Band,
+    /// Logical time the status was set (tie-break: oldest problem first).
+    pub since: u64,
+}
+
+fn is_normal(b: &Band) -> bool {
+    *b == Band::Normal
+}
+
+/// One change of a scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// `None`: the scope was cleared.
+    pub status: Option<Kind>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The event during which it changed (`config-changed`, `action backup`).
+    pub event: String,
+    /// Seconds since the Unix epoch.
+    pub time: u64,
+}
+
+/// A named scope: its current status (none once cleared) and recent changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    pub current: Option<Current>,
+    #[serde(default)]
+    pub history: Vec<Change>,
+}
+
+/// The whole document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeStore {
+    pub format: u32,
+    /// Logical clock, advanced by every change.
+    pub clock: u64,
+    #[serde(default)]
+    pub unit: BTreeMap<String, Scope>,
+    #[serde(default)]
+    pub app: BTreeMap<String, Scope>,
+    /// What was last written with `status-set`, per target.
+    #[serde(default)]
+    pub written: WrittenStatuses,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WrittenStatuses {
+    pub unit: Option<Written>,
+    pub app: Option<Written>,
+}
+
+impl Default for ScopeStore {
+    fn default() -> Self {
+        ScopeStore {
+            format: FORMAT,
+            clock: 0,
+            unit: BTreeMap::new(),
+            app: BTreeMap::new(),
+            written: WrittenStatuses::default(),
+        }
+    }
+}
+
+/// A store document that cannot be used. Never replaced by an empty store.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum DecodeError {
+    #[error(
+        "the scope store was written by a newer wasm-charm (format {found}, this host reads {FORMAT}); upgrade the host or restore the store"
+    )]
+    Newer { found: u32 },
+    #[error("the scope store has format {found}, which this host does not read")]
+    Unknown { found: u32 },
+    #[error("the scope store is not valid: {0}")]
+    Invalid(String),
+}
+
+/// A change a handler (or the host) asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write {
+    Set {
+        target: Target,
+        scope: String,
+        status: Kind,
+        message: String,
+        priority: Band,
+    },
+    Clear {
+        target: Target,
+        scope: String,
+    },
+}
+
+impl ScopeStore {
+    /// Decode a document, refusing formats this host does not know.
+    pub fn decode(bytes: &[u8]) -> Result<ScopeStore, DecodeError> {
+        #[derive(Deserialize)]
+        struct Probe {
+            format: u32,
+        }
+        let probe: Probe =
+            serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))?;
+        match probe.format {
+            FORMAT => {}
+            found if found > FORMAT => return Err(DecodeError::Newer { found }),
+            found => return Err(DecodeError::Unknown { found }),
+        }
+        serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))
+    }
+
+    /// Encode the document (pretty JSON: operators read it when debugging).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
+        out.push(b'\n');
+        out
+    }
+
+    pub fn scopes(&self, target: Target) -> &BTreeMap<String, Scope> {
+        match target {
+            Target::Unit => &self.unit,
+            Target::App => &self.app,
+        }
+    }
+
+    fn scopes_mut(&mut self, target: Target) -> &mut BTreeMap<String, Scope> {
+        match target {
+            Target::Unit => &mut self.unit,
+            Target::App => &mut self.app,
+        }
+    }
+
+    /// The scopes of a target that currently hold a status, for the merge.
+    pub fn views(&self, target: Target) -> impl Iterator<Item = ScopeView<'_>> {
+        self.scopes(target).iter().filter_map(|(name, scope)| {
+            let c = scope.current.as_ref()?;
+            Some(ScopeView {
+                name,
+                kind: c.status,
+                message: &c.message,
+                band: c.priority,
+                since: c.since,
+            })
+        })
+    }
+
+    /// Whether any scope of the target currently holds a status.
+    pub fn has_current(&self, target: Target) -> bool {
+        self.scopes(target).values().any(|s| s.current.is_some())
+    }
+
+    /// Apply one change made during `event` at `time`. Setting the status a
+    /// scope already has changes nothing (not even its age); a new kind or
+    /// message restarts its age; a new band alone does not.
+    pub fn apply(&mut self, write: Write, event: &str, time: u64) {
+        let (target, name) = match &write {
+            Write::Set { target, scope, .. } | Write::Clear { target, scope } => {
+                (*target, scope.clone())
+            }
+        };
+        let clock = self.clock + 1;
+        let scopes = self.scopes_mut(target);
+        if matches!(write, Write::Clear { .. }) && !scopes.contains_key(&name) {
+            return;
+        }
+        let scope = scopes.entry(name).or_insert(Scope {
+            current: None,
+            history: Vec::new(),
+        });
+        let change = match write {
+            Write::Clear { .. } => {
+                if scope.current.take().is_none() {
+                    return;
+                }
+                Change {
+                    status: None,
+                    message: String::new(),
+                    event: event.to_string(),
+                    time,
+                }
+            }
+            Write::Set {
+                status,
+                message,
+                priority,
+                ..
+            } => {
+                if let Some(c) = &mut scope.current
+                    && c.status == status
+                    && c.message == message
+                {
+                    c.priority = priority;
+                    return;
+                }
+                scope.current = Some(Current {
+                    status,
+                    message: message.clone(),
+                    priority,
+                    since: clock,
+                });
+                Change {
+                    status: Some(status),
+                    message,
+                    event: event.to_string(),
+                    time,
+                }
+            }
+        };
+        scope.history.push(change);
+        if scope.history.len() > HISTORY {
+            let excess = scope.history.len() - HISTORY;
+            scope.history.drain(..excess);
+        }
+        self.clock = clock;
+        self.prune_cleared(target);
+    }
+
+    /// Drop the cleared scopes beyond [`CLEARED_KEPT`], oldest change first,
+    /// so scopes of long-gone relations and units do not grow the store forever.
+    fn prune_cleared(&mut self, target: Target) {
+        let scopes = self.scopes_mut(target);
+        let mut cleared: Vec<(u64, String)> = scopes
+            .iter()
+            .filter(|(_, s)| s.current.is_none())
+            .map(|(n, s)| (s.history.last().map_or(0, |c| c.time), n.clone()))
+            .collect();
+        if cleared.len() <= CLEARED_KEPT {
+            return;
+        }
+        cleared.sort();
+        for (_, name) in cleared.iter().take(cleared.len() - CLEARED_KEPT) {
+            scopes.remove(name);
+        }
+    }
+
+    /// Names of the scopes of `target` holding a status that match `pred`.
+    pub fn current_names(&self, target: Target, pred: impl Fn(&str) -> bool) -> Vec<String> {
+        self.scopes(target)
+            .iter()
+            .filter(|(n, s)| s.current.is_some() && pred(n))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -1,0 +1,91 @@
+//! The local backend of the scope store: a file in the charm directory,
+//! written atomically (temporary file, fsync, rename, fsync of the directory)
+//! under an exclusive lock held for the whole event.
+
+use super::store::{DecodeError, ScopeStore};
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The host's directory inside the charm directory.
+pub const STATE_DIR: &str = ".wasm-charm";
+const STORE_FILE: &str = "scopes.json";
+const LOCK_FILE: &str = "lock";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreFileError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}; the file is left as it is", path.display())]
+    Decode { path: PathBuf, source: DecodeError },
+}
+
+/// The store file of one charm directory, locked while this value lives.
+#[derive(Debug)]
+pub struct StoreFile {
+    dir: PathBuf,
+    _lock: File,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreFileError + '_ {
+    move |source| StoreFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl StoreFile {
+    /// Lock the store of `charm_dir`, creating its directory on first use.
+    /// Blocks while another process (a concurrent `wasm-charm status`) holds it.
+    pub fn lock(charm_dir: &Path) -> Result<StoreFile, StoreFileError> {
+        let dir = charm_dir.join(STATE_DIR);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        lock.lock().map_err(io(&lock_path))?;
+        Ok(StoreFile { dir, _lock: lock })
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
+    }
+
+    /// Read the store; a missing file is an empty store (the first event), an
+    /// unreadable one an error that leaves the file alone.
+    pub fn load(&self) -> Result<ScopeStore, StoreFileError> {
+        let path = self.path();
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                ScopeStore::decode(&bytes).map_err(|source| StoreFileError::Decode { path, source })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScopeStore::default()),
+            Err(e) => Err(io(&path)(e)),
+        }
+    }
+
+    /// Replace the store atomically: a crash leaves the old or the new file,
+    /// never a torn one.
+    pub fn save(&self, store: &ScopeStore) -> Result<(), StoreFileError> {
+        let path = self.path();
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".scopes-")
+            .suffix(".tmp")
+            .tempfile_in(&self.dir)
+            .map_err(io(&self.dir))?;
+        tmp.write_all(&store.encode()).map_err(io(tmp.path()))?;
+        tmp.as_file().sync_all().map_err(io(&path))?;
+        tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(&self.dir))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,194 @@
+use super::*;
+use proptest::prelude::*;
+
+fn set(target: Target, scope: &str, status: Kind, message: &str) -> Write {
+    Write::Set {
+        target,
+        scope: scope.into(),
+        status,
+        message: message.into(),
+        priority: Band::Normal,
+    }
+}
+
+#[test]
+fn same_status_keeps_its_age() {
+    let mut s = ScopeStore::default();
+    s.apply(set(Target::Unit, "a", Kind::Blocked, "x"), "install", 10);
+    let since = s.unit["a"].current.as_ref().unwrap().since;
+    s.apply(set(Target::Unit, "b", Kind::Blocked, "y"), "install", 10);
+    s.apply(
+        set(Target::Unit, "a", Kind::Blocked, "x"),
+        "config-changed",
+        11,
+    );
+    assert_eq!(s.unit["a"].current.as_ref().unwrap().since, since);
+    assert_eq!(s.unit["a"].history.len(), 1);
+    s.apply(
+        set(Target::Unit, "a", Kind::Blocked, "z"),
+        "config-changed",
+        12,
+    );
+    assert!(s.unit["a"].current.as_ref().unwrap().since > since);
+    assert_eq!(s.unit["a"].history.len(), 2);
+}
+
+#[test]
+fn clear_keeps_history_and_is_idempotent() {
+    let mut s = ScopeStore::default();
+    s.apply(set(Target::App, "a", Kind::Waiting, "x"), "e1", 1);
+    s.apply(
+        Write::Clear {
+            target: Target::App,
+            scope: "a".into(),
+        },
+        "e2",
+        2,
+    );
+    s.apply(
+        Write::Clear {
+            target: Target::App,
+            scope: "a".into(),
+        },
+        "e3",
+        3,
+    );
+    let a = &s.app["a"];
+    assert_eq!(a.current, None);
+    assert_eq!(a.history.len(), 2);
+    assert_eq!(a.history[1].event, "e2");
+    assert!(!s.has_current(Target::App));
+    // Clearing what never existed leaves no trace.
+    s.apply(
+        Write::Clear {
+            target: Target::Unit,
+            scope: "never".into(),
+        },
+        "e4",
+        4,
+    );
+    assert!(!s.unit.contains_key("never"));
+}
+
+#[test]
+fn history_and_cleared_scopes_are_bounded() {
+    let mut s = ScopeStore::default();
+    for i in 0..(HISTORY as u64 + 5) {
+        s.apply(
+            set(Target::Unit, "a", Kind::Blocked, &i.to_string()),
+            "e",
+            i,
+        );
+    }
+    assert_eq!(s.unit["a"].history.len(), HISTORY);
+    assert_eq!(
+        s.unit["a"].history.last().unwrap().message,
+        (HISTORY + 4).to_string()
+    );
+    for i in 0..(CLEARED_KEPT as u64 + 10) {
+        let name = format!("unit/app/{i}");
+        s.apply(set(Target::Unit, &name, Kind::Waiting, "w"), "e", i);
+        s.apply(
+            Write::Clear {
+                target: Target::Unit,
+                scope: name,
+            },
+            "e",
+            i,
+        );
+    }
+    let cleared = s.unit.values().filter(|v| v.current.is_none()).count();
+    assert_eq!(cleared, CLEARED_KEPT);
+    assert!(
+        s.unit.contains_key("a"),
+        "a scope holding a status is never pruned"
+    );
+}
+
+#[test]
+fn decode_refuses_what_it_cannot_read() {
+    assert!(matches!(
+        ScopeStore::decode(b"{\"format\": 2, \"clock\": 0}"),
+        Err(DecodeError::Newer { found: 2 })
+    ));
+    assert!(matches!(
+        ScopeStore::decode(b"{\"format\": 0, \"clock\": 0}"),
+        Err(DecodeError::Unknown { found: 0 })
+    ));
+    assert!(matches!(
+        ScopeStore::decode(b"{\"format\": 1"),
+        Err(DecodeError::Invalid(_))
+    ));
+    assert!(matches!(
+        ScopeStore::decode(b"{\"format\": 1, \"clock\": 0, \"extra\": 1}"),
+        Err(DecodeError::Invalid(_))
+    ));
+    assert_eq!(
+        ScopeStore::decode(b"{\"format\": 1, \"clock\": 0}"),
+        Ok(ScopeStore::default())
+    );
+}
+
+fn arb_write() -> impl Strategy<Value = Write> {
+    let target = prop_oneof![Just(Target::Unit), Just(Target::App)];
+    let kind = prop_oneof![
+        Just(Kind::Active),
+        Just(Kind::Waiting),
+        Just(Kind::Maintenance),
+        Just(Kind::Blocked)
+    ];
+    let band = prop_oneof![Just(Band::Critical), Just(Band::Normal), Just(Band::Low)];
+    prop_oneof![
+        (target.clone(), "[a-c]{1,2}", kind, "\\PC{0,20}", band).prop_map(
+            |(target, scope, status, message, priority)| Write::Set {
+                target,
+                scope,
+                status,
+                message,
+                priority
+            }
+        ),
+        (target, "[a-c]{1,2}").prop_map(|(target, scope)| Write::Clear { target, scope }),
+    ]
+}
+
+proptest! {
+    /// Any store built by any sequence of writes survives encoding.
+    #[test]
+    fn encode_decode_round_trip(writes in prop::collection::vec(arb_write(), 0..40)) {
+        let mut s = ScopeStore::default();
+        for (i, w) in writes.into_iter().enumerate() {
+            s.apply(w, "ev", i as u64);
+        }
+        s.written.unit = Some(Written { status: Kind::Waiting, message: "m".into() });
+        prop_assert_eq!(ScopeStore::decode(&s.encode()), Ok(s));
+    }
+
+    /// The last write to a scope decides its current status.
+    #[test]
+    fn last_write_wins(writes in prop::collection::vec(arb_write(), 1..40)) {
+        let mut s = ScopeStore::default();
+        for w in &writes {
+            s.apply(w.clone(), "ev", 0);
+        }
+        let mut last = std::collections::BTreeMap::new();
+        for w in &writes {
+            match w {
+                Write::Set { target, scope, status, message, .. } => { last.insert((*target, scope.clone()), Some((*status, message.clone()))); }
+                Write::Clear { target, scope } => { last.insert((*target, scope.clone()), None); }
+            }
+        }
+        for ((target, scope), want) in last {
+            let got = s.scopes(target).get(&scope).and_then(|sc| sc.current.as_ref()).map(|c| (c.status, c.message.clone()));
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Corrupt bytes are an error, never a panic and never an empty store.
+    #[test]
+    fn garbage_is_an_error(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        if let Ok(s) = ScopeStore::decode(&bytes) {
+            prop_assert_eq!(s.format, FORMAT);
+        }
+    }
+}

@@ -1,0 +1,574 @@
+#!/usr/bin/env -S python3 -I -S
+"""Fake Juju hook tools for driving `wasm-charm` as Juju does, without Juju.
+
+One script, symlinked under each tool's name into a directory that comes
+first on PATH; it dispatches on the name it was called by. It fakes the
+hook-tool *clients* (status-set, relation-get, ...) that a charm runs as
+subprocesses: same argv syntax, same stdout, same `ERROR <message>` on stderr,
+same exit codes (2 for flag and argument errors, 1 for run-time errors).
+
+Sources (see /work/shared/reference/juju-protocol.md):
+  * §2.0   flag parsing (juju/gnuflag: interspersed flags, `--` ends flags,
+           `--long=value`, short flags take the rest of the argument or the
+           next one, so `-r1` works but `-r=1` means the value "=1"), output
+           formats (juju/cmd output.go: json = compact Go json.Marshal; smart =
+           strings raw, []string one per line, bools True/False, else YAML).
+  * §2.1-§2.5, §2.8-§2.11, §2.13  each tool, cross-checked against
+           juju/juju internal/worker/uniter/runner/jujuc/*.go.
+  * §5     the call log is ops' FakeScript format: tool name, then each
+           argument preceded by RS (0x1E), then FS (0x1C).
+
+Environment:
+  FAKE_JUJU_STATE      JSON state file (below); read on every call, rewritten
+                       atomically (temp file + os.replace, under a lock) on writes.
+  FAKE_JUJU_LOG        call log, appended to first thing on every call.
+  FAKE_JUJU_DEBUG_LOG  juju-log writes one line `LEVEL message` here.
+  JUJU_CONTEXT_ID, JUJU_UNIT_NAME, JUJU_RELATION, JUJU_RELATION_ID,
+  JUJU_REMOTE_UNIT, JUJU_REMOTE_APP  as Juju sets them for the hook (§1.4).
+
+State (missing keys mean empty/false/null):
+  {"leader": bool, "config": {option: value},
+   "relations": {"<endpoint>:<id>": {"app": remote app, "units": [remote units],
+       "app-data": {}, "unit-data": {unit: {}}, "local-unit-data": {},
+       "local-app-data": {}}},
+   "status": {"unit": {"status", "message"} | null, "app": ... | null},
+   "application-version": str | null,
+   "fail": {tool: {"code": int, "stderr": str, "stdout": str (optional)}}}
+A relation whose "app" is the local application is a peer relation: its
+application bag is "local-app-data" for reading and writing.
+"fail" injects a failure: the call is logged, then answered with that
+output and exit code.
+"""
+
+import fcntl
+import json
+import os
+import re
+import sys
+
+RS, FS = "\x1e", "\x1c"
+STATUSES = ["maintenance", "blocked", "waiting", "active"]
+LEVELS = {"TRACE": "TRACE", "DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING",
+          "WARNING": "WARNING", "ERROR": "ERROR", "CRITICAL": "CRITICAL"}
+APP_RE = r"[a-z][a-z0-9]*(?:-[a-z0-9]*[a-z][a-z0-9]*)*"  # juju/names
+UNIT_RE = APP_RE + r"/(?:0|[1-9][0-9]*)"
+
+# Flags per tool: flag name -> (canonical key, kind). Aliases share a key.
+OUT = {"format": ("format", "format"), "o": ("output", "str"), "output": ("output", "str")}
+REL = {"r": ("relation", "rel"), "relation": ("relation", "rel")}
+APP = {"app": ("app", "bool")}
+FLAGS = {
+    "status-set": {"application": ("application", "bool")},
+    "status-get": {**OUT, "include-data": ("include-data", "bool"),
+                   "application": ("application", "bool")},
+    "juju-log": {"debug": ("debug", "bool"), "l": ("level", "str"),
+                 "log-level": ("level", "str"), "format": ("format", "str")},
+    "config-get": {**OUT, "a": ("all", "bool"), "all": ("all", "bool")},
+    "is-leader": OUT,
+    "relation-ids": OUT,
+    "relation-list": {**OUT, **REL, **APP},
+    "relation-get": {**OUT, **REL, **APP},
+    "relation-set": {**REL, **APP, "file": ("file", "str"), "format": ("format", "str")},
+    "application-version-set": {},
+}
+
+
+class ToolError(Exception):
+    """An `ERROR <message>` exit: code 2 for flag/Init errors, 1 for Run errors."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
+
+
+def usage_error(message):
+    return ToolError(message, 2)
+
+
+def go_quote(s):  # Go's %q, near enough
+    return json.dumps(s, ensure_ascii=False)
+
+
+def check_empty(args):  # juju/cmd CheckEmpty
+    if args:
+        raise usage_error("unrecognized args: [%s]" % " ".join(go_quote(a) for a in args))
+
+
+# ---------------------------------------------------------------- state
+
+def state_path():
+    path = os.environ.get("FAKE_JUJU_STATE")
+    if not path:
+        raise ToolError("fake-juju: FAKE_JUJU_STATE not set")
+    return path
+
+
+def load_state():
+    try:
+        with open(state_path(), encoding="utf-8") as f:
+            return json.load(f) or {}
+    except FileNotFoundError:
+        return {}
+    except ValueError as e:
+        raise ToolError("fake-juju: bad state file %s: %s" % (state_path(), e))
+
+
+class StateWrite:
+    """Read-modify-write of the state file under a lock; atomic replace on exit."""
+
+    def __enter__(self):
+        self.lock = open(state_path() + ".lock", "w")
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.state = load_state()
+        return self.state
+
+    def __exit__(self, exc_type, *_):
+        if exc_type is None:
+            path = state_path()
+            tmp = "%s.tmp.%d" % (path, os.getpid())
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(self.state, f, indent=2)
+                f.write("\n")
+            os.replace(tmp, path)
+        self.lock.close()
+
+
+# ---------------------------------------------------------------- argv
+
+def parse_bool(value):  # Go strconv.ParseBool
+    if value in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if value in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise ValueError('strconv.ParseBool: parsing %s: invalid syntax' % go_quote(value))
+
+
+def parse_args(tool, argv, state):
+    """juju/gnuflag with interspersed flags. Returns (flags, positionals)."""
+    spec = FLAGS[tool]
+    flags, pos, i = {}, [], 0
+
+    def set_flag(name, value):  # value None: bool flag given without a value
+        key, kind = spec[name]
+        dashed = ("--" if len(name) > 1 else "-") + name
+        try:
+            if kind == "bool":
+                flags[key] = True if value is None else parse_bool(value)
+            elif kind == "format":
+                if value not in ("smart", "json", "yaml"):
+                    raise ValueError("unknown format %s" % go_quote(value))
+                flags[key] = value
+            elif kind == "rel":
+                flags[key] = relation_by_flag(state, value)
+            else:
+                flags[key] = value
+        except ValueError as e:
+            raise usage_error("invalid value %s for option %s: %s" % (go_quote(value), dashed, e))
+
+    def check_known(name):
+        if name not in spec:
+            raise usage_error("option provided but not defined: %s"
+                              % (("--" if len(name) > 1 else "-") + name))
+
+    while i < len(argv):
+        a = argv[i]
+        i += 1
+        if a == "--":
+            pos += argv[i:]
+            break
+        if a in ("-", "") or a[0] != "-":
+            pos.append(a)
+        elif a[1] == "-":  # --name, --name=value
+            name, eq, value = a[2:].partition("=")
+            if eq and not name:
+                raise usage_error("empty flag in argument %s" % go_quote(a))
+            check_known(name)
+            if not eq and spec[name][1] != "bool":
+                if i == len(argv):
+                    raise usage_error("option needs an argument: --" + name)
+                value, i = argv[i], i + 1
+            set_flag(name, value if (eq or spec[name][1] != "bool") else None)
+        else:  # -abc: single-rune flags; a non-bool one takes the rest or the next arg
+            rest = a[1:]
+            while rest:
+                name, rest = rest[0], rest[1:]
+                check_known(name)
+                if spec[name][1] == "bool" and not rest.startswith("="):
+                    set_flag(name, None)
+                    continue
+                if not rest:
+                    if i == len(argv):
+                        raise usage_error("option needs an argument: -" + name)
+                    rest, i = argv[i], i + 1
+                set_flag(name, rest)
+                rest = ""
+    return flags, pos
+
+
+# ---------------------------------------------------------------- output
+
+def go_json(value):
+    """encoding/json.Marshal: compact, sorted keys, HTML-safe escapes."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return text
+
+
+PLAIN = re.compile(r"^[A-Za-z_./][A-Za-z0-9_./ -]*$")
+YAML_SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+
+
+def yaml_scalar(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, dict):
+        return "{}"
+    if isinstance(v, list):
+        return "[]"
+    if PLAIN.match(v) and v.lower() not in YAML_SPECIAL and not v.endswith(" "):
+        return v
+    return json.dumps(v, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+
+
+def yaml_text(v):
+    """YAML for smart/yaml output: a map as sorted `key: value` lines (nested
+    values in flow style), anything else as one scalar."""
+    if isinstance(v, dict) and v:
+        return "".join("%s: %s\n" % (yaml_scalar(str(k)), yaml_flow(v[k])) for k in sorted(v))
+    return yaml_flow(v) + "\n"
+
+
+def yaml_flow(v):
+    if isinstance(v, dict) and v:
+        return "{%s}" % ", ".join("%s: %s" % (yaml_scalar(str(k)), yaml_flow(v[k])) for k in sorted(v))
+    if isinstance(v, list) and v:
+        return "[%s]" % ", ".join(yaml_flow(x) for x in v)
+    return yaml_scalar(v)
+
+
+def write_output(flags, value):
+    """juju/cmd Output.Write with the smart/json/yaml formatters."""
+    fmt = flags.get("format", "smart")
+    if fmt == "json":
+        text = go_json(value) + "\n"
+    elif value is None:
+        text = ""
+    elif fmt == "smart" and isinstance(value, str):
+        text = value + "\n" if value else ""
+    elif fmt == "smart" and isinstance(value, list) and all(isinstance(x, str) for x in value):
+        text = "\n".join(value) + "\n" if value else ""
+    elif fmt == "smart" and isinstance(value, bool):
+        text = "True\n" if value else "False\n"
+    else:
+        text = yaml_text(value)
+    if flags.get("output"):
+        with open(flags["output"], "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+# ---------------------------------------------------------------- relations
+
+def relation_key(state, rel_id):
+    for key in state.get("relations") or {}:
+        if key.rpartition(":")[2] == str(rel_id):
+            return key
+    return None
+
+
+def relation_by_flag(state, value):
+    """relationIdValue.Set: only the integer after the last ':' counts."""
+    digits = value.rpartition(":")[2]
+    if not re.fullmatch(r"[+-]?[0-9]+", digits):  # strconv.Atoi
+        raise ValueError("invalid relation id")
+    key = relation_key(state, int(digits))
+    if key is None:
+        raise ValueError("relation not found")
+    return key
+
+
+def current_relation(flags, state):
+    """-r if given, else the hook's relation (JUJU_RELATION_ID), else an Init error."""
+    if "relation" in flags:
+        return flags["relation"]
+    env = os.environ.get("JUJU_RELATION_ID", "")
+    if not env:
+        raise usage_error("no relation id specified")
+    key = relation_key(state, env.rpartition(":")[2])
+    if key is None:
+        raise ToolError("fake-juju: JUJU_RELATION_ID %s is not in the fake state's relations"
+                        % go_quote(env))
+    return key
+
+
+def local_unit():
+    return os.environ.get("JUJU_UNIT_NAME", "")
+
+
+def local_app():
+    return local_unit().partition("/")[0]
+
+
+# ---------------------------------------------------------------- tools
+
+def status_set(flags, args, state):
+    if not args:
+        raise usage_error("invalid args, require <status> [message]")
+    if args[0] not in STATUSES:
+        raise usage_error("invalid status %s, expected one of [%s]"
+                          % (go_quote(args[0]), " ".join(STATUSES)))
+    check_empty(args[2:])
+    which = "app" if flags.get("application") else "unit"
+    with StateWrite() as st:
+        if which == "app" and not st.get("leader"):
+            raise ToolError("this unit is not the leader")
+        st.setdefault("status", {})[which] = {
+            "status": args[0], "message": args[1] if len(args) > 1 else ""}
+
+
+def status_get(flags, args, state):
+    check_empty(args)
+    data = flags.get("include-data", False)
+
+    def details(which):
+        s = (state.get("status") or {}).get(which) or {}
+        d = {"status": s.get("status", "unknown")}
+        if data:
+            d.update({"message": s.get("message", ""), "status-data": {}})
+        return d
+
+    if not flags.get("application"):
+        unit = details("unit")
+        write_output(flags, unit["status"] if not data and flags.get("format", "smart") == "smart" else unit)
+        return
+    if not state.get("leader"):
+        raise ToolError("finding application status: this unit is not the leader")
+    app = details("app")
+    if not data and flags.get("format", "smart") == "smart":
+        write_output(flags, app["status"])
+        return
+    app["units"] = {local_unit(): details("unit")}
+    write_output(flags, {"application-status": app})
+
+
+def juju_log(flags, args, state):
+    if not args:
+        raise usage_error("no message specified")
+    if "format" in flags:
+        sys.stderr.write('--format flag deprecated for command "juju-log"')
+    level = "DEBUG" if flags.get("debug") else LEVELS.get(flags.get("level", "INFO").strip().upper(), "INFO")
+    path = os.environ.get("FAKE_JUJU_DEBUG_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("%s %s\n" % (level, " ".join(args)))
+
+
+def config_get(flags, args, state):
+    config = state.get("config") or {}
+    if not flags.get("all"):  # without --all, options whose value is null are left out
+        config = {k: v for k, v in config.items() if v is not None}
+    if not args:
+        write_output(flags, config)
+        return
+    if args[0] and flags.get("all"):
+        raise usage_error("cannot use argument --all together with key %s" % go_quote(args[0]))
+    check_empty(args[1:])
+    write_output(flags, config.get(args[0]) if args[0] else config)
+
+
+def is_leader(flags, args, state):
+    check_empty(args)
+    write_output(flags, bool(state.get("leader")))
+
+
+def relation_ids(flags, args, state):
+    endpoint = args[0] if args else os.environ.get("JUJU_RELATION", "")
+    if not endpoint:
+        raise usage_error("no endpoint name specified")
+    check_empty(args[1:])
+    # Juju sorts the "<endpoint>:<id>" strings with sort.Strings (so "db:10" < "db:2").
+    write_output(flags, sorted(k for k in state.get("relations") or {}
+                               if k.rpartition(":")[0] == endpoint))
+
+
+def relation_list(flags, args, state):
+    key = current_relation(flags, state)
+    check_empty(args)
+    rel = state["relations"][key]
+    if flags.get("app"):
+        write_output(flags, rel.get("app", ""))
+    else:
+        write_output(flags, sorted(rel.get("units") or []))
+
+
+def relation_get(flags, args, state):
+    key = current_relation(flags, state)
+    attr = args[0] if args else ""
+    attr = "" if attr == "-" else attr
+    args = args[1:]
+    is_app = flags.get("app", False)
+    # determineUnitOrAppName in relation-get.go
+    if args:
+        name, args = args[0], args[1:]
+        if is_app:
+            if re.fullmatch(UNIT_RE, name):
+                name = name.partition("/")[0]
+            elif not re.fullmatch(APP_RE, name):
+                raise usage_error("invalid application name %s" % go_quote(name))
+        elif not re.fullmatch(UNIT_RE, name):
+            if re.fullmatch(APP_RE, name):
+                raise usage_error("expected unit name, got application name %s" % go_quote(name))
+            raise usage_error("invalid unit name %s" % go_quote(name))
+    elif is_app:
+        name = os.environ.get("JUJU_REMOTE_APP", "")
+    elif os.environ.get("JUJU_REMOTE_UNIT"):
+        name = os.environ["JUJU_REMOTE_UNIT"]
+    else:
+        name, is_app = os.environ.get("JUJU_REMOTE_APP", ""), True
+    if not name:
+        raise usage_error("no unit or application specified")
+    check_empty(args)
+
+    rel = state["relations"][key]
+    remote_app = rel.get("app", "")
+    if not is_app and name == local_unit():
+        settings = rel.get("local-unit-data")
+    elif is_app and name == local_app():
+        # Own app bag: the leader reads its local context; a non-leader asks the
+        # controller, which allows it only for a peer relation.
+        if not state.get("leader") and remote_app != local_app():
+            raise ToolError("permission denied")
+        settings = rel.get("local-app-data")
+    elif is_app and name == remote_app:
+        settings = rel.get("app-data")
+    elif not is_app and name.partition("/")[0] == remote_app:
+        settings = (rel.get("unit-data") or {}).get(name)
+    else:
+        raise ToolError("permission denied")
+    settings = settings or {}
+    write_output(flags, settings.get(attr) if attr else dict(settings))
+
+
+def parse_settings_file(text):
+    """A YAML map of strings; the host sends JSON. Also accepts flat `key: value` lines."""
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError:
+        data = {}
+        for line in text.splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                k, sep, v = line.partition(":")
+                if not sep:
+                    raise ToolError("yaml: cannot parse %s" % go_quote(line))
+                v = v.strip()
+                data[k.strip()] = json.loads(v) if v.startswith('"') else v
+    if not isinstance(data, dict):
+        raise ToolError("yaml: unmarshal errors: cannot unmarshal into map[string]string")
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, (dict, list)):
+            raise ToolError("yaml: unmarshal errors: cannot unmarshal %s into string" % go_quote(k))
+        out[str(k)] = "" if v is None else (json.dumps(v) if isinstance(v, bool) else str(v))
+    return out
+
+
+def relation_set(flags, args, state):
+    key = current_relation(flags, state)
+    overrides = {}
+    for kv in args:  # juju/utils keyvalues.Parse(args, allowEmptyValues=true)
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise usage_error("expected \"key=value\", got %s" % go_quote(kv))
+        if k in overrides:
+            raise usage_error("key %s specified more than once" % go_quote(k))
+        overrides[k] = v
+    if "format" in flags:
+        sys.stderr.write('--format flag deprecated for command "relation-set"')
+    settings = {}
+    if flags.get("file"):
+        if flags["file"] == "-":
+            text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+        else:
+            try:
+                with open(flags["file"], encoding="utf-8", errors="surrogateescape") as f:
+                    text = f.read()
+            except OSError as e:
+                raise ToolError("open %s: %s" % (flags["file"], e.strerror.lower()))
+        settings = parse_settings_file(text)
+    settings.update(overrides)
+    bag = "local-app-data" if flags.get("app") else "local-unit-data"
+    # Real Juju buffers relation-set in the hook context and commits it only if
+    # the hook succeeds (§2.11); this fake writes immediately.
+    with StateWrite() as st:
+        if flags.get("app") and not st.get("leader"):
+            raise ToolError("cannot write relation settings")
+        data = st["relations"][key].setdefault(bag, {})
+        for k, v in settings.items():
+            if v:
+                data[k] = v
+            else:
+                data.pop(k, None)
+
+
+def application_version_set(flags, args, state):
+    if not args:
+        raise usage_error("no version specified")
+    check_empty(args[1:])
+    with StateWrite() as st:
+        st["application-version"] = args[0]
+
+
+TOOLS = {
+    "status-set": status_set, "status-get": status_get, "juju-log": juju_log,
+    "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
+    "relation-list": relation_list, "relation-get": relation_get,
+    "relation-set": relation_set, "application-version-set": application_version_set,
+}
+
+
+def log_call(tool, argv):
+    path = os.environ.get("FAKE_JUJU_LOG")
+    if path:
+        record = (tool + "".join(RS + a for a in argv) + FS).encode("utf-8", "surrogateescape")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, record)
+        finally:
+            os.close(fd)
+
+
+def main():
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(encoding="utf-8", errors="surrogateescape")
+    tool, argv = os.path.basename(sys.argv[0]), sys.argv[1:]
+    log_call(tool, argv)
+    try:
+        if not os.environ.get("JUJU_CONTEXT_ID"):
+            raise ToolError("JUJU_CONTEXT_ID not set")
+        state = load_state()
+        fail = (state.get("fail") or {}).get(tool)
+        if fail:
+            sys.stdout.write(fail.get("stdout", ""))
+            stderr = fail.get("stderr", "")
+            sys.stderr.write(stderr if stderr.endswith("\n") or not stderr else stderr + "\n")
+            return int(fail.get("code", 1))
+        if tool not in TOOLS:
+            raise ToolError("fake-juju does not implement " + tool)
+        flags, args = parse_args(tool, argv, state)
+        TOOLS[tool](flags, args, state)
+        return 0
+    except ToolError as e:
+        sys.stdout.flush()
+        sys.stderr.write("ERROR %s\n" % e)
+        return e.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

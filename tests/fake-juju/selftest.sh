@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Self-test for fake_juju.py: every tool once against a temporary state,
+# including the error exits, failure injection and the RS/FS call log.
+# Usage: tests/fake-juju/selftest.sh   (exit 0 when everything passes)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/tools"
+for t in status-set status-get juju-log config-get is-leader relation-ids relation-list \
+    relation-get relation-set application-version-set state-get state-set state-delete; do
+  ln -s "$here/fake_juju.py" "$tmp/tools/$t"
+done
+export PATH="$tmp/tools:$PATH" FAKE_JUJU_STATE="$tmp/state.json" \
+  FAKE_JUJU_LOG="$tmp/calls.log" FAKE_JUJU_DEBUG_LOG="$tmp/debug.log" \
+  JUJU_CONTEXT_ID="gateway/0-install-00112233445566778899aabbccddeeff" JUJU_UNIT_NAME="gateway/0"
+cat >"$FAKE_JUJU_STATE" <<'EOF'
+{"leader": false,
+ "config": {"kind": "ingress", "port": 8080},
+ "relations": {"istio-pilot:1": {"app": "pilot", "units": ["pilot/1", "pilot/0"],
+      "app-data": {"service-name": "pilot"}, "unit-data": {"pilot/0": {"addr": "10.0.0.1"}},
+      "local-unit-data": {}, "local-app-data": {}},
+   "istio-pilot:10": {"app": "other", "units": []},
+   "peers:2": {"app": "gateway", "units": ["gateway/1"], "local-app-data": {"seed": "x"}}},
+ "status": {"unit": null, "app": null}}
+EOF
+
+failures=0 calls=0
+# expect CODE STDOUT STDERR-SUBSTRING -- COMMAND...  (stdout compared after $(...) trimming)
+expect() {
+  local code=$1 out=$2 err=$3; shift 4
+  local got_out got_code got_err
+  got_out=$("$@" 2>"$tmp/stderr"); got_code=$?
+  got_err=$(cat "$tmp/stderr")
+  calls=$((calls + 1))
+  if [[ $got_code != "$code" || $got_out != "$out" || $got_err != *"$err"* ]]; then
+    failures=$((failures + 1))
+    printf 'FAIL %s\n  exit %s (want %s)\n  stdout %q (want %q)\n  stderr %q (want *%q*)\n' \
+      "$*" "$got_code" "$code" "$got_out" "$out" "$got_err" "$err"
+  else
+    printf 'ok   %s\n' "$*"
+  fi
+}
+# state EXPR: print a Python expression over the state `s`
+state() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print($1)" "$FAKE_JUJU_STATE"; }
+mutate() { python3 -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); $1; json.dump(s, open(p,'w'))" "$FAKE_JUJU_STATE"; }
+same() { # same WHAT GOT WANT
+  if [[ $2 == "$3" ]]; then printf 'ok   %s\n' "$1"; else
+    failures=$((failures + 1)); printf 'FAIL %s\n  got  %q\n  want %q\n' "$1" "$2" "$3"; fi
+}
+
+echo "# context, flags, unknown tools"
+expect 1 "" "ERROR JUJU_CONTEXT_ID not set" -- env -u JUJU_CONTEXT_ID is-leader
+expect 2 "" "ERROR option provided but not defined: --bogus" -- is-leader --bogus
+expect 2 "" "ERROR option provided but not defined: -x" -- is-leader -x
+expect 2 "" 'ERROR invalid value "xml" for option --format: unknown format "xml"' -- is-leader --format=xml
+expect 2 "" 'ERROR unrecognized args: ["extra"]' -- is-leader extra
+expect 1 "" "ERROR fake-juju does not implement state-get" -- state-get --format=json
+
+echo "# is-leader"
+expect 0 "false" "" -- is-leader --format=json
+expect 0 "False" "" -- is-leader
+expect 0 "false" "" -- is-leader --format json
+
+echo "# status-set / status-get"
+expect 0 "unknown" "" -- status-get
+expect 0 '{"message":"","status":"unknown","status-data":{}}' "" -- status-get --include-data --format=json
+expect 0 "" "" -- status-set --application=False active -- "all good"
+expect 0 '{"message":"all good","status":"active","status-data":{}}' "" -- status-get --include-data --format=json --application=false
+expect 0 '{"status":"active"}' "" -- status-get --format=json
+expect 2 "" 'ERROR invalid status "error", expected one of [maintenance blocked waiting active]' -- status-set error oops
+expect 2 "" 'ERROR unrecognized args: ["c"]' -- status-set active b c
+expect 2 "" "ERROR invalid args" -- status-set
+expect 1 "" "ERROR this unit is not the leader" -- status-set --application blocked no
+expect 1 "" "ERROR finding application status: this unit is not the leader" -- status-get --application --format=json
+expect 2 "" 'ERROR invalid value "yes" for option --application' -- status-set --application=yes active
+mutate 's["leader"] = True'
+expect 0 "" "" -- status-set --application=1 waiting "for pilot"
+expect 0 '{"application-status":{"message":"for pilot","status":"waiting","status-data":{},"units":{"gateway/0":{"message":"all good","status":"active","status-data":{}}}}}' "" \
+  -- status-get --include-data --format=json --application=True
+same "state.status" "$(state 's["status"]')" "{'unit': {'status': 'active', 'message': 'all good'}, 'app': {'status': 'waiting', 'message': 'for pilot'}}"
+mutate 's["leader"] = False'
+
+echo "# juju-log"
+expect 0 "" "" -- juju-log --log-level INFO -- "hello  world"
+expect 0 "" "" -- juju-log --debug two words
+expect 0 "" "" -- juju-log -l warn careful
+expect 0 "" "" -- juju-log -lerror bad
+expect 0 "" "" -- juju-log --log-level=nonsense still-info
+expect 2 "" "ERROR no message specified" -- juju-log -l INFO
+expect 2 "" "ERROR option needs an argument: --log-level" -- juju-log --log-level
+same "debug log" "$(cat "$FAKE_JUJU_DEBUG_LOG")" $'INFO hello  world\nDEBUG two words\nWARNING careful\nERROR bad\nINFO still-info'
+
+echo "# config-get"
+expect 0 '{"kind":"ingress","port":8080}' "" -- config-get --format=json
+expect 0 "ingress" "" -- config-get kind
+expect 0 "8080" "" -- config-get --format=json port
+expect 0 "null" "" -- config-get --format=json missing
+expect 0 "" "" -- config-get missing
+expect 0 $'kind: ingress\nport: 8080' "" -- config-get -a
+expect 2 "" 'ERROR cannot use argument --all together with key "kind"' -- config-get --all kind
+
+echo "# relation-ids"
+expect 0 '["istio-pilot:1","istio-pilot:10"]' "" -- relation-ids --format=json istio-pilot
+expect 0 '[]' "" -- relation-ids --format=json nothing
+expect 0 $'istio-pilot:1\nistio-pilot:10' "" -- relation-ids istio-pilot
+expect 0 '["peers:2"]' "" -- env JUJU_RELATION=peers relation-ids --format=json
+expect 2 "" "ERROR no endpoint name specified" -- relation-ids --format=json
+
+echo "# relation-list"
+expect 0 '["pilot/0","pilot/1"]' "" -- relation-list -r 1 --format=json
+expect 0 '"pilot"' "" -- relation-list --format=json -r istio-pilot:1 --app
+expect 0 '"pilot"' "" -- relation-list --format=json -r1 --app=true
+expect 0 '[]' "" -- relation-list --relation=10 --format=json
+expect 0 '["pilot/0","pilot/1"]' "" -- env JUJU_RELATION_ID=istio-pilot:1 relation-list --format=json
+expect 2 "" 'ERROR invalid value "7" for option -r: relation not found' -- relation-list -r 7
+expect 2 "" 'ERROR invalid value "db:x" for option --relation: invalid relation id' -- relation-list --relation db:x
+expect 2 "" 'ERROR invalid value "=1" for option -r: invalid relation id' -- relation-list -r=1
+expect 2 "" "ERROR no relation id specified" -- relation-list --format=json
+
+echo "# relation-get"
+expect 0 '{"addr":"10.0.0.1"}' "" -- relation-get --format=json -r 1 - pilot/0
+expect 0 '{}' "" -- relation-get --format=json -r 1 - pilot/1
+expect 0 '"10.0.0.1"' "" -- relation-get --format=json -r 1 addr pilot/0
+expect 0 'null' "" -- relation-get --format=json -r 1 nope pilot/0
+expect 0 '{"service-name":"pilot"}' "" -- relation-get --format=json -r 1 --app - pilot
+expect 0 '{"service-name":"pilot"}' "" -- relation-get --format=json -r 1 --app - pilot/0
+expect 0 '{"addr":"10.0.0.1"}' "" -- env JUJU_RELATION_ID=istio-pilot:1 JUJU_REMOTE_UNIT=pilot/0 relation-get --format=json
+expect 0 'pilot' "" -- env JUJU_RELATION_ID=istio-pilot:1 JUJU_REMOTE_UNIT= JUJU_REMOTE_APP=pilot relation-get service-name
+expect 2 "" 'ERROR expected unit name, got application name "pilot"' -- relation-get -r 1 - pilot
+expect 2 "" "ERROR no unit or application specified" -- relation-get -r 1 --format=json
+expect 2 "" "ERROR no relation id specified" -- relation-get - pilot/0
+expect 2 "" 'ERROR unrecognized args: ["x"]' -- relation-get -r 1 - pilot/0 x
+expect 1 "" "ERROR permission denied" -- relation-get --format=json -r 1 --app - gateway
+expect 0 '{"seed":"x"}' "" -- relation-get --format=json -r peers:2 --app - gateway
+
+echo "# relation-set"
+expect 0 "" "" -- relation-set -r 1 a=1 b=2 'html=<a&b>'
+expect 0 '{"a":"1","b":"2","html":"\u003ca\u0026b\u003e"}' "" -- relation-get --format=json -r 1 - gateway/0
+expect 0 $'a: "1"\nb: "2"\nhtml: "<a&b>"' "" -- relation-get -r 1 - gateway/0
+expect 0 "" "" -- relation-set -r 1 a= html=
+expect 0 '{"b":"2"}' "" -- relation-get --format=json -r 1 - gateway/0
+expect 0 "" "" -- sh -c 'printf "%s" "{\"x\": \"from-file\", \"y\": \"file\"}" | relation-set -r istio-pilot:1 --file - y=cli'
+expect 0 '{"b":"2","x":"from-file","y":"cli"}' "" -- relation-get --format=json -r 1 - gateway/0
+printf 'k: v\nq: "quoted"\n' >"$tmp/settings.yaml"
+expect 0 "" "" -- relation-set -r 1 --file "$tmp/settings.yaml"
+expect 0 '{"b":"2","k":"v","q":"quoted","x":"from-file","y":"cli"}' "" -- relation-get --format=json -r 1 - gateway/0
+expect 0 "" '--format flag deprecated for command "relation-set"' -- relation-set -r 1 --format=json z=1
+expect 2 "" 'ERROR key "a" specified more than once' -- relation-set -r 1 a=1 a=2
+expect 2 "" 'ERROR expected "key=value", got "novalue"' -- relation-set -r 1 novalue
+expect 1 "" "ERROR cannot write relation settings" -- relation-set -r 1 --app k=v
+expect 1 "" "ERROR open $tmp/missing: no such file or directory" -- relation-set -r 1 --file "$tmp/missing"
+mutate 's["leader"] = True'
+expect 0 "" "" -- relation-set -r 1 --app=true k=v
+expect 0 '{"k":"v"}' "" -- relation-get --format=json -r 1 --app - gateway
+mutate 's["leader"] = False'
+
+echo "# application-version-set"
+expect 0 "" "" -- application-version-set -- 1.2.3
+same "state.application-version" "$(state 's["application-version"]')" "1.2.3"
+expect 2 "" "ERROR no version specified" -- application-version-set
+expect 2 "" 'ERROR unrecognized args: ["b"]' -- application-version-set a b
+
+echo "# failure injection"
+mutate 's["fail"] = {"relation-get": {"code": 1, "stderr": "ERROR permission denied"}, "is-leader": {"code": 0, "stdout": "maybe\n"}}'
+expect 1 "" "ERROR permission denied" -- relation-get --format=json -r 1 - pilot/0
+expect 0 "maybe" "" -- is-leader --format=json
+mutate 'del s["fail"]'
+expect 0 "false" "" -- is-leader --format=json
+
+echo "# call log (RS/FS records)"
+log=$(python3 - "$FAKE_JUJU_LOG" <<'EOF'
+import sys
+data = open(sys.argv[1], "rb").read().decode()
+assert data.endswith("\x1c"), "log must end with FS"
+calls = [c.split("\x1e") for c in data.split("\x1c")[:-1]]
+print(len(calls))
+print(calls[0])
+print([c for c in calls if c[0] == "juju-log"][0])
+EOF
+)
+# `calls` counts expect() runs; `env`/`sh` wrappers call the tool once each.
+same "call log" "$log" "$calls
+['is-leader']
+['juju-log', '--log-level', 'INFO', '--', 'hello  world']"
+
+echo
+if [[ $failures == 0 ]]; then echo "selftest: all passed"; else echo "selftest: $failures FAILED"; exit 1; fi

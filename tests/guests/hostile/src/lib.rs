@@ -1,0 +1,157 @@
+//! A test charm whose handlers misbehave on purpose, for the host's
+//! sandbox and failure-policy tests.
+//!
+//! Config option `mode` picks the misbehaviour of handler `hostile`; handler
+//! `marker`, declared first, only records the mode it saw, so a test can tell
+//! which handlers' writes survived.
+
+use std::hint::black_box;
+
+use wasm_charm::model::ConfigValue;
+use wasm_charm::prelude::*;
+
+fn charm() -> Charm {
+    let on = On::install()
+        | On::config_changed()
+        | On::start()
+        | On::update_status()
+        | On::relation("db");
+    Charm::new()
+        .observe("marker", on.clone(), marker)
+        .observe("hostile", on, hostile)
+}
+
+wasm_charm::export_charm!(charm);
+
+/// Config option `mode`; `ok` when unset.
+fn mode() -> Result<String, Error> {
+    Ok(match model::config_value("mode")? {
+        Some(ConfigValue::String(mode)) => mode,
+        Some(other) => {
+            return Err(Error::msg(format!(
+                "config `mode` is not a string: {other:?}"
+            )));
+        }
+        None => "ok".to_owned(),
+    })
+}
+
+/// Waiting "marker saw <mode>".
+fn marker(_event: &Event) -> Outcome {
+    let mode = mode()?;
+    Ok(Some(Status::waiting(format!("marker saw {mode}"))))
+}
+
+/// Writes scope `hostile-partial`, then does what `mode` says.
+fn hostile(event: &Event) -> Outcome {
+    status::set(
+        Target::Unit,
+        "hostile-partial",
+        Status::blocked("written before failing"),
+    )?;
+    match mode()?.as_str() {
+        "ok" => Ok(None),
+        "err" => Err(Error::msg("deliberate failure")),
+        "panic" => {
+            eprintln!("hostile: about to panic");
+            panic!("deliberate panic");
+        }
+        "loop" => spin(),
+        "oom" => exhaust_memory(),
+        "stack" => Ok(Some(Status::active(format!("depth {}", recurse(0))))),
+        "print" => {
+            println!("to stdout");
+            eprintln!("to stderr");
+            Ok(None)
+        }
+        "sandbox" => Ok(Some(Status::active(sandbox_report()))),
+        "probe" => match probe::run("nope") {
+            Ok(_) => Ok(Some(Status::blocked("probe unexpectedly ran"))),
+            Err(error) => Ok(Some(Status::waiting(error.to_string()))),
+        },
+        "bad-scope" => match status::set(Target::Unit, "handler/evil", Status::blocked("evil")) {
+            Ok(()) => Ok(Some(Status::active("bad scope accepted"))),
+            Err(error) => Ok(Some(Status::blocked(error.to_string()))),
+        },
+        "relation-scope" => {
+            if let Some(relation) = event.relation()
+                && relation.relation.endpoint == "db"
+            {
+                status::set_relation(relation, Status::blocked("db relation scope"))?;
+            }
+            Ok(None)
+        }
+        "app" => {
+            status::set(Target::App, "app-scope", Status::blocked("app problem"))?;
+            Ok(None)
+        }
+        "log" => {
+            log::warning("hostile log line");
+            Ok(None)
+        }
+        "relation-write" => {
+            write_db_relations()?;
+            Ok(None)
+        }
+        "relation-write-then-panic" => {
+            write_db_relations()?;
+            panic!("deliberate panic after a relation write");
+        }
+        other => Err(Error::msg(format!("unknown mode {other:?}"))),
+    }
+}
+
+/// Spins until the host's deadline stops it.
+fn spin() -> ! {
+    let mut counter = 0u64;
+    loop {
+        counter = black_box(counter.wrapping_add(1));
+    }
+}
+
+/// Allocates and touches 1 MiB blocks until an allocation fails, which aborts
+/// (traps) the instance.
+fn exhaust_memory() -> ! {
+    const BLOCK: usize = 1 << 20;
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    loop {
+        // Filled with ones, so that every page is really written.
+        blocks.push(black_box(vec![1u8; BLOCK]));
+    }
+}
+
+/// Recurses until the stack overflows; the work after the call keeps it from
+/// becoming a loop.
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    let mut frame = [0u8; 512];
+    frame[0] = depth as u8;
+    black_box(&mut frame);
+    if black_box(depth) == u64::MAX {
+        return 0;
+    }
+    recurse(depth + 1).wrapping_add(u64::from(frame[0]))
+}
+
+/// What the guest can reach of the world: environment, arguments, files and
+/// network.
+fn sandbox_report() -> String {
+    let env = std::env::vars_os().count();
+    let args = std::env::args_os().count();
+    let fs_root = verdict(std::fs::read_dir("/").is_ok());
+    let fs_cwd = verdict(std::fs::read_dir(".").is_ok());
+    let net = verdict(std::net::TcpStream::connect("127.0.0.1:22").is_ok());
+    format!("env={env} args={args} fs-root={fs_root} fs-cwd={fs_cwd} net={net}")
+}
+
+fn verdict(allowed: bool) -> &'static str {
+    if allowed { "allowed" } else { "denied" }
+}
+
+/// Sets `written-by: hostile` in this unit's databag of every db relation.
+fn write_db_relations() -> Result<(), Error> {
+    for relation in model::relations("db")? {
+        relation.set_local_unit_data(&[("written-by", "hostile")])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,483 @@
+//! Test support for the integration tests: run the `wasm-charm` host the way
+//! Juju runs it, against fake hook tools.
+//!
+//! A [`Unit`] is one simulated Juju unit in a temporary directory: a copy of a
+//! packed charm, a tools directory of fake hook tools (symlinks to
+//! `tests/fake-juju/fake_juju.py`) put first on `PATH`, the fake's JSON state,
+//! its call log and its debug log. [`Unit::dispatch`] runs `<charm>/dispatch`
+//! with a cleared environment holding exactly what Juju sets
+//! (juju-protocol.md §1.2–§1.4), the charm directory as working directory and
+//! stdin closed. See `tests/fake-juju/README.md` for the state format.
+//!
+//! Each test file includes this with `mod support;`; not every test uses every
+//! item.
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The tool names linked to the fake in every unit's tools directory.
+pub const TOOLS: &[&str] = &[
+    "status-set",
+    "status-get",
+    "juju-log",
+    "config-get",
+    "is-leader",
+    "relation-ids",
+    "relation-list",
+    "relation-get",
+    "relation-set",
+    "application-version-set",
+    "state-get",
+    "state-set",
+    "state-delete",
+];
+
+/// A dispatch that runs longer than this is killed and the test fails: a hung
+/// host must not hang the test suite.
+pub const DISPATCH_TIMEOUT: Duration = Duration::from_secs(300);
+
+const MODEL_UUID: &str = "d1a3c0de-0000-4000-8000-00000000f00d";
+
+/// The workspace root: the parent of the host package (`CARGO_MANIFEST_DIR`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("CARGO_MANIFEST_DIR has a parent")
+        .to_path_buf()
+}
+
+/// `tests/fake-juju/fake_juju.py`, the script every fake tool links to.
+pub fn fake_juju_script() -> PathBuf {
+    workspace_root().join("tests/fake-juju/fake_juju.py")
+}
+
+/// Packs the charm project at `<workspace>/<project>` (e.g. `examples/gateway`)
+/// once per test process and returns the packed charm directory.
+///
+/// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>`
+/// with `CARGO_TARGET_DIR=<workspace>/target/wasm-guests`. Panics with the
+/// command's stderr if packing fails. Directories left by earlier test
+/// processes that are no longer running are removed first.
+pub fn packed(project: &str) -> PathBuf {
+    static PACKED: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    // A test that panicked while packing poisons the lock; the next one simply
+    // tries again (and shows the same error).
+    let mut packed = PACKED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(dir) = packed.get(project) {
+        return dir.clone();
+    }
+    let root = workspace_root();
+    let project_dir = root.join(project);
+    let name = project_dir
+        .file_name()
+        .unwrap_or_else(|| panic!("project path {project:?} has no final component"))
+        .to_string_lossy()
+        .into_owned();
+    let charms = root.join("target/test-charms");
+    fs::create_dir_all(&charms).unwrap_or_else(|e| panic!("create {}: {e}", charms.display()));
+    remove_stale_packs(&charms, &name);
+    let out = charms.join(format!("{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&out);
+
+    let output = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("pack")
+        .arg(&project_dir)
+        .arg("--out")
+        .arg(&out)
+        .env("CARGO_TARGET_DIR", root.join("target/wasm-guests"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run wasm-charm pack: {e}"));
+    if !output.status.success() {
+        panic!(
+            "`wasm-charm pack {} --out {}` failed ({}):\n--- stderr\n{}\n--- stdout\n{}",
+            project_dir.display(),
+            out.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout),
+        );
+    }
+    // `pack` prints `packed <dir>`; trust it if present, else the --out directory.
+    let dir = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix("packed ").map(PathBuf::from))
+        .unwrap_or(out);
+    assert!(
+        dir.join("dispatch").is_file(),
+        "packed charm {} has no dispatch",
+        dir.display()
+    );
+    packed.insert(project.to_string(), dir.clone());
+    dir
+}
+
+/// Removes `<charms>/<name>-<pid>` directories whose process is gone (Linux only).
+fn remove_stale_packs(charms: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(charms) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(name))
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// One simulated Juju unit: a copy of a packed charm, fake hook tools first on
+/// `PATH`, and the fake's state, call log and debug log, all in a temporary
+/// directory removed on drop.
+pub struct Unit {
+    dir: tempfile::TempDir,
+    unit_name: String,
+    charm: PathBuf,
+    tools: PathBuf,
+    state: PathBuf,
+    calls: PathBuf,
+    debug: PathBuf,
+}
+
+impl Unit {
+    /// A unit named `unit_name` (e.g. `gateway/0`) running a copy of the
+    /// packed charm directory `packed`. The fake's state starts as: not the
+    /// leader, no config, no relations, no status.
+    ///
+    /// The copy is recursive; `dispatch` (the host binary) is hard-linked, or
+    /// copied where linking fails. The unit's directory is created beside
+    /// `packed`, so the hard link stays on one file system.
+    pub fn new(packed: &Path, unit_name: &str) -> Unit {
+        let parent = packed.parent().unwrap_or(Path::new("."));
+        let dir = tempfile::Builder::new()
+            .prefix("unit-")
+            .tempdir_in(parent)
+            .or_else(|_| tempfile::tempdir())
+            .expect("create the unit's temporary directory");
+        let root = dir.path().to_path_buf();
+        let charm = root.join("charm");
+        copy_charm(packed, &charm)
+            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", packed.display(), charm.display()));
+
+        let tools = root.join("tools");
+        fs::create_dir(&tools).expect("create tools dir");
+        let script = fake_juju_script();
+        assert!(script.is_file(), "missing {}", script.display());
+        for tool in TOOLS {
+            std::os::unix::fs::symlink(&script, tools.join(tool))
+                .unwrap_or_else(|e| panic!("link {tool}: {e}"));
+        }
+
+        let unit = Unit {
+            dir,
+            unit_name: unit_name.to_string(),
+            charm,
+            tools,
+            state: root.join("state.json"),
+            calls: root.join("calls.log"),
+            debug: root.join("debug.log"),
+        };
+        unit.set_state(json!({
+            "leader": false,
+            "config": {},
+            "relations": {},
+            "status": {"unit": null, "app": null},
+        }));
+        fs::write(&unit.calls, "").expect("create calls.log");
+        fs::write(&unit.debug, "").expect("create debug.log");
+        unit
+    }
+
+    /// The unit's charm directory (Juju's `JUJU_CHARM_DIR`).
+    pub fn charm_dir(&self) -> &Path {
+        &self.charm
+    }
+
+    /// The unit's name, e.g. `gateway/0`.
+    pub fn unit_name(&self) -> &str {
+        &self.unit_name
+    }
+
+    /// The temporary directory holding `charm/`, `tools/` and the fake's files.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The fake's current state (see `tests/fake-juju/README.md`).
+    pub fn state(&self) -> Value {
+        let text = fs::read_to_string(&self.state)
+            .unwrap_or_else(|e| panic!("read {}: {e}", self.state.display()));
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("parse {}: {e}", self.state.display()))
+    }
+
+    /// Replaces the fake's state (atomically: the tools never see half a file).
+    pub fn set_state(&self, state: Value) {
+        let tmp = self.state.with_extension("json.tmp");
+        let text = serde_json::to_string_pretty(&state).expect("serialise state");
+        fs::write(&tmp, text).expect("write state");
+        fs::rename(&tmp, &self.state).expect("replace state");
+    }
+
+    /// Reads the state, lets `f` change it, and writes it back.
+    pub fn update_state(&self, f: impl FnOnce(&mut Value)) {
+        let mut state = self.state();
+        f(&mut state);
+        self.set_state(state);
+    }
+
+    /// Runs the hook `hook` (e.g. `install`, `db-relation-changed`).
+    pub fn dispatch(&self, hook: &str) -> Output {
+        self.dispatch_with(&format!("hooks/{hook}"), &[])
+    }
+
+    /// Runs `<charm>/dispatch` as Juju does, for `JUJU_DISPATCH_PATH=dispatch_path`
+    /// (`hooks/<hook>` or `actions/<action>`), with `extra_env` set last (it
+    /// overrides the defaults).
+    ///
+    /// The environment is cleared and then holds what Juju sets for every hook
+    /// (§1.4), plus the fake's `FAKE_JUJU_*` variables. `JUJU_HOOK_NAME` is
+    /// empty for actions. Panics if dispatch runs longer than [`DISPATCH_TIMEOUT`].
+    pub fn dispatch_with(&self, dispatch_path: &str, extra_env: &[(&str, &str)]) -> Output {
+        let name = dispatch_path.rsplit('/').next().unwrap_or(dispatch_path);
+        let hook_name = if dispatch_path.starts_with("hooks/") {
+            name
+        } else {
+            ""
+        };
+        let context_id = format!("{}-{}-{}", self.unit_name, name, random_hex32());
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.tools.display());
+        let mut cmd = Command::new(self.charm.join("dispatch"));
+        cmd.env_clear()
+            .current_dir(&self.charm)
+            .stdin(Stdio::null())
+            .env("PATH", path)
+            .env("JUJU_DISPATCH_PATH", dispatch_path)
+            .env("JUJU_HOOK_NAME", hook_name)
+            .env("JUJU_UNIT_NAME", &self.unit_name)
+            .env("JUJU_MODEL_NAME", "test")
+            .env("JUJU_MODEL_UUID", MODEL_UUID)
+            .env("JUJU_VERSION", "3.6.4")
+            .env("JUJU_CHARM_DIR", &self.charm)
+            .env("CHARM_DIR", &self.charm)
+            .env("JUJU_CONTEXT_ID", context_id)
+            .env("JUJU_AGENT_SOCKET_ADDRESS", self.dir().join("agent.socket"))
+            .env("JUJU_AGENT_SOCKET_NETWORK", "unix")
+            .env("JUJU_API_ADDRESSES", "10.0.0.10:17070")
+            .env("JUJU_MACHINE_ID", "0")
+            .env("JUJU_PRINCIPAL_UNIT", "")
+            .env("JUJU_AVAILABILITY_ZONE", "")
+            .env("LANG", "C.UTF-8")
+            .env("FAKE_JUJU_STATE", &self.state)
+            .env("FAKE_JUJU_LOG", &self.calls)
+            .env("FAKE_JUJU_DEBUG_LOG", &self.debug);
+        for (key, value) in extra_env {
+            cmd.env(key, value);
+        }
+        run_with_timeout(cmd, DISPATCH_TIMEOUT)
+            .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name))
+    }
+
+    /// Runs `<endpoint>-relation-<hook_suffix>` (`created`, `joined`, `changed`,
+    /// `departed`, `broken`) for `relation_id` (`<endpoint>:<id>`, a key of the
+    /// state's `relations`), with `JUJU_RELATION`, `JUJU_RELATION_ID`,
+    /// `JUJU_REMOTE_APP` (the relation's `app` in the state), `JUJU_REMOTE_UNIT`
+    /// (`remote_unit`, or empty), and for `departed` `JUJU_DEPARTING_UNIT`.
+    pub fn relation_event(
+        &self,
+        hook_suffix: &str,
+        relation_id: &str,
+        remote_unit: Option<&str>,
+    ) -> Output {
+        let (endpoint, _) = relation_id
+            .rsplit_once(':')
+            .unwrap_or_else(|| panic!("relation id {relation_id:?} is not <endpoint>:<id>"));
+        let state = self.state();
+        let remote_app = state["relations"][relation_id]["app"]
+            .as_str()
+            .unwrap_or_else(|| panic!("state has no relations[{relation_id:?}].app: {state:#}"))
+            .to_string();
+        let remote_unit = remote_unit.unwrap_or("");
+        let mut env = vec![
+            ("JUJU_RELATION", endpoint),
+            ("JUJU_RELATION_ID", relation_id),
+            ("JUJU_REMOTE_APP", remote_app.as_str()),
+            ("JUJU_REMOTE_UNIT", remote_unit),
+        ];
+        if hook_suffix == "departed" {
+            env.push(("JUJU_DEPARTING_UNIT", remote_unit));
+        }
+        self.dispatch_with(&format!("hooks/{endpoint}-relation-{hook_suffix}"), &env)
+    }
+
+    /// Every hook-tool call so far, in order: `[tool, arg, …]` each.
+    pub fn calls(&self) -> Vec<Vec<String>> {
+        let bytes = fs::read(&self.calls).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        text.split('\u{1c}')
+            .filter(|record| !record.is_empty())
+            .map(|record| record.split('\u{1e}').map(str::to_string).collect())
+            .collect()
+    }
+
+    /// The calls of one tool, e.g. `calls_of("status-set")`.
+    pub fn calls_of(&self, tool: &str) -> Vec<Vec<String>> {
+        self.calls()
+            .into_iter()
+            .filter(|call| call[0] == tool)
+            .collect()
+    }
+
+    /// Forgets the calls so far.
+    pub fn clear_calls(&self) {
+        fs::write(&self.calls, "").expect("truncate calls.log");
+    }
+
+    /// What `juju-log` wrote: one `LEVEL message` line per call.
+    pub fn debug_log(&self) -> String {
+        fs::read_to_string(&self.debug).unwrap_or_default()
+    }
+}
+
+/// Copies a charm directory: `dispatch` at the top is hard-linked (falling back
+/// to a copy), everything else copied recursively (symlinks followed).
+fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
+    copy_tree(from, to, true)
+}
+
+fn copy_tree(from: &Path, to: &Path, top: bool) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if fs::metadata(&src)?.is_dir() {
+            copy_tree(&src, &dst, false)?;
+        } else if top && entry.file_name() == "dispatch" {
+            let real = fs::canonicalize(&src)?;
+            if fs::hard_link(&real, &dst).is_err() {
+                fs::copy(&real, &dst)?;
+            }
+        } else {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// 32 lowercase hex digits, like the 16 random bytes of a Juju context id.
+fn random_hex32() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let state = std::collections::hash_map::RandomState::new();
+    (0..2u64)
+        .map(|i| {
+            let mut h = state.build_hasher();
+            h.write_u128(seed);
+            h.write_u64(i);
+            format!("{:016x}", h.finish())
+        })
+        .collect()
+}
+
+/// `Command::output`, but the child is killed and an error returned after `timeout`.
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> std::io::Result<Output> {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A just-copied `dispatch` can briefly be "text file busy" when another
+    // test thread forks while the copy's fd is open; that passes at once.
+    let mut tries = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 10 => tries += 1,
+            other => break other?,
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("still running after {timeout:?}; killed"),
+            ));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(10));
+    };
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
+
+/// Reads a child's pipe to the end on its own thread.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut buf);
+        }
+        buf
+    })
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "{}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Panics, showing stdout and stderr, unless the process exited 0.
+#[track_caller]
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "expected success, got {}",
+        describe(out)
+    );
+}
+
+/// Panics, showing stdout and stderr, if the process exited 0.
+#[track_caller]
+pub fn assert_failure(out: &Output) {
+    assert!(
+        !out.status.success(),
+        "expected failure, got {}",
+        describe(out)
+    );
+}
