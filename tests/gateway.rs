@@ -1,0 +1,227 @@
+//! The gateway charm, packed by `wasm-charm pack` and dispatched as Juju would
+//! dispatch it: the sequence of the original problem report, asserting on the
+//! exact `status-set` argv Juju receives.
+
+mod support;
+
+use serde_json::json;
+use support::{Unit, assert_success, packed};
+
+fn gateway(leader: bool) -> Unit {
+    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    // Juju's config-get returns the defaults of config.yaml.
+    unit.set_state(json!({
+        "leader": leader,
+        "config": {"kind": ""},
+        "relations": {},
+        "status": {"unit": null, "app": null},
+    }));
+    unit
+}
+
+/// Dispatch, expect success, and return the status-set calls it made.
+fn status_sets(unit: &Unit, run: impl FnOnce(&Unit) -> std::process::Output) -> Vec<Vec<String>> {
+    unit.clear_calls();
+    let out = run(unit);
+    assert_success(&out);
+    unit.calls_of("status-set")
+}
+
+fn set(kind: &str, message: &str) -> Vec<Vec<String>> {
+    vec![vec![
+        "status-set".to_string(),
+        kind.to_string(),
+        "--".to_string(),
+        message.to_string(),
+    ]]
+}
+
+#[test]
+fn scoped_statuses_survive_other_handlers_success() {
+    let unit = gateway(true);
+
+    // install: no config, no relation. Both problems are kept; the older wins.
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("install")),
+        set("blocked", "Config item `kind` must be set (+1 more)")
+    );
+
+    // config-changed fixes the config. The pilot handler does not even run,
+    // but its problem is still shown: the original bug showed active here.
+    unit.update_state(|s| s["config"]["kind"] = json!("ingress"));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        set("blocked", "Waiting for istio-pilot relation")
+    );
+
+    // The relation appears without its data.
+    unit.update_state(|s| {
+        s["relations"]["istio-pilot:1"] = json!({
+            "app": "pilot", "units": ["pilot/0"],
+            "app-data": {}, "unit-data": {"pilot/0": {}},
+        })
+    });
+    assert_eq!(
+        status_sets(&unit, |u| u.relation_event(
+            "changed",
+            "istio-pilot:1",
+            Some("pilot/0")
+        )),
+        set("waiting", "Waiting for istio-pilot relation data")
+    );
+
+    // The pilot publishes its service: nothing is wrong any more.
+    unit.update_state(|s| {
+        s["relations"]["istio-pilot:1"]["app-data"] =
+            json!({"service-name": "pilot", "service-port": "15010"})
+    });
+    assert_eq!(
+        status_sets(&unit, |u| u.relation_event(
+            "changed",
+            "istio-pilot:1",
+            None
+        )),
+        set("active", "")
+    );
+
+    // update-status and an unchanged config change nothing: no status-set.
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("update-status")),
+        Vec::<Vec<String>>::new()
+    );
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        Vec::<Vec<String>>::new()
+    );
+
+    // relation-broken: Juju still lists the relation during the hook; the
+    // host hides it, as ops does, so the handler sees it gone.
+    assert_eq!(
+        status_sets(&unit, |u| u.relation_event("broken", "istio-pilot:1", None)),
+        set("blocked", "Waiting for istio-pilot relation")
+    );
+    unit.update_state(|s| {
+        s["relations"]
+            .as_object_mut()
+            .unwrap()
+            .remove("istio-pilot:1");
+    });
+
+    // The config breaks again: two problems, the older one first.
+    unit.update_state(|s| s["config"]["kind"] = json!(""));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        set("blocked", "Waiting for istio-pilot relation (+1 more)")
+    );
+
+    // Juju received exactly what the host wrote, and the application status
+    // was never touched (no app scope exists, so Juju derives it).
+    let state = unit.state();
+    assert_eq!(
+        state["status"]["unit"],
+        json!({"status": "blocked", "message": "Waiting for istio-pilot relation (+1 more)"})
+    );
+    assert_eq!(state["status"]["app"], json!(null));
+
+    // Every scope is in the store, in full, with its history.
+    let store: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(unit.charm_dir().join(".wasm-charm/scopes.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        store["unit"]["handler/pilot"]["current"]["status"],
+        "blocked"
+    );
+    assert_eq!(
+        store["unit"]["handler/config"]["current"]["status"],
+        "blocked"
+    );
+    let pilot_events: Vec<&str> = store["unit"]["handler/pilot"]["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pilot_events,
+        [
+            "install",
+            "istio-pilot-relation-changed",
+            "istio-pilot-relation-changed",
+            "istio-pilot-relation-broken"
+        ]
+    );
+    assert_eq!(
+        store["written"]["unit"]["message"],
+        "Waiting for istio-pilot relation (+1 more)"
+    );
+}
+
+#[test]
+fn hook_tools_are_called_once_per_question() {
+    let unit = gateway(true);
+    unit.update_state(|s| {
+        s["config"]["kind"] = json!("egress");
+        s["relations"]["istio-pilot:4"] = json!({
+            "app": "pilot", "units": ["pilot/0"],
+            "app-data": {"service-name": "p", "service-port": "1"},
+        });
+    });
+    unit.clear_calls();
+    assert_success(&unit.dispatch("install"));
+    let tools: Vec<String> = unit.calls().into_iter().map(|c| c[0].clone()).collect();
+    // Three handlers ask for config, leadership and the relation: each tool
+    // runs once, and the answer is active.
+    let count = |t: &str| tools.iter().filter(|x| *x == t).count();
+    assert_eq!(count("config-get"), 1, "{tools:?}");
+    assert_eq!(count("is-leader"), 1, "{tools:?}");
+    assert_eq!(count("relation-ids"), 1, "{tools:?}");
+    assert_eq!(
+        unit.calls_of("relation-get"),
+        vec![vec![
+            "relation-get",
+            "--format=json",
+            "-r",
+            "istio-pilot:4",
+            "--app",
+            "-",
+            "pilot"
+        ]]
+    );
+    assert_eq!(unit.calls_of("status-set"), set("active", ""));
+
+    // An event no handler observes runs no tool at all.
+    unit.clear_calls();
+    assert_success(&unit.dispatch("update-status"));
+    assert_eq!(unit.calls(), Vec::<Vec<String>>::new());
+}
+
+#[test]
+fn leadership_is_its_own_scope() {
+    let unit = gateway(false);
+    unit.update_state(|s| {
+        s["config"]["kind"] = json!("ingress");
+        s["relations"]["istio-pilot:1"] = json!({
+            "app": "pilot", "units": ["pilot/0"],
+            "app-data": {"service-name": "p", "service-port": "1"},
+        });
+    });
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("install")),
+        set("waiting", "Waiting for leadership")
+    );
+    // The relation handler succeeding again does not erase it.
+    assert_eq!(
+        status_sets(&unit, |u| u.relation_event(
+            "changed",
+            "istio-pilot:1",
+            Some("pilot/0")
+        )),
+        Vec::<Vec<String>>::new()
+    );
+    unit.update_state(|s| s["leader"] = json!(true));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("leader-elected")),
+        set("active", "")
+    );
+}
