@@ -70,7 +70,7 @@ impl std::error::Error for ModelError {}
 pub struct ToolFailure {
     /// The hook tool (`relation-get`).
     pub tool: String,
-    /// Its exit code; negative when it did not exit normally.
+    /// Its exit code.
     pub exit_code: i32,
     /// What went wrong: the tool's standard error, or why its answer could
     /// not be read.

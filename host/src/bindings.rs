@@ -7,10 +7,10 @@ wasmtime::component::bindgen!({
     additional_derives: [PartialEq],
 });
 
-pub use wasm_charm::charm::model;
-pub use wasm_charm::charm::probe;
-pub use wasm_charm::charm::status;
-pub use wasm_charm::charm::types::{
+pub use self::wasm_charm::charm::model;
+pub use self::wasm_charm::charm::probe;
+pub use self::wasm_charm::charm::status;
+pub use self::wasm_charm::charm::types::{
     ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
     RelationEvent, RelationRef, SecretEvent, Status, StatusKind, StorageEvent, Target,
 };

@@ -8,7 +8,7 @@ use crate::charm_dir::{CharmDir, OnError};
 use crate::event::{self, Resolved};
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::HookTools;
-use crate::model::{Identity, Model};
+use crate::model::{Identity, Model, describe_error};
 use crate::probe::Probes;
 use crate::runtime::{EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Kind, Merged, Written};
@@ -190,9 +190,10 @@ pub fn run_event(
 
     // Relation writes, before statuses: a failure here fails the hook.
     if let Err(e) = state.model.flush() {
-        report
-            .failures
-            .push(format!("sending relation data failed: {e:?}"));
+        report.failures.push(format!(
+            "sending relation data failed: {}",
+            describe_error(&e)
+        ));
     }
 
     // 8. merge
@@ -203,9 +204,10 @@ pub fn run_event(
             Ok(true) => Some(merge::merge(store.views(Target::App), ready)),
             Ok(false) => None,
             Err(e) => {
-                report
-                    .failures
-                    .push(format!("cannot tell whether this unit leads: {e:?}"));
+                report.failures.push(format!(
+                    "cannot tell whether this unit leads: {}",
+                    describe_error(&e)
+                ));
                 None
             }
         }
@@ -232,8 +234,9 @@ pub fn run_event(
             Ok(()) => report.wrote.push(target),
             Err(e) => {
                 report.failures.push(format!(
-                    "status-set of the {} status failed: {e:?}",
-                    target.as_str()
+                    "writing the {} status failed: {}",
+                    target.as_str(),
+                    describe_error(&e)
                 ));
                 // Forget what was "written" so the next event writes it again.
                 match target {

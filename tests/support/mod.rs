@@ -260,6 +260,27 @@ impl Unit {
     /// (§1.4), plus the fake's `FAKE_JUJU_*` variables. `JUJU_HOOK_NAME` is
     /// empty for actions. Panics if dispatch runs longer than [`DISPATCH_TIMEOUT`].
     pub fn dispatch_with(&self, dispatch_path: &str, extra_env: &[(&str, &str)]) -> Output {
+        self.run_dispatch(
+            self.dispatch_command(dispatch_path, extra_env),
+            dispatch_path,
+        )
+    }
+
+    /// As [`Unit::dispatch_with`] without `extra_env`, but with the variables
+    /// `removed` taken out of the environment altogether (an empty value is
+    /// not the same as an absent variable).
+    pub fn dispatch_without(&self, dispatch_path: &str, removed: &[&str]) -> Output {
+        let mut cmd = self.dispatch_command(dispatch_path, &[]);
+        for key in removed {
+            cmd.env_remove(key);
+        }
+        self.run_dispatch(cmd, dispatch_path)
+    }
+
+    /// The command [`Unit::dispatch_with`] runs, not yet started: for tests
+    /// that must manage the process themselves (kill it, watch it). Its stdio
+    /// is not set up; stdin is null.
+    pub fn dispatch_command(&self, dispatch_path: &str, extra_env: &[(&str, &str)]) -> Command {
         let name = dispatch_path.rsplit('/').next().unwrap_or(dispatch_path);
         let hook_name = if dispatch_path.starts_with("hooks/") {
             name
@@ -295,6 +316,10 @@ impl Unit {
         for (key, value) in extra_env {
             cmd.env(key, value);
         }
+        cmd
+    }
+
+    fn run_dispatch(&self, cmd: Command, dispatch_path: &str) -> Output {
         run_with_timeout(cmd, DISPATCH_TIMEOUT)
             .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name))
     }

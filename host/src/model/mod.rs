@@ -142,7 +142,10 @@ impl Model {
             message = &message[..end];
         }
         if let Err(e) = self.run("juju-log", &["--log-level", level, "--", message], None) {
-            eprintln!("wasm-charm: juju-log failed ({e:?}); the message was: {message}");
+            eprintln!(
+                "wasm-charm: juju-log failed ({}); the message was: {message}",
+                describe_error(&e)
+            );
         }
     }
 
@@ -276,6 +279,21 @@ impl Model {
             }
         };
         Ok(Some(v))
+    }
+}
+
+/// A model error as the operator should read it, in one line: the
+/// generated `Display` of WIT types is their `Debug`.
+pub fn describe_error(e: &ModelError) -> String {
+    match e {
+        ModelError::RelationNotFound(m)
+        | ModelError::NotLeader(m)
+        | ModelError::InvalidArgument(m) => m.clone(),
+        ModelError::ToolFailed(f) if f.message.contains(f.tool.as_str()) => f.message.clone(),
+        ModelError::ToolFailed(f) if f.exit_code > 0 => {
+            format!("{} exited with code {}: {}", f.tool, f.exit_code, f.message)
+        }
+        ModelError::ToolFailed(f) => format!("{}: {}", f.tool, f.message),
     }
 }
 

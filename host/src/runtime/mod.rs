@@ -42,10 +42,11 @@ pub fn engine_config() -> Config {
 /// Why the component could not be made ready to run.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{}: cannot read the charm component: {source}", path.display())]
+    /// The cause is in the message, not a `source` that `{:#}` would repeat.
+    #[error("{}: cannot read the charm component: {error}", path.display())]
     Read {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}: {why}", path.display())]
     NotComponent {
@@ -127,9 +128,9 @@ pub struct Runtime {
 impl Runtime {
     /// Load the component at `path`, using the artifact cache in `state_dir`.
     pub fn load(path: &Path, state_dir: &Path) -> Result<Runtime, LoadError> {
-        let wasm = std::fs::read(path).map_err(|source| LoadError::Read {
+        let wasm = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         check_component_header(path, &wasm)?;
         let engine = Engine::new(&engine_config()).map_err(|e| LoadError::Compile {
@@ -362,6 +363,15 @@ fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> 
                 limits.handler_timeout.as_millis()
             ),
             Some(Trap::StackOverflow) => "overflowed its stack".to_string(),
+            // Rust (and C) guests keep their stack frames in linear memory,
+            // growing towards address 0: running past 0 is an out-of-bounds
+            // access, not a `StackOverflow` trap, and wasmtime gives no
+            // address when the access was the `memory.fill` zeroing a new
+            // frame. Safe Rust reaches out of bounds no other way, so the
+            // likely cause comes first.
+            Some(Trap::MemoryOutOfBounds) => "overflowed its stack or accessed memory \
+                 out of bounds (deep or unbounded recursion does this)"
+                .to_string(),
             Some(Trap::UnreachableCodeReached) => "panicked or aborted".to_string(),
             Some(t) => format!("trapped: {t}"),
             None => format!("failed: {e:#}"),

@@ -12,15 +12,17 @@ pub const STATE_DIR: &str = ".wasm-charm";
 const STORE_FILE: &str = "scopes.json";
 const LOCK_FILE: &str = "lock";
 
+/// The store cannot be used. The cause is part of the message and not also a
+/// `source`, which `{:#}` would print a second time.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreFileError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{}: {source}; the file is left as it is", path.display())]
-    Decode { path: PathBuf, source: DecodeError },
+    #[error("{}: {error}; the file is left as it is", path.display())]
+    Decode { path: PathBuf, error: DecodeError },
 }
 
 /// The store file of one charm directory, locked while this value lives.
@@ -31,9 +33,9 @@ pub struct StoreFile {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreFileError + '_ {
-    move |source| StoreFileError::Io {
+    move |error| StoreFileError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -64,7 +66,7 @@ impl StoreFile {
         let path = self.path();
         match std::fs::read(&path) {
             Ok(bytes) => {
-                ScopeStore::decode(&bytes).map_err(|source| StoreFileError::Decode { path, source })
+                ScopeStore::decode(&bytes).map_err(|error| StoreFileError::Decode { path, error })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ScopeStore::default()),
             Err(e) => Err(io(&path)(e)),
