@@ -334,9 +334,12 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
 /// The one artifact in the unit's cache.
 fn artifact(unit: &Unit) -> PathBuf {
     let dir = unit.charm_dir().join(".wasm-charm/cache");
-    let names = dir_listing(&dir);
+    let names: Vec<String> = dir_listing(&dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".cwasm"))
+        .collect();
     match names.as_slice() {
-        [one] if one.ends_with(".cwasm") => dir.join(one),
+        [one] => dir.join(one),
         _ => panic!("expected one artifact in {}: {names:?}", dir.display()),
     }
 }

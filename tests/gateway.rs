@@ -190,10 +190,30 @@ fn hook_tools_are_called_once_per_question() {
     );
     assert_eq!(unit.calls_of("status-set"), set("active", ""));
 
-    // An event no handler observes runs no tool at all.
+    // An event no handler observes runs no tool at all, and needs neither
+    // the compiled artifact nor an instance: the declarations are cached.
+    let cache = unit.charm_dir().join(".wasm-charm/cache");
+    let artifacts = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+            .collect()
+    };
+    for a in artifacts() {
+        std::fs::remove_file(a).unwrap();
+    }
     unit.clear_calls();
     assert_success(&unit.dispatch("update-status"));
     assert_eq!(unit.calls(), Vec::<Vec<String>>::new());
+    assert_eq!(
+        artifacts(),
+        Vec::<std::path::PathBuf>::new(),
+        "update-status compiled the component"
+    );
+    // The next event that runs a handler compiles it again.
+    assert_success(&unit.dispatch("config-changed"));
+    assert_eq!(artifacts().len(), 1);
 }
 
 #[test]

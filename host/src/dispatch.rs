@@ -10,7 +10,8 @@ use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::HookTools;
 use crate::model::{Identity, Model, describe_error};
 use crate::probe::Probes;
-use crate::runtime::{EventState, Outcome, Output, Runtime};
+use crate::runtime::cache;
+use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Kind, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
@@ -85,10 +86,12 @@ pub fn run_event(
     };
     // 2.–4. the component and the store
     let mut store = backend.load()?;
-    let mut runtime = Runtime::load(
-        &charm.component_path(),
-        &charm.path.join(store_file::STATE_DIR),
-    )?;
+    let loaded = store.clone();
+    let state_dir = charm.path.join(store_file::STATE_DIR);
+    let mut component = runtime::identify(&charm.component_path(), &state_dir)?;
+    // Loaded at the first handler that runs: an event no handler observes
+    // needs neither wasmtime nor the component.
+    let mut runtime: Option<Runtime> = None;
     let limits = charm.manifest.limits;
     let mut model = Model::new(tools, charm.config.clone(), identity);
     if let Some(r) = event::relation_of(&event) {
@@ -109,19 +112,31 @@ pub fn run_event(
         ..Report::default()
     };
 
-    let (declared, s, output) = runtime.declare(state, &limits);
-    state = s;
-    forward_output(&mut state.model, "declare", &output);
-    let handlers = declared
-        .map_err(|trap| anyhow::anyhow!("the component's `declare` {trap}"))
-        .and_then(|h| validate_handlers(h, charm))?;
+    let handlers = match cache::declarations(&state_dir, &component) {
+        Some(handlers) => handlers,
+        None => {
+            let rt = runtime.insert(Runtime::load(&mut component, &state_dir)?);
+            let (declared, s, output) = rt.declare(state, &limits);
+            state = s;
+            forward_output(&mut state.model, "declare", &output);
+            let handlers =
+                declared.map_err(|trap| anyhow::anyhow!("the component's `declare` {trap}"))?;
+            cache::store_declarations(&state_dir, &component, &handlers);
+            handlers
+        }
+    };
+    let handlers = validate_handlers(handlers, charm)?;
 
     // 5. every handler that observes the event, in declaration order
     for handler in handlers
         .iter()
         .filter(|h| h.observes.iter().any(|o| event::observes(o, &event)))
     {
-        let (outcome, s, output) = runtime.run(&handler.name, &event, state, &limits);
+        let rt = match &mut runtime {
+            Some(rt) => rt,
+            None => runtime.insert(Runtime::load(&mut component, &state_dir)?),
+        };
+        let (outcome, s, output) = rt.run(&handler.name, &event, state, &limits);
         state = s;
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
@@ -227,7 +242,10 @@ pub fn run_event(
         store.written.app = Some(app.written.clone());
         to_write.push((Target::App, app.written.clone()));
     }
-    backend.save(&store)?;
+    // An event that changed nothing writes nothing: no fsync on update-status.
+    if store != loaded {
+        backend.save(&store)?;
+    }
     let mut unsure = false;
     for (target, written) in to_write {
         match status_set(&mut state.model, target, &written) {

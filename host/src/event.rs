@@ -99,6 +99,53 @@ const FIXED: &[(&str, EventKind)] = &[
     ("secret-expired", EventKind::SecretExpired),
 ];
 
+/// Every event kind with its WIT name (`relation-changed`, `action`).
+pub const ALL_KINDS: &[(EventKind, &str)] = &[
+    (EventKind::Install, "install"),
+    (EventKind::Start, "start"),
+    (EventKind::Stop, "stop"),
+    (EventKind::Remove, "remove"),
+    (EventKind::UpgradeCharm, "upgrade-charm"),
+    (EventKind::ConfigChanged, "config-changed"),
+    (EventKind::UpdateStatus, "update-status"),
+    (EventKind::LeaderElected, "leader-elected"),
+    (EventKind::LeaderSettingsChanged, "leader-settings-changed"),
+    (EventKind::LeaderDeposed, "leader-deposed"),
+    (EventKind::PreSeriesUpgrade, "pre-series-upgrade"),
+    (EventKind::PostSeriesUpgrade, "post-series-upgrade"),
+    (EventKind::CollectMetrics, "collect-metrics"),
+    (EventKind::MeterStatusChanged, "meter-status-changed"),
+    (EventKind::RelationCreated, "relation-created"),
+    (EventKind::RelationJoined, "relation-joined"),
+    (EventKind::RelationChanged, "relation-changed"),
+    (EventKind::RelationDeparted, "relation-departed"),
+    (EventKind::RelationBroken, "relation-broken"),
+    (EventKind::StorageAttached, "storage-attached"),
+    (EventKind::StorageDetaching, "storage-detaching"),
+    (EventKind::PebbleReady, "pebble-ready"),
+    (EventKind::PebbleCustomNotice, "pebble-custom-notice"),
+    (EventKind::PebbleCheckFailed, "pebble-check-failed"),
+    (EventKind::PebbleCheckRecovered, "pebble-check-recovered"),
+    (EventKind::SecretChanged, "secret-changed"),
+    (EventKind::SecretRotate, "secret-rotate"),
+    (EventKind::SecretRemove, "secret-remove"),
+    (EventKind::SecretExpired, "secret-expired"),
+    (EventKind::Action, "action"),
+];
+
+/// The WIT name of an event kind.
+pub fn kind_name(kind: EventKind) -> &'static str {
+    ALL_KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or("?", |(_, n)| n)
+}
+
+/// The event kind of a WIT name.
+pub fn kind_from_name(name: &str) -> Option<EventKind> {
+    ALL_KINDS.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
+}
+
 /// What an entity prefix names, so it can be checked against metadata.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EntityKind {

@@ -304,6 +304,17 @@ fn bad_environments_are_clear_errors() {
 }
 
 #[test]
+fn kind_names_cover_every_kind_once() {
+    for (kind, name) in ALL_KINDS {
+        assert_eq!(kind_from_name(name), Some(*kind));
+        assert_eq!(kind_name(*kind), *name);
+    }
+    // Every hook kind the tables know has a WIT name, and only the action
+    // kind has no hook name.
+    assert_eq!(ALL_KINDS.len(), FIXED.len() + SUFFIXES.len() + 1);
+}
+
+#[test]
 fn dispatch_paths() {
     assert_eq!(
         parse_dispatch_path("hooks/install"),

@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm::{juju, offline, pack};
+use wasm_charm_host::{juju, offline, pack};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -53,12 +53,12 @@ fn main() -> ExitCode {
         Command::Pack { project, out } => pack::pack(&project, &out).map(|charm| {
             println!("packed {}", charm.display());
         }),
-        Command::Precompile { charm } => wasm_charm::charm_dir::CharmDir::load(&charm)
+        Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)
             .and_then(|c| {
-                let source = wasm_charm::runtime::precompile(
+                let source = wasm_charm_host::runtime::precompile(
                     &c.component_path(),
-                    &c.path.join(wasm_charm::status::store_file::STATE_DIR),
+                    &c.path.join(wasm_charm_host::status::store_file::STATE_DIR),
                 )?;
                 println!("{}: {source:?}", c.component_path().display());
                 Ok(())

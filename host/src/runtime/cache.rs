@@ -3,22 +3,31 @@
 //! Compiling a component costs 30–60 ms; loading a precompiled artifact by
 //! mmap costs a fraction of a millisecond. Artifacts live in
 //! `<charm>/.wasm-charm/cache/<key>.cwasm`, where the key is the SHA-256 of the
-//! component's bytes and of the engine's compatibility hash, which covers the
+//! component's hash and of the engine's compatibility hash, which covers the
 //! *full* wasmtime version and every compile setting: wasmtime itself checks
 //! only the major version, and patch releases fix miscompilations.
 //!
 //! Only files this host wrote are ever loaded (loading is `unsafe` because a
 //! forged artifact is arbitrary code); they are written atomically and never
 //! rewritten in place, since a loaded artifact stays mapped.
+//!
+//! Two smaller entries spare a warm event the rest of the work: the
+//! component's hash, reused while the file's size, inode and change time are
+//! the same (no re-reading and hashing of the component), and the handler
+//! declarations of that hash (no instance just to ask the guest for them).
 
+use super::declarations;
+use crate::bindings::Handler;
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::io::Write as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 const CACHE_DIR: &str = "cache";
+const ID_FILE: &str = "component.id";
 
 /// Feeds `Hash` into SHA-256, so the key is stable across processes and Rust
 /// releases (std's `DefaultHasher` promises neither).
@@ -33,16 +42,78 @@ impl Hasher for ShaHasher {
     }
 }
 
-/// The cache key of a component for this engine.
-pub fn key(engine: &Engine, wasm: &[u8]) -> String {
-    let mut h = ShaHasher(Sha256::new());
-    h.0.update(Sha256::digest(wasm));
-    engine.precompile_compatibility_hash().hash(&mut h);
-    let digest = h.0.finalize();
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// How the component was obtained, for `inspect`, logs and benchmarks.
+/// A component file, identified by the SHA-256 of its bytes.
+#[derive(Debug, Clone)]
+pub struct ComponentId {
+    pub path: PathBuf,
+    pub sha256: String,
+    /// The bytes, when they had to be read to hash them.
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// The stat fields that change whenever the file's content can have: any
+/// write updates the change time, which no unprivileged tool can set back.
+fn stamp(meta: &std::fs::Metadata) -> String {
+    format!(
+        "{} {} {} {} {}",
+        meta.dev(),
+        meta.ino(),
+        meta.len(),
+        meta.mtime_nsec() + meta.mtime() * 1_000_000_000,
+        meta.ctime_nsec() + meta.ctime() * 1_000_000_000
+    )
+}
+
+/// Identify the component at `path`, hashing it only when it changed.
+pub fn identify(path: &Path, state_dir: &Path) -> std::io::Result<ComponentId> {
+    let meta = std::fs::metadata(path)?;
+    let stamp = stamp(&meta);
+    let id_file = state_dir.join(CACHE_DIR).join(ID_FILE);
+    if let Ok(saved) = std::fs::read_to_string(&id_file)
+        && let Some((saved_stamp, sha)) = saved.trim_end().rsplit_once(' ')
+        && saved_stamp == stamp
+        && sha.len() == 64
+    {
+        return Ok(ComponentId {
+            path: path.to_path_buf(),
+            sha256: sha.to_string(),
+            bytes: None,
+        });
+    }
+    let bytes = std::fs::read(path)?;
+    let sha256 = hex(&Sha256::digest(&bytes));
+    // Best effort: a read-only charm directory only costs a hash per event.
+    let _ = write_atomic(&id_file, format!("{stamp} {sha256}\n").as_bytes());
+    Ok(ComponentId {
+        path: path.to_path_buf(),
+        sha256,
+        bytes: Some(bytes),
+    })
+}
+
+impl ComponentId {
+    /// The component's bytes, read now if identifying did not need them.
+    pub fn bytes(&mut self) -> std::io::Result<&[u8]> {
+        if self.bytes.is_none() {
+            self.bytes = Some(std::fs::read(&self.path)?);
+        }
+        Ok(self.bytes.as_deref().unwrap_or_default())
+    }
+}
+
+/// The cache key of a component for this engine.
+pub fn key(engine: &Engine, id: &ComponentId) -> String {
+    let mut h = ShaHasher(Sha256::new());
+    h.0.update(id.sha256.as_bytes());
+    engine.precompile_compatibility_hash().hash(&mut h);
+    hex(&h.0.finalize())
+}
+
+/// How the component was obtained, for `precompile`, logs and benchmarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     /// Loaded from a cached artifact.
@@ -55,36 +126,41 @@ pub enum Source {
     Uncached,
 }
 
-/// Load `wasm` for `engine`, from the cache under `state_dir` when possible.
+/// What `load` needs from the caller on a miss: the component's bytes, after
+/// the caller checked they are a component.
+pub type Bytes<'a> = &'a mut dyn FnMut() -> wasmtime::Result<Vec<u8>>;
+
+/// Load the component identified by `id` for `engine`, from the cache under
+/// `state_dir` when possible; `bytes` is called only to compile.
 pub fn load(
     engine: &Engine,
-    wasm: &[u8],
+    id: &ComponentId,
     state_dir: &Path,
+    bytes: Bytes<'_>,
 ) -> wasmtime::Result<(Component, Source)> {
     let dir = state_dir.join(CACHE_DIR);
-    let path = dir.join(format!("{}.cwasm", key(engine, wasm)));
+    let path = dir.join(format!("{}.cwasm", key(engine, id)));
     if path.exists() {
-        // SAFETY: files in the cache are written only by `store` below, from
-        // this engine's own compilation, and replaced by rename, never in place.
+        // SAFETY: files in the cache are written only by `compile_and_store`,
+        // from this engine's own compilation, and replaced by rename, never
+        // in place.
         match unsafe { Component::deserialize_file(engine, &path) } {
             Ok(c) => return Ok((c, Source::Hit)),
             Err(_) => {
                 // Truncated or foreign: remove it and compile once, no loop.
                 let _ = std::fs::remove_file(&path);
-                return compile_and_store(engine, wasm, &dir, &path).map(|(c, s)| {
-                    (
-                        c,
-                        if s == Source::Compiled {
-                            Source::Recompiled
-                        } else {
-                            s
-                        },
-                    )
+                return compile_and_store(engine, &bytes()?, &dir, &path, id).map(|(c, s)| {
+                    let s = if s == Source::Compiled {
+                        Source::Recompiled
+                    } else {
+                        s
+                    };
+                    (c, s)
                 });
             }
         }
     }
-    compile_and_store(engine, wasm, &dir, &path)
+    compile_and_store(engine, &bytes()?, &dir, &path, id)
 }
 
 fn compile_and_store(
@@ -92,40 +168,61 @@ fn compile_and_store(
     wasm: &[u8],
     dir: &Path,
     path: &Path,
+    id: &ComponentId,
 ) -> wasmtime::Result<(Component, Source)> {
     let artifact = engine.precompile_component(wasm)?;
-    if store(dir, path, &artifact).is_err() {
+    if write_atomic(path, &artifact).is_err() {
         // SAFETY: the bytes were produced by this engine just now.
         let c = unsafe { Component::deserialize(engine, &artifact)? };
         return Ok((c, Source::Uncached));
     }
-    remove_stale(dir, path);
+    remove_stale(dir, path, &format!("{}.handlers.json", id.sha256));
     // Load the stored file so even the first event uses mmap and copy-on-write.
-    // SAFETY: written by `store` just now from this engine's compilation.
+    // SAFETY: written by `write_atomic` just now from this engine's compilation.
     let c = unsafe { Component::deserialize_file(engine, path)? };
     Ok((c, Source::Compiled))
 }
 
-fn store(dir: &Path, path: &Path, artifact: &[u8]) -> std::io::Result<()> {
+/// The handler declarations cached for a component, if any and readable.
+pub fn declarations(state_dir: &Path, id: &ComponentId) -> Option<Vec<Handler>> {
+    let file = state_dir
+        .join(CACHE_DIR)
+        .join(format!("{}.handlers.json", id.sha256));
+    declarations::decode(&std::fs::read(file).ok()?).ok()
+}
+
+/// Remember a component's declarations; best effort, like the artifacts.
+pub fn store_declarations(state_dir: &Path, id: &ComponentId, handlers: &[Handler]) {
+    let file = state_dir
+        .join(CACHE_DIR)
+        .join(format!("{}.handlers.json", id.sha256));
+    let _ = write_atomic(&file, &declarations::encode(handlers));
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new().suffix(".tmp").tempfile_in(dir)?;
-    tmp.write_all(artifact)?;
+    tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
-/// Artifacts of older components or hosts: at most one key is live per charm
-/// revision and host version, so everything else can go.
-fn remove_stale(dir: &Path, keep: &Path) {
+/// Entries of older components or hosts: at most one artifact is live per
+/// charm revision and host version, so everything else can go. Declarations
+/// of other components go too; a leftover temporary file is a crashed write.
+fn remove_stale(dir: &Path, keep: &Path, keep_declarations: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let p: PathBuf = entry.path();
-        let stale_artifact = p.extension().is_some_and(|e| e == "cwasm") && p != keep;
-        let stale_tmp = p.extension().is_some_and(|e| e == "tmp");
-        if stale_artifact || stale_tmp {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let stale = (name.ends_with(".cwasm") && p != keep)
+            || name.ends_with(".tmp")
+            || (name.ends_with(".handlers.json") && name != keep_declarations);
+        if stale {
             let _ = std::fs::remove_file(&p);
         }
     }

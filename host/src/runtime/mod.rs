@@ -4,6 +4,7 @@
 //! sandboxed instance.
 
 pub mod cache;
+pub mod declarations;
 pub mod limits;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
@@ -126,22 +127,35 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Load the component at `path`, using the artifact cache in `state_dir`.
-    pub fn load(path: &Path, state_dir: &Path) -> Result<Runtime, LoadError> {
-        let wasm = std::fs::read(path).map_err(|error| LoadError::Read {
-            path: path.to_path_buf(),
-            error,
-        })?;
-        check_component_header(path, &wasm)?;
+    /// Load the component `id`, using the artifact cache in `state_dir`.
+    pub fn load(id: &mut cache::ComponentId, state_dir: &Path) -> Result<Runtime, LoadError> {
+        let path = id.path.clone();
+        let path = path.as_path();
         let engine = Engine::new(&engine_config()).map_err(|e| LoadError::Compile {
             path: path.to_path_buf(),
             message: format!("{e:#}"),
         })?;
-        let (component, source) =
-            cache::load(&engine, &wasm, state_dir).map_err(|e| LoadError::Compile {
+        // The bytes are needed only on a cache miss; a header problem found
+        // then is reported as such, not as a compile error.
+        let mut header: Option<LoadError> = None;
+        let key_id = identity_of(path, &id.sha256);
+        let (component, source) = {
+            let mut bytes = || -> wasmtime::Result<Vec<u8>> {
+                let wasm = id.bytes().map_err(wasmtime::Error::from)?.to_vec();
+                if let Err(e) = check_component_header(path, &wasm) {
+                    header = Some(e);
+                    return Err(wasmtime::Error::msg("not a component"));
+                }
+                Ok(wasm)
+            };
+            cache::load(&engine, &key_id, state_dir, &mut bytes)
+        }
+        .map_err(|e| {
+            header.take().unwrap_or_else(|| LoadError::Compile {
                 path: path.to_path_buf(),
                 message: format!("{e:#}"),
-            })?;
+            })
+        })?;
         check_versions(path, &engine, &component)?;
         let mut linker = Linker::<HandlerState>::new(&engine);
         add_to_linker(&mut linker).map_err(|e| LoadError::Link {
@@ -391,9 +405,26 @@ fn tail(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[start..]).into_owned()
 }
 
+/// A `ComponentId` without bytes, for the cache key.
+fn identity_of(path: &Path, sha256: &str) -> cache::ComponentId {
+    cache::ComponentId {
+        path: path.to_path_buf(),
+        sha256: sha256.to_string(),
+        bytes: None,
+    }
+}
+
+/// Identify the component at `path` (reading it only if it changed).
+pub fn identify(path: &Path, state_dir: &Path) -> Result<cache::ComponentId, LoadError> {
+    cache::identify(path, state_dir).map_err(|error| LoadError::Read {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
 /// Fill the artifact cache ahead of the first event (`wasm-charm precompile`).
 pub fn precompile(path: &Path, state_dir: &Path) -> Result<cache::Source, LoadError> {
-    Runtime::load(path, state_dir).map(|r| r.source)
+    Runtime::load(&mut identify(path, state_dir)?, state_dir).map(|r| r.source)
 }
 
 #[cfg(test)]
