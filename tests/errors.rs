@@ -327,6 +327,10 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
     let err = stderr(&out);
     assert!(err.contains("@0.2.0"), "stderr: {err}");
     assert!(err.contains("wasm-charm:charm@0.1.0"), "stderr: {err}");
+    assert!(
+        !out_dir.path().join("future-wit").exists(),
+        "a refused charm was assembled anyway"
+    );
 }
 
 // ------------------------------------------------------------ artifact cache

@@ -64,6 +64,10 @@ fn err_blocks_the_handler_scope_and_keeps_its_writes() {
         "written before failing",
     );
     assert_current(&store, "handler/marker", "waiting", "marker saw err");
+    assert_eq!(
+        logged(&unit, "WARNING"),
+        ["handler `hostile` returned an error, shown as blocked: deliberate failure"]
+    );
     // Two blocked scopes: the older one (hostile-partial, written first) wins.
     assert_eq!(
         unit.calls_of("status-set"),
@@ -151,6 +155,13 @@ fn panic_fails_the_hook_logs_why_and_changes_no_scope_of_the_handler() {
         stderr(&out).contains("handler `hostile` panicked"),
         "stderr: {}",
         stderr(&out)
+    );
+    // The guest's stderr reaches the log once, inside the trap report.
+    assert_eq!(
+        unit.debug_log().matches("deliberate panic").count(),
+        1,
+        "debug log:\n{}",
+        unit.debug_log()
     );
 
     let after = store(&unit);

@@ -136,8 +136,12 @@ pub fn run_event(
             Some(rt) => rt,
             None => runtime.insert(Runtime::load(&mut component, &state_dir)?),
         };
-        let (outcome, s, output) = rt.run(&handler.name, &event, state, &limits);
+        let (outcome, s, mut output) = rt.run(&handler.name, &event, state, &limits);
         state = s;
+        if matches!(outcome, Outcome::Trapped(_)) {
+            // The trap report below already ends with the stderr tail.
+            output.stderr.clear();
+        }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
         let scope = handler_scope(&handler.name);
@@ -162,6 +166,13 @@ pub fn run_event(
                 Some(own(status)),
             ),
             Outcome::Returned(Err(msg)) if charm.manifest.on_error == OnError::Block => {
+                state.model.log(
+                    LogLevel::Warning,
+                    &format!(
+                        "handler `{}` returned an error, shown as blocked: {msg}",
+                        handler.name
+                    ),
+                );
                 let status = Status {
                     kind: crate::bindings::StatusKind::Blocked,
                     message: msg.clone(),

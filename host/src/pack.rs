@@ -33,6 +33,20 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     // Validate the charm files before spending a build on them.
     let staged = crate::charm_dir::CharmDir::load(project)?;
     let wasm = build(&manifest)?;
+    // Compile and check the component (WIT version, imports) before anything
+    // is assembled: a charm this host cannot run is not packed at all.
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("{}: cannot create", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".wasm-charm-pack-")
+        .tempdir_in(parent)
+        .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
+    crate::runtime::precompile(&wasm, staging.path())?;
+
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
     for f in CHARM_FILES {
         let from = project.join(f);
@@ -48,12 +62,19 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     std::fs::copy(&wasm, &component)
         .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
     install_dispatch(out)?;
-    // Compile now, so the first event on the unit loads a cached artifact.
-    let charm = crate::charm_dir::CharmDir::load(out)?;
-    crate::runtime::precompile(
-        &charm.component_path(),
-        &out.join(crate::status::store_file::STATE_DIR),
-    )?;
+    // The artifact compiled above, so the first event on the unit loads it
+    // instead of compiling: same bytes and engine, same key.
+    let cache = out.join(crate::status::store_file::STATE_DIR).join("cache");
+    std::fs::create_dir_all(&cache)
+        .with_context(|| format!("{}: cannot create", cache.display()))?;
+    for entry in std::fs::read_dir(staging.path().join("cache"))? {
+        let from = entry?.path();
+        if from.extension().is_some_and(|e| e == "cwasm") {
+            let to = cache.join(from.file_name().unwrap_or_default());
+            std::fs::rename(&from, &to)
+                .with_context(|| format!("{}: cannot install", to.display()))?;
+        }
+    }
     Ok(out.to_path_buf())
 }
 

@@ -387,7 +387,7 @@ fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> 
                  out of bounds (deep or unbounded recursion does this)"
                 .to_string(),
             Some(Trap::UnreachableCodeReached) => "panicked or aborted".to_string(),
-            Some(t) => format!("trapped: {t}"),
+            Some(t) => format!("stopped on a {t}"),
             None => format!("failed: {e:#}"),
         }
     };
