@@ -65,6 +65,14 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     // The artifact compiled above, so the first event on the unit loads it
     // instead of compiling: same bytes and engine, same key.
     let cache = out.join(crate::status::store_file::STATE_DIR).join("cache");
+    // A re-pack replaces the cache whole: artifacts, declarations and the
+    // component's identity all belong to the previous component.
+    match std::fs::remove_dir_all(&cache) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("{}: cannot replace", cache.display()));
+        }
+        _ => {}
+    }
     std::fs::create_dir_all(&cache)
         .with_context(|| format!("{}: cannot create", cache.display()))?;
     for entry in std::fs::read_dir(staging.path().join("cache"))? {
