@@ -155,6 +155,33 @@ fn scoped_statuses_survive_other_handlers_success() {
         store["written"]["unit"]["message"],
         "Waiting for istio-pilot relation (+1 more)"
     );
+
+    // `wasm-charm status` shows every scope in full, ranked, with history.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("status")
+        .arg(unit.charm_dir())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "unit: blocked \"Waiting for istio-pilot relation (+1 more)\""
+    );
+    assert_eq!(lines[1], "app: never written (left to Juju)");
+    assert_eq!(lines[2], "unit scopes, most important first:");
+    assert!(
+        lines[3].starts_with("  handler/pilot ")
+            && lines[3].ends_with("\"Waiting for istio-pilot relation\""),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("istio-pilot-relation-changed").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("  handler/config "), "{text}");
 }
 
 #[test]

@@ -344,14 +344,15 @@ fn expired(store: &ScopeStore, event: &Event, handlers: &[Handler]) -> Vec<(Targ
 fn validate_handlers(handlers: Vec<Handler>, charm: &CharmDir) -> anyhow::Result<Vec<Handler>> {
     let mut seen = BTreeSet::new();
     for h in &handlers {
+        // 120 keeps `handler/<name>` within a scope name's 128 bytes.
         let name_ok = !h.name.is_empty()
-            && h.name.len() <= 64
+            && h.name.len() <= 120
             && h.name
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
         anyhow::ensure!(
             name_ok,
-            "handler name `{}` must be 1 to 64 of a-z 0-9 -",
+            "handler name `{}` must be 1 to 120 of a-z 0-9 -",
             h.name
         );
         anyhow::ensure!(
@@ -360,23 +361,14 @@ fn validate_handlers(handlers: Vec<Handler>, charm: &CharmDir) -> anyhow::Result
             h.name
         );
         for o in &h.observes {
-            if let Some(entity) = &o.entity {
-                let known = match o.kind {
-                    crate::bindings::EventKind::Action => charm.actions.names.contains(entity),
-                    k => {
-                        event::hook_name(k, Some(entity))
-                            .and_then(|hook| event::classify_hook(&hook).map(|_| ()))
-                            .is_some()
-                            && (charm.metadata.endpoints.contains_key(entity)
-                                || charm.metadata.storage.contains(entity)
-                                || charm.metadata.containers.contains(entity))
-                    }
-                };
-                anyhow::ensure!(
-                    known,
-                    "handler `{}` observes {:?} of `{entity}`, which metadata.yaml/actions.yaml do not declare",
+            if let Some(entity) = &o.entity
+                && let Err(why) =
+                    event::check_entity(o.kind, entity, &charm.metadata, &charm.actions)
+            {
+                anyhow::bail!(
+                    "handler `{}` observes {} of `{entity}`, but {why}",
                     h.name,
-                    o.kind
+                    event::kind_name(o.kind)
                 );
             }
         }
@@ -401,4 +393,109 @@ fn forward_output(model: &mut Model, handler: &str, output: &Output) {
 /// Whether a merged status is a problem, for summaries.
 pub fn is_problem(m: &Merged) -> bool {
     m.written.status != Kind::Active
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::{EventKind, Observation, Priority};
+    use crate::charm_dir::{Actions, ConfigSchema, Endpoint, Manifest, Metadata, Role};
+
+    fn charm() -> CharmDir {
+        CharmDir {
+            path: "/charm".into(),
+            metadata: Metadata {
+                name: "c".into(),
+                endpoints: [(
+                    "db".to_string(),
+                    Endpoint {
+                        role: Role::Requires,
+                        interface: "pg".into(),
+                        limit: None,
+                    },
+                )]
+                .into(),
+                storage: vec!["data".into()],
+                containers: vec![],
+            },
+            config: ConfigSchema::default(),
+            actions: Actions {
+                names: vec!["backup".into()],
+            },
+            manifest: Manifest::default(),
+        }
+    }
+
+    fn handler(name: &str, observes: &[(EventKind, Option<&str>)]) -> Handler {
+        Handler {
+            name: name.into(),
+            observes: observes
+                .iter()
+                .map(|(kind, entity)| Observation {
+                    kind: *kind,
+                    entity: entity.map(Into::into),
+                })
+                .collect(),
+            priority: Priority::Normal,
+        }
+    }
+
+    fn check(handlers: Vec<Handler>) -> Result<(), String> {
+        validate_handlers(handlers, &charm())
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn declarations_are_checked_against_the_charm() {
+        assert_eq!(
+            check(vec![
+                handler(
+                    "a",
+                    &[
+                        (EventKind::Install, None),
+                        (EventKind::RelationChanged, Some("db"))
+                    ]
+                ),
+                handler(
+                    "b-2",
+                    &[
+                        (EventKind::Action, Some("backup")),
+                        (EventKind::StorageAttached, Some("data"))
+                    ]
+                ),
+            ]),
+            Ok(())
+        );
+        let e = check(vec![handler("a", &[]), handler("a", &[])]).unwrap_err();
+        assert_eq!(e, "handler `a` is declared twice");
+        let e = check(vec![handler("A", &[])]).unwrap_err();
+        assert!(e.contains("handler name `A`"), "{e}");
+        assert!(check(vec![handler(&"x".repeat(121), &[])]).is_err());
+        let e = check(vec![handler(
+            "a",
+            &[(EventKind::RelationJoined, Some("cache"))],
+        )])
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "handler `a` observes relation-joined of `cache`, but metadata.yaml declares no relation endpoint `cache`"
+        );
+        let e = check(vec![handler(
+            "a",
+            &[(EventKind::PebbleReady, Some("data"))],
+        )])
+        .unwrap_err();
+        assert!(
+            e.ends_with("metadata.yaml declares no container `data`"),
+            "{e}"
+        );
+        let e = check(vec![handler("a", &[(EventKind::Action, Some("restore"))])]).unwrap_err();
+        assert!(
+            e.ends_with("actions.yaml declares no action `restore`"),
+            "{e}"
+        );
+        let e = check(vec![handler("a", &[(EventKind::Install, Some("db"))])]).unwrap_err();
+        assert!(e.contains("install events are not about a named"), "{e}");
+    }
 }

@@ -243,6 +243,46 @@ fn entity_kind(kind: EventKind) -> Option<EntityKind> {
         .map(|(_, _, e)| *e)
 }
 
+/// Whether the charm declares `entity` for events of `kind`: an endpoint,
+/// storage or container of metadata.yaml, or an action of actions.yaml.
+/// `Err` says what is missing.
+pub fn check_entity(
+    kind: EventKind,
+    entity: &str,
+    metadata: &Metadata,
+    actions: &Actions,
+) -> Result<(), String> {
+    let (declared, missing) = match (kind, entity_kind(kind)) {
+        (EventKind::Action, _) => (
+            actions.names.iter().any(|a| a == entity),
+            "actions.yaml declares no action",
+        ),
+        (_, Some(EntityKind::Endpoint)) => (
+            metadata.endpoints.contains_key(entity),
+            "metadata.yaml declares no relation endpoint",
+        ),
+        (_, Some(EntityKind::Storage)) => (
+            metadata.storage.iter().any(|s| s == entity),
+            "metadata.yaml declares no storage",
+        ),
+        (_, Some(EntityKind::Container)) => (
+            metadata.containers.iter().any(|c| c == entity),
+            "metadata.yaml declares no container",
+        ),
+        (_, None) => {
+            return Err(format!(
+                "{} events are not about a named relation, storage, container or action",
+                kind_name(kind)
+            ));
+        }
+    };
+    if declared {
+        Ok(())
+    } else {
+        Err(format!("{missing} `{entity}`"))
+    }
+}
+
 /// Turn the environment into the event it describes.
 pub fn resolve(
     env: &JujuEnv,
@@ -262,16 +302,12 @@ pub fn resolve(
     let Some((kind, entity)) = classify_hook(&hook) else {
         return unknown("not a hook name Juju uses".into());
     };
-    if let (Some(entity), Some(what)) = (entity, entity_kind(kind)) {
-        let (declared, noun) = match what {
-            EntityKind::Endpoint => (metadata.endpoints.contains_key(entity), "relation endpoint"),
-            EntityKind::Storage => (metadata.storage.iter().any(|s| s == entity), "storage"),
-            EntityKind::Container => (metadata.containers.iter().any(|c| c == entity), "container"),
-        };
-        if !declared {
-            return unknown(format!("metadata.yaml declares no {noun} `{entity}`"));
-        }
+    if let Some(entity) = entity
+        && let Err(reason) = check_entity(kind, entity, metadata, actions)
+    {
+        return unknown(reason);
     }
+
     let entity = entity.unwrap_or_default();
     let check = |var: &'static str, value: &str| {
         if value == entity {

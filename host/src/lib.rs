@@ -16,4 +16,5 @@ pub mod offline;
 pub mod pack;
 pub mod probe;
 pub mod runtime;
+pub mod show;
 pub mod status;

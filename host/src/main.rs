@@ -27,6 +27,17 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Every scope of a charm, its history and the statuses last written.
+    Status {
+        /// The charm directory.
+        charm: PathBuf,
+        /// Read the scopes of an offline state file instead of the charm's store.
+        #[arg(long)]
+        state: Option<PathBuf>,
+        /// Print the scope store document as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Fill the compiled-artifact cache of a charm directory ahead of the first event.
     Precompile {
         /// The charm directory.
@@ -53,6 +64,7 @@ fn main() -> ExitCode {
         Command::Pack { project, out } => pack::pack(&project, &out).map(|charm| {
             println!("packed {}", charm.display());
         }),
+        Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)
             .and_then(|c| {

@@ -104,6 +104,25 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `wasm-charm status`: the charm's store (or an offline state's scopes).
+pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<()> {
+    let store = match state {
+        Some(path) => {
+            let state = load_state(path)?;
+            let store = state.scopes.unwrap_or_default();
+            ScopeStore::decode(&store.encode())
+                .with_context(|| format!("{}: `scopes`", path.display()))?
+        }
+        None => crate::status::store_file::StoreFile::lock(charm)?.load()?,
+    };
+    if json {
+        print!("{}", String::from_utf8_lossy(&store.encode()));
+    } else {
+        print!("{}", crate::show::status_report(&store, true));
+    }
+    Ok(())
+}
+
 fn load_state(path: &Path) -> anyhow::Result<SimState> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(SimState::default()),
@@ -345,15 +364,12 @@ fn print_report(report: &Report, state: &SimState, state_path: &Path) {
         println!("  handler {name}: {shown}");
     }
     for target in [Target::Unit, Target::App] {
-        let scopes: Vec<_> = report.store.views(target).collect();
-        if scopes.is_empty() {
-            continue;
-        }
-        println!("{} scopes:", target.as_str());
-        let mut scopes = scopes;
-        scopes.sort_by(crate::status::merge::rank);
-        for s in scopes {
-            println!("  {:<28} {:<11} {:?}", s.name, s.kind.as_str(), s.message);
+        let lines = crate::show::scope_lines(&report.store, target, false);
+        if !lines.is_empty() {
+            println!("{} scopes:", target.as_str());
+            for line in lines {
+                println!("{line}");
+            }
         }
     }
     if let Some(unit) = &report.unit {
