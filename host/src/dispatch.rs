@@ -498,4 +498,66 @@ mod tests {
         let e = check(vec![handler("a", &[(EventKind::Install, Some("db"))])]).unwrap_err();
         assert!(e.contains("install events are not about a named"), "{e}");
     }
+
+    #[test]
+    fn owners_gone_expire_their_scopes() {
+        use crate::bindings::{RelationEvent, RelationRef};
+        use crate::status::merge::Band;
+        let mut store = ScopeStore::default();
+        for (target, scope) in [
+            (Target::Unit, "relation/db:1"),
+            (Target::App, "relation/db:1"),
+            (Target::Unit, "relation/db:2"),
+            (Target::Unit, "unit/pg/0"),
+            (Target::Unit, "unit/pg/1"),
+            (Target::Unit, "handler/kept"),
+            (Target::Unit, "handler/removed"),
+            (Target::Unit, "free"),
+        ] {
+            store.apply(
+                Write::Set {
+                    target,
+                    scope: scope.into(),
+                    status: Kind::Blocked,
+                    message: "x".into(),
+                    priority: Band::Normal,
+                },
+                "e",
+                0,
+            );
+        }
+        let handlers = [handler("kept", &[])];
+        let rel = |departing: Option<&str>| RelationEvent {
+            relation: RelationRef {
+                endpoint: "db".into(),
+                id: 1,
+            },
+            remote_app: "pg".into(),
+            remote_unit: departing.map(Into::into),
+            departing_unit: departing.map(Into::into),
+        };
+        assert_eq!(
+            expired(&store, &Event::RelationBroken(rel(None)), &handlers),
+            vec![
+                (Target::Unit, "handler/removed".to_string()),
+                (Target::Unit, "relation/db:1".to_string()),
+                (Target::App, "relation/db:1".to_string()),
+            ]
+        );
+        assert_eq!(
+            expired(
+                &store,
+                &Event::RelationDeparted(rel(Some("pg/1"))),
+                &handlers
+            ),
+            vec![
+                (Target::Unit, "handler/removed".to_string()),
+                (Target::Unit, "unit/pg/1".to_string()),
+            ]
+        );
+        assert_eq!(
+            expired(&store, &Event::UpdateStatus, &handlers),
+            vec![(Target::Unit, "handler/removed".to_string())]
+        );
+    }
 }

@@ -483,3 +483,185 @@ impl Host for Model {
             .map(drop)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Every call: tool, arguments, stdin.
+    type Calls = Arc<Mutex<Vec<(String, Vec<String>, Option<String>)>>>;
+
+    /// Answers by tool name from a table and records every call.
+    struct Table {
+        answers: BTreeMap<&'static str, ToolOutput>,
+        calls: Calls,
+    }
+
+    impl HookTools for Table {
+        fn call(
+            &mut self,
+            tool: &str,
+            args: &[&str],
+            stdin: Option<&[u8]>,
+        ) -> std::io::Result<ToolOutput> {
+            self.calls.lock().unwrap().push((
+                tool.to_string(),
+                args.iter().map(|a| a.to_string()).collect(),
+                stdin.map(|s| String::from_utf8_lossy(s).into_owned()),
+            ));
+            Ok(self
+                .answers
+                .get(tool)
+                .cloned()
+                .unwrap_or_else(|| ToolOutput::error(1, "no answer")))
+        }
+    }
+
+    fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
+        let calls = Calls::default();
+        let tools = Table {
+            answers: answers.iter().cloned().collect(),
+            calls: calls.clone(),
+        };
+        let mut schema = ConfigSchema::default();
+        schema.options.insert("port".into(), ConfigType::Int);
+        schema.options.insert("ratio".into(), ConfigType::Float);
+        let identity = Identity {
+            unit: "gw/0".into(),
+            app: "gw".into(),
+            model: "m".into(),
+        };
+        (Model::new(Box::new(tools), schema, identity), calls)
+    }
+
+    fn rel(id: u32) -> RelationRef {
+        RelationRef {
+            endpoint: "db".into(),
+            id,
+        }
+    }
+
+    #[test]
+    fn reads_are_cached_for_the_event() {
+        let (mut m, calls) = model(&[
+            ("is-leader", ToolOutput::ok("true\n")),
+            (
+                "config-get",
+                ToolOutput::ok(r#"{"port": 80, "ratio": 1, "name": "x", "gone": null}"#),
+            ),
+        ]);
+        assert!(m.is_leader().unwrap());
+        assert!(m.is_leader().unwrap());
+        let config = m.config().unwrap();
+        assert_eq!(m.config().unwrap(), config);
+        // Typed by config.yaml: an integral JSON number for a float option is a float.
+        assert_eq!(
+            config,
+            vec![
+                ConfigOption {
+                    name: "name".into(),
+                    value: ConfigValue::String("x".into())
+                },
+                ConfigOption {
+                    name: "port".into(),
+                    value: ConfigValue::Int(80)
+                },
+                ConfigOption {
+                    name: "ratio".into(),
+                    value: ConfigValue::Float(1.0)
+                },
+            ]
+        );
+        assert_eq!(calls.lock().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn relation_writes_follow_the_handler_and_go_out_once_per_bag() {
+        let (mut m, calls) = model(&[
+            ("relation-get", ToolOutput::ok(r#"{"a": "1", "b": "2"}"#)),
+            ("relation-set", ToolOutput::ok("")),
+            ("is-leader", ToolOutput::ok("false")),
+        ]);
+        // A trapped handler's writes vanish.
+        m.relation_set(rel(1), LocalBag::Unit, vec![("x".into(), "lost".into())])
+            .unwrap();
+        m.abort_handler();
+        // A returned handler's writes are visible to the next one at once.
+        m.relation_set(
+            rel(1),
+            LocalBag::Unit,
+            vec![("a".into(), "".into()), ("c".into(), "3".into())],
+        )
+        .unwrap();
+        m.commit_handler();
+        m.relation_set(rel(1), LocalBag::Unit, vec![("d".into(), "4".into())])
+            .unwrap();
+        m.commit_handler();
+        let bag = m.relation_get(rel(1), Databag::LocalUnit).unwrap();
+        assert_eq!(
+            bag,
+            vec![
+                ("b".into(), "2".into()),
+                ("c".into(), "3".into()),
+                ("d".into(), "4".into())
+            ]
+        );
+        // The app bag needs leadership.
+        assert!(matches!(
+            m.relation_set(rel(1), LocalBag::App, vec![("k".into(), "v".into())]),
+            Err(ModelError::NotLeader(_))
+        ));
+        m.flush().unwrap();
+        let calls = calls.lock().unwrap();
+        let sets: Vec<_> = calls.iter().filter(|c| c.0 == "relation-set").collect();
+        assert_eq!(sets.len(), 1);
+        assert_eq!(sets[0].1, ["-r", "db:1", "--file", "-"]);
+        assert_eq!(sets[0].2.as_deref(), Some(r#"{"a":"","c":"3","d":"4"}"#));
+    }
+
+    #[test]
+    fn tool_failures_become_typed_errors() {
+        let (mut m, _) = model(&[
+            (
+                "relation-list",
+                ToolOutput::error(
+                    2,
+                    "invalid value \"db:9\" for option -r: relation not found",
+                ),
+            ),
+            ("relation-ids", ToolOutput::ok("[\"db:1\", \"nonsense\"]")),
+            ("config-get", ToolOutput::ok(r#"{"port": "eighty"}"#)),
+            ("is-leader", ToolOutput::ok("maybe")),
+        ]);
+        assert!(matches!(
+            m.relation_units(rel(9)),
+            Err(ModelError::RelationNotFound(_))
+        ));
+        let e = describe_error(&m.relation_ids("db".into()).unwrap_err());
+        assert!(e.contains("`nonsense` is not `<endpoint>:<id>`"), "{e}");
+        let e = describe_error(&m.config().unwrap_err());
+        assert!(
+            e.contains("option `port` is declared int in config.yaml"),
+            "{e}"
+        );
+        let e = describe_error(&m.is_leader().unwrap_err());
+        assert!(
+            e.contains("is-leader answered something that is not the expected JSON"),
+            "{e}"
+        );
+        assert!(matches!(
+            m.relation_set(rel(1), LocalBag::Unit, vec![("a=b".into(), "v".into())]),
+            Err(ModelError::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
+    fn a_breaking_relation_is_hidden_from_relation_ids() {
+        let (mut m, _) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1","db:2"]"#))]);
+        m.set_event_relation(&rel(1), "pg", true);
+        assert_eq!(m.relation_ids("db".into()).unwrap(), vec![rel(2)]);
+        // The event's remote app needs no tool call.
+        assert_eq!(m.relation_app(rel(1)).unwrap(), Some("pg".into()));
+    }
+}
