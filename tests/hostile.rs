@@ -274,6 +274,32 @@ fn guest_stdout_and_stderr_go_to_the_unit_log() {
 }
 
 #[test]
+fn flooding_output_keeps_its_tail_and_the_handler_alive() {
+    let unit = unit("flood");
+    assert_success(&unit.dispatch("install"));
+    assert_current(&store(&unit), "handler/hostile", "active", "flooded");
+    let info = logged(&unit, "INFO");
+    assert_eq!(info.len(), 1, "one juju-log per stream");
+    let line = &info[0];
+    assert!(line.starts_with("[hostile] ["), "{}", &line[..60]);
+    assert!(
+        line.contains(" earlier bytes not kept] "),
+        "{}",
+        &line[..60]
+    );
+    assert!(
+        line.ends_with("flood line 119999"),
+        "{}",
+        &line[line.len() - 40..]
+    );
+    assert!(
+        line.len() < 17 << 10,
+        "the tail is bounded: {} bytes",
+        line.len()
+    );
+}
+
+#[test]
 fn undeclared_probe_is_an_error_value_not_a_trap() {
     let unit = unit("probe");
     let out = unit.dispatch("install");

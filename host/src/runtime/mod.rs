@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod declarations;
 pub mod limits;
+pub mod output;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
@@ -13,18 +14,12 @@ use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
 use limits::{MemoryLimit, Watchdog};
+use output::OutputTail;
 use std::path::Path;
 use std::time::Instant;
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
-
-/// Guest stdout/stderr kept per handler. More output than this fails the
-/// handler's write (and so the handler): the sandbox bounds host memory.
-const OUTPUT_CAPACITY: usize = 1 << 20;
-/// The tail of a stream forwarded to `juju-log`.
-const OUTPUT_FORWARDED: usize = 16 << 10;
 
 /// The engine configuration, one function for compiling and for loading, since
 /// an artifact only loads into an engine configured like the one that made it.
@@ -79,8 +74,8 @@ pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
     limiter: MemoryLimit,
-    stdout: MemoryOutputPipe,
-    stderr: MemoryOutputPipe,
+    stdout: OutputTail,
+    stderr: OutputTail,
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
@@ -178,8 +173,8 @@ impl Runtime {
     }
 
     fn store(&self, event: EventState, limits: &Limits) -> Store<HandlerState> {
-        let stdout = MemoryOutputPipe::new(OUTPUT_CAPACITY);
-        let stderr = MemoryOutputPipe::new(OUTPUT_CAPACITY);
+        let stdout = OutputTail::default();
+        let stderr = OutputTail::default();
         // Nothing inherited: no environment, arguments, files, network or stdin.
         let wasi = WasiCtx::builder()
             .stdout(stdout.clone())
@@ -224,8 +219,8 @@ impl Runtime {
         let result = result.map_err(|e| describe_trap(&e, store.data(), limits));
         let state = store.into_data();
         let output = Output {
-            stdout: tail(&state.stdout.contents()),
-            stderr: tail(&state.stderr.contents()),
+            stdout: state.stdout.text(),
+            stderr: state.stderr.text(),
         };
         let event = EventState {
             status: state.status,
@@ -391,18 +386,12 @@ fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> 
             None => format!("failed: {e:#}"),
         }
     };
-    let stderr = tail(&state.stderr.contents());
+    let stderr = state.stderr.text();
     if !stderr.trim().is_empty() {
         why.push_str("; its stderr ends with: ");
         why.push_str(stderr.trim());
     }
     why
-}
-
-/// The last [`OUTPUT_FORWARDED`] bytes of a stream, as text.
-fn tail(bytes: &[u8]) -> String {
-    let start = bytes.len().saturating_sub(OUTPUT_FORWARDED);
-    String::from_utf8_lossy(&bytes[start..]).into_owned()
 }
 
 /// A `ComponentId` without bytes, for the cache key.

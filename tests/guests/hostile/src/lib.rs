@@ -64,6 +64,13 @@ fn hostile(event: &Event) -> Outcome {
             eprintln!("to stderr");
             Ok(None)
         }
+        "flood" => {
+            // Far more output (2 MB) than the host keeps, or than wasmtime's
+            // memory pipe would take: must not fail the handler.
+            let flood: String = (0..120_000).map(|i| format!("flood line {i}\n")).collect();
+            print!("{flood}");
+            Ok(Some(Status::active("flooded")))
+        }
         "sandbox" => Ok(Some(Status::active(sandbox_report()))),
         "probe" => match probe::run("nope") {
             Ok(_) => Ok(Some(Status::blocked("probe unexpectedly ran"))),
