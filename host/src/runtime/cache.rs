@@ -105,10 +105,10 @@ impl ComponentId {
     }
 }
 
-/// The cache key of a component for this engine.
-pub fn key(engine: &Engine, id: &ComponentId) -> String {
+/// The cache key of a component (by its SHA-256, hex) for this engine.
+pub fn key(engine: &Engine, sha256: &str) -> String {
     let mut h = ShaHasher(Sha256::new());
-    h.0.update(id.sha256.as_bytes());
+    h.0.update(sha256.as_bytes());
     engine.precompile_compatibility_hash().hash(&mut h);
     hex(&h.0.finalize())
 }
@@ -130,16 +130,16 @@ pub enum Source {
 /// the caller checked they are a component.
 pub type Bytes<'a> = &'a mut dyn FnMut() -> wasmtime::Result<Vec<u8>>;
 
-/// Load the component identified by `id` for `engine`, from the cache under
-/// `state_dir` when possible; `bytes` is called only to compile.
+/// Load the component whose SHA-256 is `sha256` for `engine`, from the cache
+/// under `state_dir` when possible; `bytes` is called only to compile.
 pub fn load(
     engine: &Engine,
-    id: &ComponentId,
+    sha256: &str,
     state_dir: &Path,
     bytes: Bytes<'_>,
 ) -> wasmtime::Result<(Component, Source)> {
     let dir = state_dir.join(CACHE_DIR);
-    let path = dir.join(format!("{}.cwasm", key(engine, id)));
+    let path = dir.join(format!("{}.cwasm", key(engine, sha256)));
     if path.exists() {
         // SAFETY: files in the cache are written only by `compile_and_store`,
         // from this engine's own compilation, and replaced by rename, never
@@ -149,7 +149,7 @@ pub fn load(
             Err(_) => {
                 // Truncated or foreign: remove it and compile once, no loop.
                 let _ = std::fs::remove_file(&path);
-                return compile_and_store(engine, &bytes()?, &dir, &path, id).map(|(c, s)| {
+                return compile_and_store(engine, &bytes()?, &dir, &path, sha256).map(|(c, s)| {
                     let s = if s == Source::Compiled {
                         Source::Recompiled
                     } else {
@@ -160,7 +160,7 @@ pub fn load(
             }
         }
     }
-    compile_and_store(engine, &bytes()?, &dir, &path, id)
+    compile_and_store(engine, &bytes()?, &dir, &path, sha256)
 }
 
 fn compile_and_store(
@@ -168,7 +168,7 @@ fn compile_and_store(
     wasm: &[u8],
     dir: &Path,
     path: &Path,
-    id: &ComponentId,
+    sha256: &str,
 ) -> wasmtime::Result<(Component, Source)> {
     let artifact = engine.precompile_component(wasm)?;
     if write_atomic(path, &artifact).is_err() {
@@ -176,7 +176,7 @@ fn compile_and_store(
         let c = unsafe { Component::deserialize(engine, &artifact)? };
         return Ok((c, Source::Uncached));
     }
-    remove_stale(dir, path, &format!("{}.handlers.json", id.sha256));
+    remove_stale(dir, path, &format!("{sha256}.handlers.json"));
     // Load the stored file so even the first event uses mmap and copy-on-write.
     // SAFETY: written by `write_atomic` just now from this engine's compilation.
     let c = unsafe { Component::deserialize_file(engine, path)? };

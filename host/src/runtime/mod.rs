@@ -133,7 +133,7 @@ impl Runtime {
         // The bytes are needed only on a cache miss; a header problem found
         // then is reported as such, not as a compile error.
         let mut header: Option<LoadError> = None;
-        let key_id = identity_of(path, &id.sha256);
+        let sha256 = id.sha256.clone();
         let (component, source) = {
             let mut bytes = || -> wasmtime::Result<Vec<u8>> {
                 let wasm = id.bytes().map_err(wasmtime::Error::from)?.to_vec();
@@ -143,7 +143,7 @@ impl Runtime {
                 }
                 Ok(wasm)
             };
-            cache::load(&engine, &key_id, state_dir, &mut bytes)
+            cache::load(&engine, &sha256, state_dir, &mut bytes)
         }
         .map_err(|e| {
             header.take().unwrap_or_else(|| LoadError::Compile {
@@ -392,15 +392,6 @@ fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> 
         why.push_str(stderr.trim());
     }
     why
-}
-
-/// A `ComponentId` without bytes, for the cache key.
-fn identity_of(path: &Path, sha256: &str) -> cache::ComponentId {
-    cache::ComponentId {
-        path: path.to_path_buf(),
-        sha256: sha256.to_string(),
-        bytes: None,
-    }
 }
 
 /// Identify the component at `path` (reading it only if it changed).
