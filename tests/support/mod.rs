@@ -2,12 +2,13 @@
 //! Juju runs it, against fake hook tools.
 //!
 //! A [`Unit`] is one simulated Juju unit in a temporary directory: a copy of a
-//! packed charm, a tools directory of fake hook tools (symlinks to
-//! `tests/fake-juju/fake_juju.py`) put first on `PATH`, the fake's JSON state,
-//! its call log and its debug log. [`Unit::dispatch`] runs `<charm>/dispatch`
-//! with a cleared environment holding exactly what Juju sets
-//! (juju-protocol.md §1.2–§1.4), the charm directory as working directory and
-//! stdin closed. See `tests/fake-juju/README.md` for the state format.
+//! packed charm ([`Unit::new`]) or of any other charm directory, such as the
+//! `ops` peer's ([`Unit::with_charm_dir`]), a tools directory of fake hook
+//! tools (symlinks to `tests/fake-juju/fake_juju.py`) put first on `PATH`, the
+//! fake's JSON state, its call log and its debug log. [`Unit::dispatch`] runs
+//! `<charm>/dispatch` with a cleared environment holding exactly what Juju
+//! sets (juju-protocol.md §1.2–§1.4), the charm directory as working directory
+//! and stdin closed. See `tests/fake-juju/README.md` for the state format.
 //!
 //! Each test file includes this with `mod support;`; not every test uses every
 //! item.
@@ -169,7 +170,40 @@ impl Unit {
     /// copied where linking fails. The unit's directory is created beside
     /// `packed`, so the hard link stays on one file system.
     pub fn new(packed: &Path, unit_name: &str) -> Unit {
-        let parent = packed.parent().unwrap_or(Path::new("."));
+        Unit::create(packed, unit_name, |charm| copy_charm(packed, charm))
+    }
+
+    /// A unit named `unit_name` running a fresh copy of any charm directory
+    /// `charm_source` (not necessarily packed by wasm-charm: e.g. an `ops`
+    /// charm, whose `dispatch` is a shell script). The fake's state starts as
+    /// for [`Unit::new`].
+    ///
+    /// Everything is copied recursively (symlinks followed, modes kept),
+    /// `dispatch` included, except the top-level entries named in `linked`,
+    /// which become symlinks to the original (for a large read-only entry
+    /// such as a virtualenv), and those named in `skipped`, which are left out
+    /// (state a previous run left in the source, such as ops'
+    /// `.unit-state.db`, so that every unit starts without it). The unit's
+    /// directory is created beside `charm_source`.
+    pub fn with_charm_dir(
+        charm_source: &Path,
+        unit_name: &str,
+        linked: &[&str],
+        skipped: &[&str],
+    ) -> Unit {
+        Unit::create(charm_source, unit_name, |charm| {
+            copy_charm_dir(charm_source, charm, linked, skipped)
+        })
+    }
+
+    /// The unit's directory beside `source`, its charm directory filled by
+    /// `fill`, its tools, and the initial state.
+    fn create(
+        source: &Path,
+        unit_name: &str,
+        fill: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Unit {
+        let parent = source.parent().unwrap_or(Path::new("."));
         let dir = tempfile::Builder::new()
             .prefix("unit-")
             .tempdir_in(parent)
@@ -177,8 +211,8 @@ impl Unit {
             .expect("create the unit's temporary directory");
         let root = dir.path().to_path_buf();
         let charm = root.join("charm");
-        copy_charm(packed, &charm)
-            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", packed.display(), charm.display()));
+        fill(&charm)
+            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", source.display(), charm.display()));
 
         let tools = root.join("tools");
         fs::create_dir(&tools).expect("create tools dir");
@@ -383,12 +417,46 @@ impl Unit {
     pub fn debug_log(&self) -> String {
         fs::read_to_string(&self.debug).unwrap_or_default()
     }
+
+    /// Forgets what `juju-log` wrote so far.
+    pub fn clear_debug_log(&self) {
+        fs::write(&self.debug, "").expect("truncate debug.log");
+    }
 }
 
 /// Copies a charm directory: `dispatch` at the top is hard-linked (falling back
 /// to a copy), everything else copied recursively (symlinks followed).
 fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
     copy_tree(from, to, true)
+}
+
+/// Copies any charm directory for [`Unit::with_charm_dir`]: top-level entries
+/// in `linked` become symlinks to the (canonical) original, those in `skipped`
+/// are left out, everything else is copied recursively (symlinks followed).
+fn copy_charm_dir(
+    from: &Path,
+    to: &Path,
+    linked: &[&str],
+    skipped: &[&str],
+) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let (src, dst) = (entry.path(), to.join(&name));
+        let is = |names: &[&str]| names.iter().any(|n| name == std::ffi::OsStr::new(n));
+        if is(skipped) {
+            continue;
+        }
+        if is(linked) {
+            std::os::unix::fs::symlink(fs::canonicalize(&src)?, &dst)?;
+        } else if fs::metadata(&src)?.is_dir() {
+            copy_tree(&src, &dst, false)?;
+        } else {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
 }
 
 fn copy_tree(from: &Path, to: &Path, top: bool) -> std::io::Result<()> {
