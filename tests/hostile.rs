@@ -359,6 +359,19 @@ fn app_scope_is_written_with_application_by_the_leader() {
         unit.state()["status"]["app"],
         json!({"status": "blocked", "message": "app problem"})
     );
+
+    // Once the last app scope is cleared, the app status Juju shows would be
+    // stale: the leader writes active (the ready message) once, then nothing.
+    set_mode(&unit, "app-clear");
+    unit.clear_calls();
+    assert_success(&unit.dispatch("config-changed"));
+    assert_eq!(
+        unit.calls_of("status-set"),
+        vec![argv(&["status-set", "--application", "active", "--", ""])]
+    );
+    unit.clear_calls();
+    assert_success(&unit.dispatch("update-status"));
+    assert_eq!(unit.calls_of("status-set"), Vec::<Vec<String>>::new());
 }
 
 #[test]

@@ -92,6 +92,10 @@ fn hostile(event: &Event) -> Outcome {
             status::set(Target::App, "app-scope", Status::blocked("app problem"))?;
             Ok(None)
         }
+        "app-clear" => {
+            status::clear(Target::App, "app-scope")?;
+            Ok(None)
+        }
         "log" => {
             log::warning("hostile log line");
             Ok(None)
