@@ -2,6 +2,7 @@
 //! differ only in what answers hook-tool calls ([`HookTools`]) and where the
 //! scope store lives ([`ScopeBackend`]).
 
+use crate::actions;
 use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler, Status};
 use crate::charm_dir::{CharmDir, OnError};
@@ -278,6 +279,13 @@ pub fn run_event(
     }
     if unsure {
         backend.save(&store)?;
+    }
+
+    // Built-in actions (DESIGN §9) answer from the store as the event left it.
+    if let Event::Action(action) = &event
+        && let Err(why) = actions::answer(&action.name, &mut state.model, &store)
+    {
+        report.failures.push(why);
     }
     report.unit = Some(unit);
     report.app = app;

@@ -3,8 +3,10 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`] and [`probe`], and [`dispatch`] ties them together.
+//! [`status`], [`model`] and [`probe`], [`dispatch`] ties them together, and
+//! [`actions`] answers the built-in actions.
 
+pub mod actions;
 pub mod bindings;
 pub mod charm_dir;
 pub mod dispatch;

@@ -13,7 +13,7 @@ Sources (see /work/shared/reference/juju-protocol.md):
            next one, so `-r1` works but `-r=1` means the value "=1"), output
            formats (juju/cmd output.go: json = compact Go json.Marshal; smart =
            strings raw, []string one per line, bools True/False, else YAML).
-  * §2.1-§2.5, §2.8-§2.11, §2.13  each tool, cross-checked against
+  * §2.1-§2.5, §2.8-§2.13  each tool, cross-checked against
            juju/juju internal/worker/uniter/runner/jujuc/*.go.
   * §5     the call log is ops' FakeScript format: tool name, then each
            argument preceded by RS (0x1E), then FS (0x1C).
@@ -25,6 +25,8 @@ Environment:
   FAKE_JUJU_DEBUG_LOG  juju-log writes one line `LEVEL message` here.
   JUJU_CONTEXT_ID, JUJU_UNIT_NAME, JUJU_RELATION, JUJU_RELATION_ID,
   JUJU_REMOTE_UNIT, JUJU_REMOTE_APP  as Juju sets them for the hook (§1.4).
+  JUJU_ACTION_NAME     set (non-empty) while an action runs; without it the
+                       action-* tools answer `not running an action` (exit 1).
 
 State (missing keys mean empty/false/null):
   {"leader": bool, "config": {option: value},
@@ -33,6 +35,9 @@ State (missing keys mean empty/false/null):
        "local-app-data": {}}},
    "status": {"unit": {"status", "message"} | null, "app": ... | null},
    "application-version": str | null,
+   "action-params": {param: value},      read by action-get
+   "action-results": {"<dotted.key>": str},  written by action-set
+   "action-failed": str | null,          the message action-fail left
    "fail": {tool: {"code": int, "stderr": str, "stdout": str (optional)}}}
 A relation whose "app" is the local application is a peer relation: its
 application bag is "local-app-data" for reading and writing.
@@ -70,6 +75,10 @@ FLAGS = {
     "relation-get": {**OUT, **REL, **APP},
     "relation-set": {**REL, **APP, "file": ("file", "str"), "format": ("format", "str")},
     "application-version-set": {},
+    "action-get": OUT,
+    "action-set": {},
+    "action-fail": {},
+    "action-log": {},
 }
 
 
@@ -525,11 +534,81 @@ def application_version_set(flags, args, state):
         st["application-version"] = args[0]
 
 
+# ---------------------------------------------------------------- actions (§2.12)
+
+ACTION_KEY = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")  # each dotted segment, whole
+RESERVED_ACTION_KEYS = ("stdout", "stdout-encoding", "stderr", "stderr-encoding")
+DEFAULT_FAIL = "action failed without reason given, check action for errors"
+
+
+def require_action():
+    """The action tools' run-time check (after their arguments were checked)."""
+    if not os.environ.get("JUJU_ACTION_NAME"):
+        raise ToolError("not running an action")
+
+
+def action_get(flags, args, state):
+    check_empty(args[1:])
+    require_action()
+    value = state.get("action-params") or {}
+    if args:  # a dotted path into nested params; missing anywhere is null
+        for key in args[0].split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+    write_output(flags, value)
+
+
+def action_set(flags, args, state):
+    pairs = []
+    for arg in args:  # Init checks every argument before anything is set
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise usage_error("argument %s must be of the form key...=value" % go_quote(arg))
+        for segment in key.split("."):
+            if not ACTION_KEY.fullmatch(segment):
+                raise usage_error("key %s must start and end with lowercase alphanumeric, "
+                                  "and contain only lowercase alphanumeric, hyphens and periods"
+                                  % go_quote(segment))
+            if segment in RESERVED_ACTION_KEYS:
+                raise usage_error("cannot set reserved action key %s" % go_quote(segment))
+        pairs.append((key, value))
+    if not pairs:
+        return
+    require_action()
+    with StateWrite() as st:
+        results = st.setdefault("action-results", {})
+        for key, value in pairs:
+            # Juju nests dotted keys: a value replaces what was under its key,
+            # a nested key replaces a value at any of its parents.
+            for old in list(results):
+                if old.startswith(key + ".") or key.startswith(old + "."):
+                    del results[old]
+            results[key] = value
+
+
+def action_fail(flags, args, state):
+    check_empty(args[1:])
+    require_action()
+    with StateWrite() as st:
+        st["action-failed"] = args[0] if args else DEFAULT_FAIL
+
+
+def action_log(flags, args, state):
+    if not args:
+        raise usage_error("no message specified")
+    require_action()
+    path = os.environ.get("FAKE_JUJU_DEBUG_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("ACTION %s\n" % " ".join(args))
+
+
 TOOLS = {
     "status-set": status_set, "status-get": status_get, "juju-log": juju_log,
     "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
     "relation-list": relation_list, "relation-get": relation_get,
     "relation-set": relation_set, "application-version-set": application_version_set,
+    "action-get": action_get, "action-set": action_set, "action-fail": action_fail,
+    "action-log": action_log,
 }
 
 

@@ -8,7 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/tools"
 for t in status-set status-get juju-log config-get is-leader relation-ids relation-list \
-    relation-get relation-set application-version-set state-get state-set state-delete; do
+    relation-get relation-set application-version-set state-get state-set state-delete \
+    action-get action-set action-fail action-log; do
   ln -s "$here/fake_juju.py" "$tmp/tools/$t"
 done
 export PATH="$tmp/tools:$PATH" FAKE_JUJU_STATE="$tmp/state.json" \
@@ -29,16 +30,16 @@ failures=0 calls=0
 # expect CODE STDOUT STDERR-SUBSTRING -- COMMAND...  (stdout compared after $(...) trimming)
 expect() {
   local code=$1 out=$2 err=$3; shift 4
-  local got_out got_code got_err
+  local got_out got_code got_err shown=${*//$'\n'/\\n}  # one line per command
   got_out=$("$@" 2>"$tmp/stderr"); got_code=$?
   got_err=$(cat "$tmp/stderr")
   calls=$((calls + 1))
   if [[ $got_code != "$code" || $got_out != "$out" || $got_err != *"$err"* ]]; then
     failures=$((failures + 1))
     printf 'FAIL %s\n  exit %s (want %s)\n  stdout %q (want %q)\n  stderr %q (want *%q*)\n' \
-      "$*" "$got_code" "$code" "$got_out" "$out" "$got_err" "$err"
+      "$shown" "$got_code" "$code" "$got_out" "$out" "$got_err" "$err"
   else
-    printf 'ok   %s\n' "$*"
+    printf 'ok   %s\n' "$shown"
   fi
 }
 # state EXPR: print a Python expression over the state `s`
@@ -160,6 +161,48 @@ expect 0 "" "" -- application-version-set -- 1.2.3
 same "state.application-version" "$(state 's["application-version"]')" "1.2.3"
 expect 2 "" "ERROR no version specified" -- application-version-set
 expect 2 "" 'ERROR unrecognized args: ["b"]' -- application-version-set a b
+
+echo "# action-get / action-set / action-fail / action-log"
+# In a hook: a run-time error, after the arguments were checked.
+expect 1 "" "ERROR not running an action" -- action-set a=1
+expect 1 "" "ERROR not running an action" -- action-get --format=json
+expect 1 "" "ERROR not running an action" -- action-fail
+expect 1 "" "ERROR not running an action" -- action-log hello
+expect 2 "" 'ERROR key "A" must start' -- action-set A=1
+export JUJU_ACTION_NAME=backup
+expect 0 '{}' "" -- action-get --format=json
+mutate 's["action-params"] = {"target": "db", "opts": {"level": 3, "fast": True}}'
+expect 0 '{"opts":{"fast":true,"level":3},"target":"db"}' "" -- action-get --format=json
+expect 0 $'opts: {fast: true, level: 3}\ntarget: db' "" -- action-get
+expect 0 '3' "" -- action-get --format=json opts.level
+expect 0 'db' "" -- action-get target
+expect 0 'null' "" -- action-get --format=json opts.missing
+expect 0 'null' "" -- action-get --format=json target.deeper
+expect 0 '' "" -- action-get missing
+expect 2 "" 'ERROR unrecognized args: ["b"]' -- action-get a b
+expect 0 "" "" -- action-set 'a=b=c' 'x-y.z0=hello world' e= $'multi=two\nlines'
+expect 0 "" "" -- action-set a=again
+expect 0 "" "" -- action-set
+results() { state 'json.dumps(s["action-results"], sort_keys=True)'; }
+same "action-results" "$(results)" '{"a": "again", "e": "", "multi": "two\nlines", "x-y.z0": "hello world"}'
+expect 2 "" 'ERROR argument "noequals" must be of the form key...=value' -- action-set noequals
+expect 2 "" 'ERROR key "foo-" must start and end with lowercase alphanumeric' -- action-set ok=1 foo-=1
+expect 2 "" 'ERROR key ""' -- action-set ok=1 foo..bar=1
+expect 2 "" 'ERROR key "a\n"' -- action-set $'a\n=1'
+expect 2 "" 'ERROR cannot set reserved action key "stdout"' -- action-set ok=1 stdout=1
+expect 2 "" 'ERROR cannot set reserved action key "stderr-encoding"' -- action-set a.stderr-encoding.x=1
+same "nothing set by a refused call" "$(results)" '{"a": "again", "e": "", "multi": "two\nlines", "x-y.z0": "hello world"}'
+expect 0 "" "" -- action-set x-y=flat a.b=1
+same "dotted keys nest" "$(results)" '{"a.b": "1", "e": "", "multi": "two\nlines", "x-y": "flat"}'
+expect 0 "" "" -- action-fail
+same "action-failed" "$(state 's["action-failed"]')" "action failed without reason given, check action for errors"
+expect 0 "" "" -- action-fail -- "disk full"
+same "action-failed" "$(state 's["action-failed"]')" "disk full"
+expect 2 "" 'ERROR unrecognized args: ["b"]' -- action-fail a b
+expect 0 "" "" -- action-log -- progress "50%"
+expect 2 "" "ERROR no message specified" -- action-log
+same "action-log" "$(tail -n 1 "$FAKE_JUJU_DEBUG_LOG")" "ACTION progress 50%"
+unset JUJU_ACTION_NAME
 
 echo "# failure injection"
 mutate 's["fail"] = {"relation-get": {"code": 1, "stderr": "ERROR permission denied"}, "is-leader": {"code": 0, "stdout": "maybe\n"}}'

@@ -38,6 +38,10 @@ pub const TOOLS: &[&str] = &[
     "state-get",
     "state-set",
     "state-delete",
+    "action-get",
+    "action-set",
+    "action-fail",
+    "action-log",
 ];
 
 /// A dispatch that runs longer than this is killed and the test fails: a hung

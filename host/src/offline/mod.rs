@@ -85,11 +85,13 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     state.unit = Some(unit.clone());
     state.log.clear();
     state.calls.clear();
+    state.action_results.clear();
     let shared = Arc::new(Mutex::new(state));
     let tools = SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),
         unit,
+        action: env.get("JUJU_ACTION_NAME").map(str::to_string),
     };
     let mut backend = StateBackend(shared.clone());
     let now = crate::juju::unix_now();
@@ -344,6 +346,21 @@ fn merged_line(m: &Merged) -> String {
     format!("{} {:?}", m.written.status.as_str(), m.written.message)
 }
 
+/// An action result as `result <key>: <value>`; a value of several lines
+/// starts on the next line, each line indented.
+fn result_lines(key: &str, value: &str) -> String {
+    if !value.contains('\n') {
+        return format!("result {key}: {value}\n");
+    }
+    let mut out = format!("result {key}:\n");
+    for line in value.lines() {
+        out.push_str("    ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 fn print_report(report: &Report, state: &SimState, state_path: &Path) {
     if let Some(why) = &report.ignored {
         println!("{why}");
@@ -390,6 +407,9 @@ fn print_report(report: &Report, state: &SimState, state_path: &Path) {
             println!("app: {} ({wrote})", merged_line(app));
         }
         None => println!("app: left to Juju"),
+    }
+    for (key, value) in &state.action_results {
+        print!("{}", result_lines(key, value));
     }
     for line in &state.log {
         println!("log: {line}");

@@ -65,6 +65,9 @@ pub struct SimState {
     /// The hook-tool calls of the last event, one line each.
     #[serde(default)]
     pub calls: Vec<String>,
+    /// What `action-set` stored during the last event (an action), by dotted key.
+    #[serde(default)]
+    pub action_results: BTreeMap<String, String>,
     /// The scope store, kept here rather than in the charm directory.
     #[serde(default)]
     pub scopes: Option<ScopeStore>,
@@ -85,6 +88,7 @@ impl Default for SimState {
             application_version: None,
             log: Vec::new(),
             calls: Vec::new(),
+            action_results: BTreeMap::new(),
             scopes: None,
         }
     }
@@ -96,6 +100,9 @@ pub struct SimTools {
     /// config.yaml defaults, under the operator's values.
     pub defaults: BTreeMap<String, serde_json::Value>,
     pub unit: String,
+    /// The action that runs (`JUJU_ACTION_NAME`); `None` in a hook, where the
+    /// action tools answer `not running an action`.
+    pub action: Option<String>,
 }
 
 /// Parsed arguments: flags (with their value, `true` for bare bool flags) and
@@ -376,6 +383,28 @@ impl SimTools {
                 state.application_version = Some(v.to_string());
                 Ok(ToolOutput::ok(Vec::new()))
             }
+            "action-set" => {
+                let a = parse(args, &[], &[])?;
+                let mut results = Vec::with_capacity(a.positional.len());
+                for kv in &a.positional {
+                    let (key, value) = kv.split_once('=').ok_or_else(|| {
+                        ToolOutput::error(
+                            2,
+                            format!("argument \"{kv}\" must be of the form key...=value"),
+                        )
+                    })?;
+                    check_result_key(key)?;
+                    results.push((key, value));
+                }
+                // Juju finds that no action runs only when it stores a result.
+                if !results.is_empty() && self.action.is_none() {
+                    return Err(ToolOutput::error(1, "not running an action"));
+                }
+                for (key, value) in results {
+                    set_result(&mut state.action_results, key, value);
+                }
+                Ok(ToolOutput::ok(Vec::new()))
+            }
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
@@ -406,6 +435,53 @@ impl HookTools for SimTools {
     }
 }
 
+/// Segments of an action result key that Juju keeps for the action's output.
+const RESERVED_RESULT_KEYS: &[&str] = &["stdout", "stdout-encoding", "stderr", "stderr-encoding"];
+
+/// An `action-set` key (reference §2.12): dot-separated segments, each
+/// matching `^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$` and none reserved. Juju
+/// checks both before running the tool, so both are argument errors (exit 2).
+fn check_result_key(key: &str) -> Result<(), ToolOutput> {
+    for segment in key.split('.') {
+        let edge =
+            |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        let valid = edge(segment.chars().next())
+            && edge(segment.chars().last())
+            && segment
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !valid {
+            return Err(ToolOutput::error(
+                2,
+                format!(
+                    "key \"{segment}\" must start and end with lowercase alphanumeric, and contain only lowercase alphanumeric, hyphens and periods"
+                ),
+            ));
+        }
+        if RESERVED_RESULT_KEYS.contains(&segment) {
+            return Err(ToolOutput::error(
+                2,
+                format!("cannot set reserved action key \"{segment}\""),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Store one result by its dotted key. Juju keeps results as nested maps, so
+/// a value replaces whatever was nested under its key, and a nested key
+/// replaces a value at any of its parents.
+fn set_result(results: &mut BTreeMap<String, String>, key: &str, value: &str) {
+    let nested = format!("{key}.");
+    results.retain(|k, _| {
+        !k.starts_with(&nested)
+            && !key
+                .strip_prefix(k.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+    });
+    results.insert(key.to_string(), value.to_string());
+}
+
 /// Quote an argument for display when it needs it.
 fn shell_quote(a: &str) -> String {
     if !a.is_empty()
@@ -427,6 +503,7 @@ mod tests {
             state: Arc::new(Mutex::new(state)),
             defaults: [("kind".to_string(), serde_json::json!(""))].into(),
             unit: "gw/0".into(),
+            action: None,
         }
     }
 
@@ -490,6 +567,106 @@ mod tests {
         );
         assert_eq!(call(&mut t, "status-get", &[]).code, 1);
         assert_eq!(call(&mut t, "is-leader", &["--bogus"]).code, 2);
+    }
+
+    #[test]
+    fn action_set_checks_keys_like_juju_and_stores_results() {
+        let mut t = tools(SimState::default());
+        let results = |t: &SimTools| t.state.lock().unwrap().action_results.clone();
+        // In a hook: a run-time error, after the arguments were checked.
+        let out = call(&mut t, "action-set", &["a=1"]);
+        assert_eq!(out.code, 1);
+        assert_eq!(out.stderr, "ERROR not running an action\n");
+        assert_eq!(call(&mut t, "action-set", &["A=1"]).code, 2);
+
+        t.action = Some("show-status".into());
+        let bad_key = |k: &str| {
+            format!(
+                "key \"{k}\" must start and end with lowercase alphanumeric, and contain only lowercase alphanumeric, hyphens and periods"
+            )
+        };
+        for (arg, error) in [
+            (
+                "noequals",
+                "argument \"noequals\" must be of the form key...=value".to_string(),
+            ),
+            (
+                "-foo=1",
+                "option provided but not defined: -foo".to_string(),
+            ),
+            ("foo-=1", bad_key("foo-")),
+            ("-=1", "option provided but not defined: -".to_string()),
+            ("Foo=1", bad_key("Foo")),
+            ("foo!bar=1", bad_key("foo!bar")),
+            ("foo..bar=1", bad_key("")),
+            (".foo=1", bad_key("")),
+            ("foo.=1", bad_key("")),
+            ("=1", bad_key("")),
+            (
+                "stdout=1",
+                "cannot set reserved action key \"stdout\"".to_string(),
+            ),
+            (
+                "a.stderr=1",
+                "cannot set reserved action key \"stderr\"".to_string(),
+            ),
+            (
+                "stdout-encoding=1",
+                "cannot set reserved action key \"stdout-encoding\"".to_string(),
+            ),
+            (
+                "stderr-encoding.x=1",
+                "cannot set reserved action key \"stderr-encoding\"".to_string(),
+            ),
+        ] {
+            let out = call(&mut t, "action-set", &["ok=1", arg]);
+            assert_eq!(out.code, 2, "{arg}");
+            assert_eq!(out.stderr, format!("ERROR {error}\n"), "{arg}");
+            assert!(
+                results(&t).is_empty(),
+                "{arg}: nothing is set when any argument is bad"
+            );
+        }
+
+        // Values are everything after the first `=`, multi-line and empty included.
+        let out = call(
+            &mut t,
+            "action-set",
+            &[
+                "a=b=c",
+                "x-y.z0=hello world",
+                "e=",
+                "500=1",
+                "5-o-0=two\nlines",
+            ],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        // Results accumulate across calls; a key set again takes the new value.
+        assert_eq!(call(&mut t, "action-set", &["a=again"]).code, 0);
+        assert_eq!(call(&mut t, "action-set", &[]).code, 0);
+        let want = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            results(&t),
+            want(&[
+                ("5-o-0", "two\nlines"),
+                ("500", "1"),
+                ("a", "again"),
+                ("e", ""),
+                ("x-y.z0", "hello world"),
+            ])
+        );
+        // Juju nests dotted keys: a value replaces what was under it, and a
+        // nested key replaces a value at its parent.
+        assert_eq!(call(&mut t, "action-set", &["x-y=flat", "a.b=1"]).code, 0);
+        assert_eq!(results(&t)["x-y"], "flat");
+        assert!(!results(&t).contains_key("x-y.z0"));
+        assert_eq!(results(&t)["a.b"], "1");
+        assert!(!results(&t).contains_key("a"));
     }
 
     #[test]

@@ -1,0 +1,240 @@
+//! Built-in actions (DESIGN §9): actions the host answers itself for every
+//! charm that declares them in actions.yaml. The charm's own handlers run
+//! first (a charm may observe the action too); then the host sends its results
+//! with one `action-set`, from the scope store as the event left it.
+//!
+//! `show-status` (DESIGN §4: "all scopes stay available in full") sends
+//! `report`, the text `wasm-charm status` prints (every scope, ranked, with
+//! its history), and `scopes`, the store document as compact JSON.
+
+use crate::model::{Model, describe_error};
+use crate::status::store::ScopeStore;
+
+/// The action that shows every scope in full.
+pub const SHOW_STATUS: &str = "show-status";
+
+/// Largest result value sent. Each `key=value` travels as one argv element,
+/// which Linux caps at 128 KiB (reference juju-protocol.md §2.0); this
+/// leaves room for the key.
+pub const MAX_VALUE: usize = 120 * 1024;
+
+/// Answer the action `name` when it is built in. Any other action is the
+/// charm's alone: the host sends nothing for it. `Err` says why the action
+/// fails, naming the tool.
+pub fn answer(name: &str, model: &mut Model, store: &ScopeStore) -> Result<(), String> {
+    if name != SHOW_STATUS {
+        return Ok(());
+    }
+    let args: Vec<String> = show_status(store)
+        .into_iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    model.run("action-set", &args, None).map(drop).map_err(|e| {
+        format!(
+            "the {SHOW_STATUS} results were not sent: {}",
+            describe_error(&e)
+        )
+    })
+}
+
+/// The results of `show-status`, each value within [`MAX_VALUE`].
+pub fn show_status(store: &ScopeStore) -> Vec<(&'static str, String)> {
+    let report = crate::show::status_report(store, true);
+    let scopes = serde_json::to_string(store).unwrap_or_default();
+    vec![
+        ("report", bounded(report, MAX_VALUE)),
+        ("scopes", bounded(scopes, MAX_VALUE)),
+    ]
+}
+
+/// `value` whole when it fits in `max` bytes; otherwise its head, cut on a
+/// character boundary, and a note of how much was left out, `max` bytes at
+/// most in all.
+fn bounded(mut value: String, max: usize) -> String {
+    if value.len() <= max {
+        return value;
+    }
+    let note =
+        |more: usize| format!("… [cut: {more} bytes more; see `wasm-charm status` on the unit]");
+    // The note is longest for the largest count it could show.
+    let end = value.floor_char_boundary(max.saturating_sub(note(value.len()).len()));
+    let more = value.len() - end;
+    value.truncate(end);
+    value.push_str(&note(more));
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charm_dir::ConfigSchema;
+    use crate::model::Identity;
+    use crate::model::hook_tools::{HookTools, ToolOutput};
+    use crate::status::merge::{Band, Kind};
+    use crate::status::store::{Target, Write};
+    use std::sync::{Arc, Mutex};
+
+    type Calls = Arc<Mutex<Vec<(String, Vec<String>)>>>;
+
+    /// Records every call and answers each with `answer`.
+    struct Recorder {
+        calls: Calls,
+        answer: ToolOutput,
+    }
+
+    impl HookTools for Recorder {
+        fn call(
+            &mut self,
+            tool: &str,
+            args: &[&str],
+            _stdin: Option<&[u8]>,
+        ) -> std::io::Result<ToolOutput> {
+            self.calls.lock().unwrap().push((
+                tool.to_string(),
+                args.iter().map(|a| a.to_string()).collect(),
+            ));
+            Ok(self.answer.clone())
+        }
+    }
+
+    fn model(answer: ToolOutput) -> (Model, Calls) {
+        let calls = Calls::default();
+        let tools = Recorder {
+            calls: calls.clone(),
+            answer,
+        };
+        let model = Model::new(
+            Box::new(tools),
+            ConfigSchema::default(),
+            Identity::default(),
+        );
+        (model, calls)
+    }
+
+    fn store() -> ScopeStore {
+        let mut s = ScopeStore::default();
+        for (scope, message, time) in [("a", "first", 10), ("b", "second = two", 20)] {
+            s.apply(
+                Write::Set {
+                    target: Target::Unit,
+                    scope: scope.into(),
+                    status: Kind::Blocked,
+                    message: message.into(),
+                    priority: Band::Normal,
+                },
+                "config-changed",
+                time,
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn show_status_sends_the_report_and_the_store_in_one_action_set() {
+        let store = store();
+        let (mut m, calls) = model(ToolOutput::ok(""));
+        answer(SHOW_STATUS, &mut m, &store).unwrap();
+        let calls = calls.lock().unwrap();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        let (tool, args) = &calls[0];
+        assert_eq!(tool, "action-set");
+        assert_eq!(
+            args,
+            &[
+                format!("report={}", crate::show::status_report(&store, true)),
+                format!("scopes={}", serde_json::to_string(&store).unwrap()),
+            ]
+        );
+        // The value is everything after the first `=`, as Juju splits it.
+        let scopes = args[1].split_once('=').unwrap().1;
+        assert_eq!(ScopeStore::decode(scopes.as_bytes()).unwrap(), store);
+        assert!(args[0].contains("\"second = two\""), "{}", args[0]);
+    }
+
+    #[test]
+    fn other_actions_get_nothing_from_the_host() {
+        let (mut m, calls) = model(ToolOutput::ok(""));
+        answer("backup", &mut m, &store()).unwrap();
+        answer("show-status-extra", &mut m, &store()).unwrap();
+        assert!(calls.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_failing_action_set_fails_the_action_naming_the_tool() {
+        let (mut m, _) = model(ToolOutput::error(1, "not running an action"));
+        let e = answer(SHOW_STATUS, &mut m, &store()).unwrap_err();
+        assert_eq!(
+            e,
+            "the show-status results were not sent: action-set exited with code 1: not running an action"
+        );
+    }
+
+    #[test]
+    fn values_are_cut_on_a_char_boundary_with_a_note() {
+        // At the bound: whole.
+        let exact = "x".repeat(MAX_VALUE);
+        assert_eq!(bounded(exact.clone(), MAX_VALUE), exact);
+        // One byte over: cut to the bound at most, the note says how much.
+        let over = format!("{exact}y");
+        let cut = bounded(over.clone(), MAX_VALUE);
+        assert!(cut.len() <= MAX_VALUE, "{}", cut.len());
+        let (head, note) = cut.split_once('…').unwrap();
+        assert!(over.starts_with(head));
+        assert_eq!(
+            note,
+            format!(
+                " [cut: {} bytes more; see `wasm-charm status` on the unit]",
+                over.len() - head.len()
+            )
+        );
+        // Multi-byte characters are never split, whatever the bound.
+        let wide = "é€😀".repeat(50);
+        for max in 80..wide.len() {
+            let cut = bounded(wide.clone(), max);
+            assert!(cut.len() <= max, "max {max}: {} bytes", cut.len());
+            let (head, note) = cut.split_once('…').unwrap();
+            assert!(wide.starts_with(head), "max {max}");
+            let more = wide.len() - head.len();
+            assert!(
+                note.starts_with(&format!(" [cut: {more} bytes more;")),
+                "{note}"
+            );
+            // Little is lost: at most a split character (3 bytes) and the
+            // digits the count turned out shorter than its bound (2 here).
+            assert!(cut.len() + 5 >= max, "max {max}: only {} bytes", cut.len());
+        }
+    }
+
+    #[test]
+    fn a_huge_store_is_sent_cut_within_the_argv_limit() {
+        let mut s = ScopeStore::default();
+        for i in 0..200 {
+            s.apply(
+                Write::Set {
+                    target: Target::Unit,
+                    scope: format!("scope-{i}"),
+                    status: Kind::Blocked,
+                    message: "ü".repeat(400),
+                    priority: Band::Normal,
+                },
+                "install",
+                i,
+            );
+        }
+        let results = show_status(&s);
+        assert_eq!(
+            results.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            ["report", "scopes"]
+        );
+        for (key, value) in &results {
+            assert!(value.len() <= MAX_VALUE, "{key}: {} bytes", value.len());
+            assert!(
+                value.ends_with("bytes more; see `wasm-charm status` on the unit]"),
+                "{key} not cut"
+            );
+            // The whole argv element stays under Linux's 128 KiB.
+            assert!(key.len() + 1 + value.len() < 128 * 1024);
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The built-in `show-status` action (DESIGN §4, §9), dispatched as Juju runs
+//! an action: `JUJU_DISPATCH_PATH=actions/<name>`, `JUJU_ACTION_NAME`,
+//! `JUJU_ACTION_UUID` and an empty `JUJU_HOOK_NAME` (juju-protocol.md §1.2,
+//! §1.3), with the results sent by `action-set` (§2.12).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Output};
+use support::{Unit, assert_failure, assert_success, packed};
+
+const SHOW_STATUS_ENV: &[(&str, &str)] = &[
+    ("JUJU_ACTION_NAME", "show-status"),
+    ("JUJU_ACTION_UUID", "1"),
+];
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The gateway with two problems: the pilot relation missing since install,
+/// and the config broken again after it was fixed once.
+fn blocked_gateway() -> Unit {
+    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    unit.set_state(json!({
+        "leader": true,
+        "config": {"kind": ""},
+        "relations": {},
+        "status": {"unit": null, "app": null},
+    }));
+    assert_success(&unit.dispatch("install"));
+    unit.update_state(|s| s["config"]["kind"] = json!("ingress"));
+    assert_success(&unit.dispatch("config-changed"));
+    unit.update_state(|s| s["config"]["kind"] = json!(""));
+    assert_success(&unit.dispatch("config-changed"));
+    assert_eq!(
+        unit.state()["status"]["unit"],
+        json!({"status": "blocked", "message": "Waiting for istio-pilot relation (+1 more)"})
+    );
+    unit
+}
+
+fn store_bytes(unit: &Unit) -> Vec<u8> {
+    std::fs::read(unit.charm_dir().join(".wasm-charm/scopes.json")).expect("read scopes.json")
+}
+
+/// Each scope of a report with its history, the times left out:
+/// `(scope line words, [change words])`.
+fn scopes_of(report: &str) -> Vec<(String, Vec<String>)> {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in report.lines() {
+        if let Some(change) = line.strip_prefix("      ") {
+            let (_time, what) = change.split_once(' ').expect("a time, then the change");
+            out.last_mut()
+                .expect("history follows its scope")
+                .1
+                .push(words(what));
+        } else if let Some(scope) = line.strip_prefix("  ") {
+            out.push((words(scope), Vec::new()));
+        }
+    }
+    out
+}
+
+#[test]
+fn show_status_sends_every_scope_in_full_with_its_history() {
+    let unit = blocked_gateway();
+    let before = store_bytes(&unit);
+    unit.clear_calls();
+    let out = unit.dispatch_with("actions/show-status", SHOW_STATUS_ENV);
+    assert_success(&out);
+
+    // One tool call: the results. Nothing changed, so no status-set.
+    let calls = unit.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0][0], "action-set");
+    assert_eq!(calls[0].len(), 3, "two results: {calls:?}");
+    let report = calls[0][1].strip_prefix("report=").expect("report first");
+    let scopes = calls[0][2].strip_prefix("scopes=").expect("scopes second");
+
+    // The report: the merged status, then every scope in full, ranked, each
+    // with its history.
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "unit: blocked \"Waiting for istio-pilot relation (+1 more)\"",
+            "app: never written (left to Juju)",
+            "unit scopes, most important first:",
+        ],
+        "{report}"
+    );
+    assert_eq!(
+        scopes_of(report),
+        [
+            (
+                "handler/pilot blocked normal \"Waiting for istio-pilot relation\"".to_string(),
+                vec!["install blocked \"Waiting for istio-pilot relation\"".to_string()]
+            ),
+            (
+                "handler/config blocked normal \"Config item `kind` must be set\"".to_string(),
+                vec![
+                    "install blocked \"Config item `kind` must be set\"".to_string(),
+                    "config-changed cleared".to_string(),
+                    "config-changed blocked \"Config item `kind` must be set\"".to_string(),
+                ]
+            ),
+        ],
+        "{report}"
+    );
+    // The same text `wasm-charm status` prints on the unit.
+    let status = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("status")
+        .arg(unit.charm_dir())
+        .output()
+        .expect("run wasm-charm status");
+    assert_success(&status);
+    assert_eq!(report, String::from_utf8_lossy(&status.stdout));
+
+    // The scopes: the store document itself, which the action left alone.
+    let sent: Value = serde_json::from_str(scopes).expect("scopes is JSON");
+    let stored: Value = serde_json::from_slice(&before).expect("scopes.json is JSON");
+    assert_eq!(sent, stored);
+    assert!(!scopes.contains('\n'), "compact JSON");
+    assert_eq!(store_bytes(&unit), before, "the action changed the store");
+
+    // Juju holds the results; the unit's status is untouched.
+    let state = unit.state();
+    assert_eq!(state["action-results"]["report"], report);
+    assert_eq!(state["action-results"]["scopes"], scopes);
+    assert_eq!(
+        state["status"]["unit"]["message"],
+        "Waiting for istio-pilot relation (+1 more)"
+    );
+}
+
+#[test]
+fn a_failing_action_set_fails_the_action_naming_the_tool() {
+    let unit = blocked_gateway();
+    unit.update_state(|s| {
+        s["fail"] = json!({"action-set": {"code": 1, "stderr": "ERROR results too large"}})
+    });
+    let out = unit.dispatch_with("actions/show-status", SHOW_STATUS_ENV);
+    assert_failure(&out);
+    assert!(
+        stderr(&out).contains(
+            "the show-status results were not sent: action-set exited with code 1: results too large"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_undeclared_action_fails_naming_it() {
+    let unit = blocked_gateway();
+    let before = store_bytes(&unit);
+    unit.clear_calls();
+    let out = unit.dispatch_with(
+        "actions/backup",
+        &[("JUJU_ACTION_NAME", "backup"), ("JUJU_ACTION_UUID", "2")],
+    );
+    assert_failure(&out);
+    assert!(
+        stderr(&out).contains("action `backup` is not declared in actions.yaml"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(unit.calls(), Vec::<Vec<String>>::new());
+    assert_eq!(store_bytes(&unit), before);
+}
+
+fn run(charm: &Path, state: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("run")
+        .arg(charm)
+        .arg("--state")
+        .arg(state)
+        .args(args)
+        .output()
+        .expect("run wasm-charm");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "wasm-charm run {args:?} failed:\n{stdout}\n{}",
+        stderr(&out)
+    );
+    stdout
+}
+
+#[test]
+fn show_status_offline_prints_the_report() {
+    let charm = packed("examples/gateway");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    run(&charm, &state, &["--event", "install"]);
+    run(
+        &charm,
+        &state,
+        &["--event", "config-changed", "--config", "kind=ingress"],
+    );
+    run(
+        &charm,
+        &state,
+        &["--event", "config-changed", "--config", "kind="],
+    );
+
+    let out = run(&charm, &state, &["--event", "actions/show-status"]);
+    assert!(out.contains("event: action show-status\n"), "{out}");
+    assert!(
+        out.contains("unit: blocked \"Waiting for istio-pilot relation (+1 more)\" (unchanged)\n"),
+        "{out}"
+    );
+    // The report, each line indented under its key.
+    assert!(
+        out.contains(
+            "result report:\n    \
+             unit: blocked \"Waiting for istio-pilot relation (+1 more)\"\n    \
+             app: never written (left to Juju)\n    \
+             unit scopes, most important first:\n      \
+             handler/pilot "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("\n      handler/config "), "{out}");
+    let scopes = out
+        .lines()
+        .find_map(|l| l.strip_prefix("result scopes: "))
+        .unwrap_or_else(|| panic!("no scopes result in:\n{out}"));
+    let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(scopes).unwrap(),
+        doc["scopes"],
+        "the scopes result is the state's store"
+    );
+    assert_eq!(
+        doc["calls"].as_array().unwrap().len(),
+        1,
+        "{}",
+        doc["calls"]
+    );
+    assert!(
+        doc["calls"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("action-set 'report=unit: blocked"),
+        "{}",
+        doc["calls"][0]
+    );
+
+    // The results belong to the run that made them.
+    run(&charm, &state, &["--event", "update-status"]);
+    let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(doc["action-results"], json!({}));
+}
