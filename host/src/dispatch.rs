@@ -313,13 +313,7 @@ fn status_set(
 /// return value cannot be rejected without losing the handler's result.
 fn truncate_message(mut message: String) -> String {
     let max = crate::status::MAX_MESSAGE;
-    if message.len() > max {
-        let mut end = max;
-        while !message.is_char_boundary(end) {
-            end -= 1;
-        }
-        message.truncate(end);
-    }
+    message.truncate(message.floor_char_boundary(max));
     message
 }
 

@@ -133,14 +133,7 @@ impl Model {
             LogLevel::Warning => "WARNING",
             LogLevel::Error => "ERROR",
         };
-        let mut message = message;
-        if message.len() > MAX_LOG_ARG {
-            let mut end = MAX_LOG_ARG;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
-            message = &message[..end];
-        }
+        let message = &message[..message.floor_char_boundary(MAX_LOG_ARG)];
         if let Err(e) = self.run("juju-log", &["--log-level", level, "--", message], None) {
             eprintln!(
                 "wasm-charm: juju-log failed ({}); the message was: {message}",
