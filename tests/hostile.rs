@@ -360,6 +360,24 @@ fn app_scope_is_written_with_application_by_the_leader() {
         json!({"status": "blocked", "message": "app problem"})
     );
 
+    // A new leader-elected means another unit may have led and written the
+    // app status meanwhile: the returning leader writes its own again, once.
+    unit.clear_calls();
+    assert_success(&unit.dispatch("leader-elected"));
+    assert_eq!(
+        unit.calls_of("status-set"),
+        vec![argv(&[
+            "status-set",
+            "--application",
+            "blocked",
+            "--",
+            "app problem"
+        ])]
+    );
+    unit.clear_calls();
+    assert_success(&unit.dispatch("update-status"));
+    assert_eq!(unit.calls_of("status-set"), Vec::<Vec<String>>::new());
+
     // Once the last app scope is cleared, the app status Juju shows would be
     // stale: the leader writes active (the ready message) once, then nothing.
     set_mode(&unit, "app-clear");

@@ -224,6 +224,11 @@ pub fn run_event(
     }
 
     // 8. merge
+    if matches!(event, Event::LeaderElected) && store.written.app.is_some() {
+        // Another leader may have written the app status meanwhile: what this
+        // unit wrote before is no longer what Juju shows, so write it again.
+        store.written.app = None;
+    }
     let ready = &charm.manifest.ready_message;
     let unit = merge::merge(store.views(Target::Unit), ready);
     let app = if store.has_current(Target::App) || store.written.app.is_some() {
