@@ -6,9 +6,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::path::Path;
 use std::process::{Command, Output};
-use support::{Unit, assert_failure, assert_success, packed};
+use support::{Unit, assert_failure, assert_success, offline_ok as run, packed};
 
 const SHOW_STATUS_ENV: &[(&str, &str)] = &[
     ("JUJU_ACTION_NAME", "show-status"),
@@ -170,24 +169,6 @@ fn an_undeclared_action_fails_naming_it() {
     );
     assert_eq!(unit.calls(), Vec::<Vec<String>>::new());
     assert_eq!(store_bytes(&unit), before);
-}
-
-fn run(charm: &Path, state: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
-        .arg("run")
-        .arg(charm)
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .output()
-        .expect("run wasm-charm");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "wasm-charm run {args:?} failed:\n{stdout}\n{}",
-        stderr(&out)
-    );
-    stdout
 }
 
 #[test]

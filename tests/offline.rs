@@ -3,32 +3,7 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::{Command, Output};
-use support::packed;
-
-fn run(charm: &Path, state: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
-        .arg("run")
-        .arg(charm)
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .output()
-        .expect("run wasm-charm")
-}
-
-/// Run, expect success, return stdout.
-fn ok(charm: &Path, state: &Path, args: &[&str]) -> String {
-    let out = run(charm, state, args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "wasm-charm run {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use support::{offline_ok as ok, offline_run as run, packed};
 
 fn unit_line(stdout: &str) -> &str {
     stdout
@@ -177,6 +152,15 @@ fn offline_errors_name_what_is_wrong() {
         "leader: [\n",
         "a bad state file is left alone"
     );
+
+    // Scopes written by a newer host are refused, and the file kept as it is.
+    let newer = "scopes:\n  format: 9\n  clock: 0\n";
+    std::fs::write(&state, newer).unwrap();
+    let out = run(&charm, &state, &["--event", "install"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("written by a newer wasm-charm"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), newer);
 
     // An unknown hook is not an error, as in Juju.
     std::fs::remove_file(&state).unwrap();

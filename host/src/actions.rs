@@ -70,40 +70,13 @@ mod tests {
     use super::*;
     use crate::charm_dir::ConfigSchema;
     use crate::model::Identity;
-    use crate::model::hook_tools::{HookTools, ToolOutput};
+    use crate::model::hook_tools::ToolOutput;
+    use crate::model::hook_tools::table::{Calls, ToolTable};
     use crate::status::merge::{Band, Kind};
     use crate::status::store::{Target, Write};
-    use std::sync::{Arc, Mutex};
-
-    type Calls = Arc<Mutex<Vec<(String, Vec<String>)>>>;
-
-    /// Records every call and answers each with `answer`.
-    struct Recorder {
-        calls: Calls,
-        answer: ToolOutput,
-    }
-
-    impl HookTools for Recorder {
-        fn call(
-            &mut self,
-            tool: &str,
-            args: &[&str],
-            _stdin: Option<&[u8]>,
-        ) -> std::io::Result<ToolOutput> {
-            self.calls.lock().unwrap().push((
-                tool.to_string(),
-                args.iter().map(|a| a.to_string()).collect(),
-            ));
-            Ok(self.answer.clone())
-        }
-    }
 
     fn model(answer: ToolOutput) -> (Model, Calls) {
-        let calls = Calls::default();
-        let tools = Recorder {
-            calls: calls.clone(),
-            answer,
-        };
+        let (tools, calls) = ToolTable::new(&[("action-set", answer)]);
         let model = Model::new(
             Box::new(tools),
             ConfigSchema::default(),
@@ -137,7 +110,7 @@ mod tests {
         answer(SHOW_STATUS, &mut m, &store).unwrap();
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), 1, "{calls:?}");
-        let (tool, args) = &calls[0];
+        let (tool, args, _) = &calls[0];
         assert_eq!(tool, "action-set");
         assert_eq!(
             args,

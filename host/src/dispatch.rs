@@ -13,7 +13,7 @@ use crate::model::{Identity, Model, describe_error};
 use crate::probe::Probes;
 use crate::runtime::cache;
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
-use crate::status::merge::{self, Kind, Merged, Written};
+use crate::status::merge::{self, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use std::collections::BTreeSet;
@@ -397,11 +397,6 @@ fn forward_output(model: &mut Model, handler: &str, output: &Output) {
     }
 }
 
-/// Whether a merged status is a problem, for summaries.
-pub fn is_problem(m: &Merged) -> bool {
-    m.written.status != Kind::Active
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,7 +504,7 @@ mod tests {
     #[test]
     fn owners_gone_expire_their_scopes() {
         use crate::bindings::{RelationEvent, RelationRef};
-        use crate::status::merge::Band;
+        use crate::status::merge::{Band, Kind};
         let mut store = ScopeStore::default();
         for (target, scope) in [
             (Target::Unit, "relation/db:1"),

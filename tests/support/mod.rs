@@ -578,3 +578,29 @@ pub fn assert_failure(out: &Output) {
         describe(out)
     );
 }
+
+/// `wasm-charm run <charm> --state <state> <args>`: one event on the
+/// embedded simulated Juju.
+pub fn offline_run(charm: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("run")
+        .arg(charm)
+        .arg("--state")
+        .arg(state)
+        .args(args)
+        .output()
+        .expect("run wasm-charm")
+}
+
+/// [`offline_run`], expecting success; returns stdout.
+#[track_caller]
+pub fn offline_ok(charm: &Path, state: &Path, args: &[&str]) -> String {
+    let out = offline_run(charm, state, args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "wasm-charm run {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}

@@ -84,3 +84,52 @@ impl HookTools for ProcessTools {
         })
     }
 }
+
+/// Hook tools for unit tests: answers looked up by tool name (a tool without
+/// an answer fails as Juju's would, exit 1), every call recorded.
+#[cfg(test)]
+pub mod table {
+    use super::{HookTools, ToolOutput};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    /// Every call: tool, arguments, stdin.
+    pub type Calls = Arc<Mutex<Vec<(String, Vec<String>, Option<String>)>>>;
+
+    pub struct ToolTable {
+        answers: BTreeMap<&'static str, ToolOutput>,
+        calls: Calls,
+    }
+
+    impl ToolTable {
+        /// The tools, and the log of their calls.
+        pub fn new(answers: &[(&'static str, ToolOutput)]) -> (ToolTable, Calls) {
+            let calls = Calls::default();
+            let table = ToolTable {
+                answers: answers.iter().cloned().collect(),
+                calls: calls.clone(),
+            };
+            (table, calls)
+        }
+    }
+
+    impl HookTools for ToolTable {
+        fn call(
+            &mut self,
+            tool: &str,
+            args: &[&str],
+            stdin: Option<&[u8]>,
+        ) -> std::io::Result<ToolOutput> {
+            self.calls.lock().unwrap().push((
+                tool.to_string(),
+                args.iter().map(|a| a.to_string()).collect(),
+                stdin.map(|s| String::from_utf8_lossy(s).into_owned()),
+            ));
+            Ok(self
+                .answers
+                .get(tool)
+                .cloned()
+                .unwrap_or_else(|| ToolOutput::error(1, format!("no answer for {tool}"))))
+        }
+    }
+}

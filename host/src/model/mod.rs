@@ -68,8 +68,6 @@ pub struct Model {
     cache: Cache,
     committed: Pending,
     handler: Pending,
-    /// Tool calls made, for `--verbose` offline output and tests.
-    pub calls: u32,
 }
 
 impl Model {
@@ -83,7 +81,6 @@ impl Model {
             cache: Cache::default(),
             committed: Pending::new(),
             handler: Pending::new(),
-            calls: 0,
         }
     }
 
@@ -149,7 +146,6 @@ impl Model {
         args: &[&str],
         stdin: Option<&[u8]>,
     ) -> Result<Vec<u8>, ModelError> {
-        self.calls += 1;
         let out = self
             .tools
             .call(tool, args, stdin)
@@ -480,43 +476,10 @@ impl Host for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    /// Every call: tool, arguments, stdin.
-    type Calls = Arc<Mutex<Vec<(String, Vec<String>, Option<String>)>>>;
-
-    /// Answers by tool name from a table and records every call.
-    struct Table {
-        answers: BTreeMap<&'static str, ToolOutput>,
-        calls: Calls,
-    }
-
-    impl HookTools for Table {
-        fn call(
-            &mut self,
-            tool: &str,
-            args: &[&str],
-            stdin: Option<&[u8]>,
-        ) -> std::io::Result<ToolOutput> {
-            self.calls.lock().unwrap().push((
-                tool.to_string(),
-                args.iter().map(|a| a.to_string()).collect(),
-                stdin.map(|s| String::from_utf8_lossy(s).into_owned()),
-            ));
-            Ok(self
-                .answers
-                .get(tool)
-                .cloned()
-                .unwrap_or_else(|| ToolOutput::error(1, "no answer")))
-        }
-    }
+    use hook_tools::table::{Calls, ToolTable};
 
     fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
-        let calls = Calls::default();
-        let tools = Table {
-            answers: answers.iter().cloned().collect(),
-            calls: calls.clone(),
-        };
+        let (tools, calls) = ToolTable::new(answers);
         let mut schema = ConfigSchema::default();
         schema.options.insert("port".into(), ConfigType::Int);
         schema.options.insert("ratio".into(), ConfigType::Float);

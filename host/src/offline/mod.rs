@@ -9,8 +9,7 @@ use crate::charm_dir::{CharmDir, ConfigType};
 use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
 use crate::event::{self, DispatchPath};
 use crate::juju_env::JujuEnv;
-use crate::status::merge::Merged;
-use crate::status::store::{ScopeStore, Target};
+use crate::status::store::{ScopeStore, Target, check_format};
 use anyhow::{Context as _, bail};
 use sim::{SimRelation, SimState, SimTools};
 use std::path::{Path, PathBuf};
@@ -60,8 +59,9 @@ impl ScopeBackend for StateBackend {
     fn load(&mut self) -> anyhow::Result<ScopeStore> {
         let state = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let store = state.scopes.clone().unwrap_or_default();
-        // Same checks as the file backend: never use a store this host cannot read.
-        ScopeStore::decode(&store.encode()).context("the state file's `scopes`")
+        // Same check as the file backend: never use a store this host cannot read.
+        check_format(store.format).context("the state file's `scopes`")?;
+        Ok(store)
     }
     fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).scopes = Some(store.clone());
@@ -112,8 +112,8 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
         Some(path) => {
             let state = load_state(path)?;
             let store = state.scopes.unwrap_or_default();
-            ScopeStore::decode(&store.encode())
-                .with_context(|| format!("{}: `scopes`", path.display()))?
+            check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
+            store
         }
         None => crate::status::store_file::StoreFile::lock(charm)?.load()?,
     };
@@ -342,10 +342,6 @@ fn finish_relation_event(env: &JujuEnv, state: &mut SimState) {
     }
 }
 
-fn merged_line(m: &Merged) -> String {
-    format!("{} {:?}", m.written.status.as_str(), m.written.message)
-}
-
 /// An action result as `result <key>: <value>`; a value of several lines
 /// starts on the next line, each line indented.
 fn result_lines(key: &str, value: &str) -> String {
@@ -395,7 +391,10 @@ fn print_report(report: &Report, state: &SimState, state_path: &Path) {
         } else {
             "unchanged"
         };
-        println!("unit: {} ({wrote})", merged_line(unit));
+        println!(
+            "unit: {} ({wrote})",
+            crate::show::written_line(Some(&unit.written))
+        );
     }
     match &report.app {
         Some(app) => {
@@ -404,7 +403,10 @@ fn print_report(report: &Report, state: &SimState, state_path: &Path) {
             } else {
                 "unchanged"
             };
-            println!("app: {} ({wrote})", merged_line(app));
+            println!(
+                "app: {} ({wrote})",
+                crate::show::written_line(Some(&app.written))
+            );
         }
         None => println!("app: left to Juju"),
     }

@@ -115,6 +115,15 @@ pub enum DecodeError {
     Invalid(String),
 }
 
+/// Whether this host reads documents of format `found`.
+pub fn check_format(found: u32) -> Result<(), DecodeError> {
+    match found {
+        FORMAT => Ok(()),
+        found if found > FORMAT => Err(DecodeError::Newer { found }),
+        found => Err(DecodeError::Unknown { found }),
+    }
+}
+
 /// A change a handler (or the host) asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Write {
@@ -140,11 +149,7 @@ impl ScopeStore {
         }
         let probe: Probe =
             serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))?;
-        match probe.format {
-            FORMAT => {}
-            found if found > FORMAT => return Err(DecodeError::Newer { found }),
-            found => return Err(DecodeError::Unknown { found }),
-        }
+        check_format(probe.format)?;
         serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))
     }
 
