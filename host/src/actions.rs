@@ -78,7 +78,7 @@ mod tests {
     fn model(answer: ToolOutput) -> (Model, Calls) {
         let (tools, calls) = ToolTable::new(&[("action-set", answer)]);
         let model = Model::new(
-            Box::new(tools),
+            std::sync::Arc::new(tools),
             ConfigSchema::default(),
             Identity::default(),
         );

@@ -65,7 +65,7 @@ pub struct Report {
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
-    tools: Box<dyn HookTools>,
+    tools: std::sync::Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     now: u64,
 ) -> anyhow::Result<Report> {

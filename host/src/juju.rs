@@ -45,7 +45,13 @@ fn run() -> anyhow::Result<Report> {
     };
     let charm = CharmDir::load(&charm_dir)?;
     let mut store = StoreFile::lock(&charm_dir)?;
-    dispatch::run_event(&charm, &env, Box::new(ProcessTools), &mut store, unix_now())
+    dispatch::run_event(
+        &charm,
+        &env,
+        std::sync::Arc::new(ProcessTools),
+        &mut store,
+        unix_now(),
+    )
 }
 
 /// Seconds since the Unix epoch, for the scope history.

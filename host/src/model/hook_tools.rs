@@ -3,8 +3,13 @@
 //! (reference §2.0: never speak the agent's RPC protocol); the offline mode
 //! answers the same calls from the simulated Juju (`crate::offline::sim`).
 
+use crate::deadline;
 use std::io::Write as _;
+use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// What a hook tool answered.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -34,29 +39,38 @@ impl ToolOutput {
     }
 }
 
-/// Something that answers hook-tool calls.
-pub trait HookTools: Send {
-    /// Run `tool` with `args`, feeding `stdin` when given. `Err` means the tool
-    /// could not be run at all.
+/// Something that answers hook-tool calls. Shared (`&self`, `Sync`): the
+/// event keeps a handle to log with even when a handler's instance is
+/// abandoned at its deadline.
+pub trait HookTools: Send + Sync {
+    /// Run `tool` with `args`, feeding `stdin` when given, finished by
+    /// `deadline`. `Err` means the tool could not be run, or did not finish
+    /// in time (`ErrorKind::TimedOut`).
     fn call(
-        &mut self,
+        &self,
         tool: &str,
         args: &[&str],
         stdin: Option<&[u8]>,
+        deadline: Instant,
     ) -> std::io::Result<ToolOutput>;
 }
 
 /// The real hook tools, as subprocesses. They inherit the host's environment,
 /// which is the hook's (`JUJU_CONTEXT_ID`, the agent socket, `PATH`).
+///
+/// Each runs in a process group of its own, killed whole at the deadline:
+/// Juju sets no timeout on a tool, and one that hangs would otherwise hold
+/// the machine-wide hook lock forever.
 #[derive(Debug, Default)]
 pub struct ProcessTools;
 
 impl HookTools for ProcessTools {
     fn call(
-        &mut self,
+        &self,
         tool: &str,
         args: &[&str],
         stdin: Option<&[u8]>,
+        deadline: Instant,
     ) -> std::io::Result<ToolOutput> {
         let mut cmd = Command::new(tool);
         cmd.args(args)
@@ -66,8 +80,10 @@ impl HookTools for ProcessTools {
                 Stdio::null()
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            .process_group(0);
         let mut child = cmd.spawn()?;
+        let killed = kill_group_at(&child, deadline);
         if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
             // A tool that does not read stdin closes it early: not an error.
             match pipe.write_all(input) {
@@ -75,13 +91,63 @@ impl HookTools for ProcessTools {
                 _ => {}
             }
         }
-        let out = child.wait_with_output()?;
+        let out = child.wait_with_output();
+        if killed.fired() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "it did not finish before the deadline and was killed",
+            ));
+        }
+        let out = out?;
         Ok(ToolOutput {
             // A tool killed by a signal has no code; report it as a failure.
             code: out.status.code().unwrap_or(-1),
             stdout: out.stdout,
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         })
+    }
+}
+
+/// A kill of a child's process group armed for a deadline.
+pub struct GroupKill {
+    fired: Arc<AtomicBool>,
+    reaped: Arc<AtomicBool>,
+    _armed: deadline::Armed,
+}
+
+impl GroupKill {
+    /// Whether the deadline passed and the group was killed.
+    pub fn fired(&self) -> bool {
+        self.fired.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for GroupKill {
+    fn drop(&mut self) {
+        // The child was waited for: its pid may be reused from now on.
+        self.reaped.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Kill `child`'s process group (it must lead one: `process_group(0)`) with
+/// SIGKILL at `deadline`, unless the returned guard is dropped first.
+pub fn kill_group_at(child: &std::process::Child, deadline: Instant) -> GroupKill {
+    let fired = Arc::new(AtomicBool::new(false));
+    let reaped = Arc::new(AtomicBool::new(false));
+    let pid = child.id() as libc::pid_t;
+    let (f, r) = (fired.clone(), reaped.clone());
+    let armed = deadline::at(deadline, move || {
+        if !r.load(Ordering::SeqCst) {
+            f.store(true, Ordering::SeqCst);
+            // SAFETY: kill(2) with a negative pid signals that process group;
+            // it touches no memory of ours.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    });
+    GroupKill {
+        fired,
+        reaped,
+        _armed: armed,
     }
 }
 
@@ -115,10 +181,11 @@ pub mod table {
 
     impl HookTools for ToolTable {
         fn call(
-            &mut self,
+            &self,
             tool: &str,
             args: &[&str],
             stdin: Option<&[u8]>,
+            _deadline: std::time::Instant,
         ) -> std::io::Result<ToolOutput> {
             self.calls.lock().unwrap().push((
                 tool.to_string(),

@@ -17,12 +17,19 @@ use crate::bindings::model::{
 use crate::charm_dir::{ConfigSchema, ConfigType};
 use hook_tools::{HookTools, ToolOutput};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Largest value of one relation-set: the whole document travels on stdin,
 /// but Juju (main) caps a settings collection at 16 MiB.
 const MAX_RELATION_WRITE: usize = 16 << 20;
 /// Juju passes a log message as one argv element: Linux caps those at 128 KiB.
 const MAX_LOG_ARG: usize = 128 * 1024 - 1;
+
+/// How long the host's own tool calls of one event may take together (status
+/// writes, relation writes, logs after the handlers): Juju sets no timeout,
+/// and a hung tool would hold the machine-wide hook lock.
+pub const HOST_CALLS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Who this unit is, for the model calls that need no tool.
 #[derive(Debug, Clone, Default)]
@@ -57,7 +64,10 @@ type Pending = BTreeMap<(String, u32, bool), Bag>;
 
 /// The model as one event sees it.
 pub struct Model {
-    tools: Box<dyn HookTools>,
+    tools: Arc<dyn HookTools>,
+    /// When the tool calls made now must have finished: the running
+    /// handler's deadline, or the event's for the host's own calls.
+    deadline: Instant,
     schema: ConfigSchema,
     identity: Identity,
     /// The relation whose relation-broken event runs: hidden from
@@ -71,9 +81,10 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(tools: Box<dyn HookTools>, schema: ConfigSchema, identity: Identity) -> Model {
+    pub fn new(tools: Arc<dyn HookTools>, schema: ConfigSchema, identity: Identity) -> Model {
         Model {
             tools,
+            deadline: Instant::now() + HOST_CALLS_TIMEOUT,
             schema,
             identity,
             broken: None,
@@ -82,6 +93,16 @@ impl Model {
             committed: Pending::new(),
             handler: Pending::new(),
         }
+    }
+
+    /// Tool calls from now on must finish by `deadline`.
+    pub fn set_deadline(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+    }
+
+    /// The hook tools, for the event to log with after a handler was abandoned.
+    pub fn tools(&self) -> Arc<dyn HookTools> {
+        self.tools.clone()
     }
 
     /// Tell the model which relation event runs.
@@ -148,7 +169,7 @@ impl Model {
     ) -> Result<Vec<u8>, ModelError> {
         let out = self
             .tools
-            .call(tool, args, stdin)
+            .call(tool, args, stdin, self.deadline)
             .map_err(|e| failure(tool, -1, format!("cannot run {tool}: {e}")))?;
         classify(tool, out)
     }
@@ -488,7 +509,7 @@ mod tests {
             app: "gw".into(),
             model: "m".into(),
         };
-        (Model::new(Box::new(tools), schema, identity), calls)
+        (Model::new(Arc::new(tools), schema, identity), calls)
     }
 
     fn rel(id: u32) -> RelationRef {

@@ -95,7 +95,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     };
     let mut backend = StateBackend(shared.clone());
     let now = crate::juju::unix_now();
-    let report = dispatch::run_event(&charm, &env, Box::new(tools), &mut backend, now)?;
+    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, now)?;
     let mut state = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     finish_relation_event(&env, &mut state);
     save_state(&state_path, &state)?;

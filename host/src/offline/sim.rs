@@ -415,10 +415,11 @@ impl SimTools {
 
 impl HookTools for SimTools {
     fn call(
-        &mut self,
+        &self,
         tool: &str,
         args: &[&str],
         stdin: Option<&[u8]>,
+        _deadline: std::time::Instant,
     ) -> std::io::Result<ToolOutput> {
         let out = self.answer(tool, args, stdin).unwrap_or_else(|e| e);
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -507,8 +508,12 @@ mod tests {
         }
     }
 
+    fn far() -> std::time::Instant {
+        std::time::Instant::now() + std::time::Duration::from_secs(3600)
+    }
+
     fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
-        t.call(tool, args, None).unwrap()
+        t.call(tool, args, None, far()).unwrap()
     }
 
     #[test]
@@ -687,6 +692,7 @@ mod tests {
                 "relation-set",
                 &["-r", "db:1", "--file", "-"],
                 Some(br#"{"old":"","new":"2"}"#),
+                far(),
             )
             .unwrap();
         assert_eq!(out.code, 0);
