@@ -17,3 +17,12 @@ impl Host for Probes {
         )))
     }
 }
+
+/// Register the `probe` interface, answered by the [`Probes`] that `get`
+/// finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut wasmtime::component::Linker<T>,
+    get: fn(&mut T) -> &mut Probes,
+) -> wasmtime::Result<()> {
+    crate::bindings::probe::add_to_linker::<T, wasmtime::component::HasSelf<Probes>>(linker, get)
+}

@@ -494,6 +494,15 @@ impl Host for Model {
     }
 }
 
+/// Register the `model` interface, answered by the event's [`Model`] that
+/// `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut wasmtime::component::Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::model::add_to_linker::<T, wasmtime::component::HasSelf<Model>>(linker, get)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ use limits::{MemoryLimit, Watchdog};
 use output::OutputTail;
 use std::path::Path;
 use std::time::Instant;
-use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -262,18 +262,17 @@ impl Runtime {
     }
 }
 
+/// WASI (with nothing granted) and every charm interface, each registered by
+/// the module that implements it.
 fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-    use wasmtime::component::HasSelf;
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
     bindings::wasm_charm::charm::types::add_to_linker::<HandlerState, HasSelf<HandlerState>>(
         linker,
         |s| s,
     )?;
-    bindings::status::add_to_linker::<HandlerState, HasSelf<ScopeWrites>>(linker, |s| {
-        &mut s.status
-    })?;
-    bindings::model::add_to_linker::<HandlerState, HasSelf<Model>>(linker, |s| &mut s.model)?;
-    bindings::probe::add_to_linker::<HandlerState, HasSelf<Probes>>(linker, |s| &mut s.probes)?;
+    crate::status::add_to_linker(linker, |s| &mut s.status)?;
+    crate::model::add_to_linker(linker, |s| &mut s.model)?;
+    crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
     Ok(())
 }
 

@@ -178,6 +178,17 @@ impl Host for ScopeWrites {
     }
 }
 
+/// Register the `status` interface: an instance's writes collect in the
+/// [`ScopeWrites`] that `get` finds in its state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut wasmtime::component::Linker<T>,
+    get: fn(&mut T) -> &mut ScopeWrites,
+) -> wasmtime::Result<()> {
+    crate::bindings::status::add_to_linker::<T, wasmtime::component::HasSelf<ScopeWrites>>(
+        linker, get,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
