@@ -686,7 +686,7 @@ mod tests {
             .unwrap()
             .local_unit_data
             .insert("old".into(), "1".into());
-        let mut t = tools(state);
+        let t = tools(state);
         let out = t
             .call(
                 "relation-set",
