@@ -8,7 +8,7 @@ mod hostile_charm;
 mod support;
 
 use hostile_charm::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -165,7 +165,7 @@ fn killed_mid_event_leaves_the_store_intact_and_the_next_event_runs() {
 // ------------------------------------------------------------ hook tools
 
 #[test]
-fn failed_status_set_fails_the_hook_and_is_retried_by_the_next_event() {
+fn failed_status_set_fails_the_hook_keeps_nothing_and_the_retry_writes_it() {
     let unit = unit("ok");
     unit.update_state(|s| {
         s["fail"] = json!({"status-set": {"code": 1, "stderr": "ERROR connection refused"}});
@@ -182,7 +182,20 @@ fn failed_status_set_fails_the_hook_and_is_retried_by_the_next_event() {
     );
     let expected = argv(&["status-set", "blocked", "--", PARTIAL_PLUS_MARKER]);
     assert_eq!(unit.calls_of("status-set"), vec![expected.clone()]);
-    // The scopes are kept; what could not be written is not remembered.
+    // One event, one transaction: the failed hook stored nothing.
+    assert!(!store_path(&unit).exists());
+
+    // Juju retries the same hook, which reaches the same result and writes it.
+    unit.update_state(|s| {
+        s.as_object_mut().unwrap().remove("fail");
+    });
+    unit.clear_calls();
+    assert_success(&unit.dispatch("install"));
+    assert_eq!(unit.calls_of("status-set"), vec![expected]);
+    assert_eq!(
+        unit.state()["status"]["unit"],
+        json!({"status": "blocked", "message": PARTIAL_PLUS_MARKER})
+    );
     let store_now = store(&unit);
     assert_current(
         &store_now,
@@ -190,20 +203,8 @@ fn failed_status_set_fails_the_hook_and_is_retried_by_the_next_event() {
         "blocked",
         "written before failing",
     );
-    assert_eq!(store_now["written"]["unit"], Value::Null, "{store_now:#}");
-
-    unit.update_state(|s| {
-        s.as_object_mut().unwrap().remove("fail");
-    });
-    unit.clear_calls();
-    assert_success(&unit.dispatch("update-status"));
-    assert_eq!(unit.calls_of("status-set"), vec![expected]);
     assert_eq!(
-        unit.state()["status"]["unit"],
-        json!({"status": "blocked", "message": PARTIAL_PLUS_MARKER})
-    );
-    assert_eq!(
-        store(&unit)["written"]["unit"],
+        store_now["written"]["unit"],
         json!({"status": "blocked", "message": PARTIAL_PLUS_MARKER})
     );
 }

@@ -81,7 +81,7 @@ fn err_blocks_the_handler_scope_and_keeps_its_writes() {
 }
 
 #[test]
-fn err_with_on_error_fail_fails_the_hook_and_drops_the_handlers_writes() {
+fn err_with_on_error_fail_fails_the_hook_and_keeps_nothing_of_the_event() {
     let unit = unit("err");
     let manifest = unit.charm_dir().join("wasm-charm.yaml");
     let mut text = std::fs::read_to_string(&manifest).expect("read wasm-charm.yaml");
@@ -98,23 +98,13 @@ fn err_with_on_error_fail_fails_the_hook_and_drops_the_handlers_writes() {
         unit.calls()
     );
 
-    let store = store(&unit);
-    assert_eq!(
-        unit_scope(&store, "hostile-partial"),
-        &Value::Null,
-        "{store:#}"
+    // One event, one transaction (DESIGN §6): the failed hook keeps nothing,
+    // not even the scope of the handler before it, which returned.
+    assert!(
+        !store_path(&unit).exists(),
+        "a failed first event stores nothing"
     );
-    assert_eq!(
-        unit_scope(&store, "handler/hostile"),
-        &Value::Null,
-        "{store:#}"
-    );
-    // The handler before it returned: its scope is updated.
-    assert_current(&store, "handler/marker", "waiting", "marker saw err");
-    assert_eq!(
-        unit.calls_of("status-set"),
-        vec![argv(&["status-set", "waiting", "--", "marker saw err"])]
-    );
+    assert_eq!(unit.calls_of("status-set"), Vec::<Vec<String>>::new());
 }
 
 // ------------------------------------------------------------ traps
@@ -133,7 +123,7 @@ fn after_install(first: &str, then: &str) -> (support::Unit, Value, std::process
 }
 
 #[test]
-fn panic_fails_the_hook_logs_why_and_changes_no_scope_of_the_handler() {
+fn panic_fails_the_hook_logs_why_and_keeps_nothing_of_the_event() {
     let (unit, before, out) = after_install("ok", "panic");
     assert_failure(&out);
 
@@ -164,21 +154,13 @@ fn panic_fails_the_hook_logs_why_and_changes_no_scope_of_the_handler() {
         unit.debug_log()
     );
 
-    let after = store(&unit);
-    // Every scope but the marker's is exactly as before: current and history.
-    assert_eq!(
-        unit_scopes_except(&after, "handler/marker"),
-        unit_scopes_except(&before, "handler/marker")
-    );
-    assert_eq!(after["app"], before["app"]);
-    assert_current(&after, "handler/marker", "waiting", "marker saw panic");
-    // The merged status did not change, so it is not written again.
+    // Nothing of the event is kept: the store is as before, nothing written.
+    assert_eq!(store(&unit), before);
     assert_eq!(unit.calls_of("status-set"), Vec::<Vec<String>>::new());
-    assert_eq!(after["written"], before["written"]);
 }
 
 #[test]
-fn endless_loop_is_stopped_at_the_deadline_and_changes_no_scope_of_the_handler() {
+fn endless_loop_is_stopped_at_the_deadline_and_keeps_nothing_of_the_event() {
     // Mode `err` first, so that `hostile` owns two scopes to lose.
     let (unit, before, out) = after_install("err", "loop");
     assert_failure(&out);
@@ -192,20 +174,11 @@ fn endless_loop_is_stopped_at_the_deadline_and_changes_no_scope_of_the_handler()
         "debug log:\n{}",
         unit.debug_log()
     );
-    let after = store(&unit);
-    for scope in ["handler/hostile", "hostile-partial"] {
-        assert_eq!(
-            unit_scope(&after, scope),
-            unit_scope(&before, scope),
-            "{scope}"
-        );
-    }
-    assert_current(&after, "handler/hostile", "blocked", "deliberate failure");
-    assert_current(&after, "handler/marker", "waiting", "marker saw loop");
+    assert_eq!(store(&unit), before);
 }
 
 /// Runs `install` in `mode` and asserts the hook failed because handler
-/// `hostile` `reason`, dropping its writes.
+/// `hostile` `reason`, keeping nothing of the event.
 fn assert_trap(mode: &str, reason: &str) {
     let unit = unit(mode);
     let out = unit.dispatch("install");
@@ -217,17 +190,9 @@ fn assert_trap(mode: &str, reason: &str) {
         "calls: {:?}",
         unit.calls()
     );
-    let store = store(&unit);
-    assert_eq!(
-        unit_scope(&store, "hostile-partial"),
-        &Value::Null,
-        "{store:#}"
-    );
-    assert_current(
-        &store,
-        "handler/marker",
-        "waiting",
-        &format!("marker saw {mode}"),
+    assert!(
+        !store_path(&unit).exists(),
+        "a failed first event stores nothing"
     );
 }
 

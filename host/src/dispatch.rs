@@ -1,22 +1,34 @@
 //! One event, top to bottom (DESIGN §3). The Juju path and the offline path
 //! differ only in what answers hook-tool calls ([`HookTools`]) and where the
 //! scope store lives ([`ScopeBackend`]).
+//!
+//! **One event, one transaction** (DESIGN §6). Juju applies `relation-set`
+//! and `state-set` only when the hook exits 0. So the host sends relation
+//! data and saves its store only when the whole event succeeded: a failing
+//! handler stops the event, and nothing it or an earlier handler stored
+//! (scopes, relation data) is kept anywhere; Juju retries the same hook,
+//! which then reaches the result the first run would have. On success the
+//! statuses are written before the store is saved, so a crash between the
+//! two repeats a status write rather than losing one.
 
 use crate::actions;
-use crate::bindings::model::LogLevel;
+use crate::bindings::model::{Host as _, LogLevel};
 use crate::bindings::{Event, Handler, Status};
 use crate::charm_dir::{CharmDir, OnError};
-use crate::event::{self, Resolved};
+use crate::context::EventContext;
+use crate::event;
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::HookTools;
-use crate::model::{Identity, Model, describe_error};
+use crate::model::hook_tools::{HookTools, Unavailable};
+use crate::model::{Model, describe_error};
 use crate::probe::Probes;
-use crate::runtime::cache;
+use crate::runtime::cache::{self, ComponentId};
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Where the scope store lives for this run.
 pub trait ScopeBackend {
@@ -54,9 +66,10 @@ pub struct Report {
     pub app: Option<Merged>,
     /// Targets whose status was written with `status-set`.
     pub wrote: Vec<Target>,
-    /// Reasons the hook fails; empty when it succeeds.
+    /// Reasons the hook fails; empty when it succeeds. A failed event keeps
+    /// nothing: the store is as it was before it.
     pub failures: Vec<String>,
-    /// The store after the event.
+    /// The store after the event (as loaded, when the event failed).
     pub store: ScopeStore,
 }
 
@@ -65,108 +78,262 @@ pub struct Report {
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
-    tools: std::sync::Arc<dyn HookTools>,
+    tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     now: u64,
 ) -> anyhow::Result<Report> {
-    // 1. the event
-    let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
-        Resolved::Event(e) => e,
-        Resolved::Unknown { hook, reason } => {
+    // 1.–2. the event and the charm
+    let ctx = match EventContext::new(charm, env, now)? {
+        Ok(ctx) => ctx,
+        Err(ignored) => {
             return Ok(Report {
-                ignored: Some(format!("hook `{hook}` ignored: {reason}")),
+                ignored: Some(format!(
+                    "hook `{}` ignored: {}",
+                    ignored.hook, ignored.reason
+                )),
                 ..Report::default()
             });
         }
     };
-    let described = event::describe(&event);
-    let identity = Identity {
-        unit: env.unit_name()?.to_string(),
-        app: env.app_name()?.to_string(),
-        model: env.model_name().to_string(),
-    };
-    // 2.–4. the component and the store
-    let mut store = backend.load()?;
-    let loaded = store.clone();
-    let state_dir = charm.path.join(store_file::STATE_DIR);
-    let mut component = runtime::identify(&charm.component_path(), &state_dir)?;
-    // Loaded at the first handler that runs: an event no handler observes
-    // needs neither wasmtime nor the component.
-    let mut runtime: Option<Runtime> = None;
-    let limits = charm.manifest.limits;
-    let mut model = Model::new(tools, charm.config.clone(), identity);
-    if let Some(r) = event::relation_of(&event) {
-        model.set_event_relation(
-            &r.relation,
-            &r.remote_app,
-            matches!(event, Event::RelationBroken(_)),
-        );
-    }
-    let endpoints: BTreeSet<String> = charm.metadata.endpoints.keys().cloned().collect();
-    let mut state = EventState {
-        status: ScopeWrites::new(endpoints),
-        model,
-        probes: Probes,
-    };
-    let mut report = Report {
-        event: Some(described.clone()),
-        ..Report::default()
-    };
-
-    let handlers = match cache::declarations(&state_dir, &component) {
-        Some(handlers) => handlers,
-        None => {
-            let rt = runtime.insert(Runtime::load(&mut component, &state_dir)?);
-            let (declared, s, output) = rt.declare(state, &limits);
-            state = s;
-            forward_output(&mut state.model, "declare", &output);
-            let handlers =
-                declared.map_err(|trap| anyhow::anyhow!("the component's `declare` {trap}"))?;
-            cache::store_declarations(&state_dir, &component, &handlers);
-            handlers
-        }
-    };
-    let handlers = validate_handlers(handlers, charm)?;
+    // 3.–4. the component and the store
+    let loaded = backend.load()?;
+    let mut run = EventRun::new(&ctx, tools)?;
+    let handlers = run.handlers()?;
+    let mut store = loaded.clone();
 
     // 5. every handler that observes the event, in declaration order
-    for handler in handlers
-        .iter()
-        .filter(|h| h.observes.iter().any(|o| event::observes(o, &event)))
+    let Some(mut state) = run.run_handlers(&handlers, &mut store) else {
+        return Ok(run.failed(loaded));
+    };
+
+    // 6. scopes whose owner is gone
+    for (target, scope) in expired(&store, &ctx.event, &handlers) {
+        store.apply(Write::Clear { target, scope }, &ctx.described, ctx.now);
+    }
+
+    // (7. readiness probes: none are declared by this host version.)
+
+    // The host's own tool calls from here on share one budget, as long as a
+    // handler's: a hung tool cannot hold the unit either.
+    state
+        .model
+        .set_deadline(Instant::now() + charm.manifest.limits.handler_timeout);
+    if let Err(e) = state.model.flush() {
+        run.fail(
+            &mut state.model,
+            format!("sending relation data failed: {}", describe_error(&e)),
+        );
+        return Ok(run.failed(loaded));
+    }
+
+    // 8. merge
+    let ready = &charm.manifest.ready_message;
+    let unit = merge::merge(store.views(Target::Unit), ready);
+    let app = match app_status(&ctx, &mut store, &mut state.model) {
+        Ok(app) => app,
+        Err(why) => {
+            run.fail(&mut state.model, why);
+            return Ok(run.failed(loaded));
+        }
+    };
+
+    // 9. write what changed, then persist
+    let mut to_write = Vec::new();
+    if store.written.unit.as_ref() != Some(&unit.written) {
+        to_write.push((Target::Unit, unit.written.clone()));
+    }
+    if let Some(app) = &app
+        && store.written.app.as_ref() != Some(&app.written)
     {
-        let rt = match &mut runtime {
-            Some(rt) => rt,
-            None => runtime.insert(Runtime::load(&mut component, &state_dir)?),
+        to_write.push((Target::App, app.written.clone()));
+    }
+    for (target, written) in to_write {
+        if let Err(e) = status_set(&mut state.model, target, &written) {
+            let why = format!(
+                "writing the {} status failed: {}",
+                target.as_str(),
+                describe_error(&e)
+            );
+            run.fail(&mut state.model, why);
+            return Ok(run.failed(loaded));
+        }
+        run.report.wrote.push(target);
+        match target {
+            Target::Unit => store.written.unit = Some(written),
+            Target::App => store.written.app = Some(written),
+        }
+    }
+    // An event that changed nothing writes nothing: no fsync on update-status.
+    if store != loaded {
+        backend.save(&store)?;
+    }
+
+    // Built-in actions (DESIGN §9) answer from the store as the event left it.
+    if let Event::Action(action) = &ctx.event
+        && let Err(why) = actions::answer(&action.name, &mut state.model, &store)
+    {
+        run.fail(&mut state.model, why);
+    }
+    run.report.unit = Some(unit);
+    run.report.app = app;
+    run.report.store = store;
+    Ok(std::mem::take(&mut run.report))
+}
+
+/// The running part of one event: the component (loaded at the first
+/// handler that runs), the state handed from handler to handler, and the
+/// report.
+struct EventRun<'c, 'e> {
+    ctx: &'e EventContext<'c>,
+    tools: Arc<dyn HookTools>,
+    component: ComponentId,
+    /// Loaded at the first handler that runs: an event no handler observes
+    /// needs neither wasmtime nor the component.
+    runtime: Option<Runtime>,
+    report: Report,
+}
+
+impl<'c, 'e> EventRun<'c, 'e> {
+    fn new(ctx: &'e EventContext<'c>, tools: Arc<dyn HookTools>) -> anyhow::Result<Self> {
+        Ok(EventRun {
+            component: runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?,
+            ctx,
+            tools,
+            runtime: None,
+            report: Report {
+                event: Some(ctx.described.clone()),
+                ..Report::default()
+            },
+        })
+    }
+
+    fn runtime(&mut self) -> anyhow::Result<&Runtime> {
+        if self.runtime.is_none() {
+            self.runtime = Some(Runtime::load(&mut self.component, &self.ctx.state_dir)?);
+        }
+        Ok(self.runtime.as_ref().expect("loaded just above"))
+    }
+
+    /// A fresh model of this event, for the handlers or for the host's own
+    /// calls.
+    fn model(&self, tools: Arc<dyn HookTools>) -> Model {
+        let mut model = Model::new(
+            tools,
+            self.ctx.charm.config.clone(),
+            self.ctx.identity.clone(),
+        );
+        if let Some(r) = event::relation_of(&self.ctx.event) {
+            model.set_event_relation(
+                &r.relation,
+                &r.remote_app,
+                matches!(self.ctx.event, Event::RelationBroken(_)),
+            );
+        }
+        model
+    }
+
+    fn event_state(&self, model: Model) -> EventState {
+        EventState {
+            status: ScopeWrites::new(self.ctx.endpoints.clone()),
+            model,
+            probes: Probes,
+        }
+    }
+
+    /// The component's handlers: from the cache, or from `declare` in an
+    /// instance of its own that can reach nothing of the live event (every
+    /// tool call fails, every write is dropped), so that a cold cache and a
+    /// warm one run the event alike.
+    fn handlers(&mut self) -> anyhow::Result<Vec<Handler>> {
+        if let Some(handlers) = cache::declarations(&self.ctx.state_dir, &self.component) {
+            return validate_handlers(handlers, self.ctx.charm);
+        }
+        let isolated = self.event_state(self.model(Arc::new(Unavailable(
+            "the model cannot be read while the component declares its handlers",
+        ))));
+        let limits = self.ctx.charm.manifest.limits;
+        let finished = self.runtime()?.declare(isolated, &limits);
+        let handlers = finished
+            .result
+            .map_err(|trap| anyhow::anyhow!("the component's `declare` {trap}"))?;
+        cache::store_declarations(&self.ctx.state_dir, &self.component, &handlers);
+        validate_handlers(handlers, self.ctx.charm)
+    }
+
+    /// Run the handlers that observe the event, each in a fresh instance,
+    /// applying the writes of each that returned. `None`: one failed, and the
+    /// event stops there (the reasons are logged and in the report).
+    fn run_handlers(&mut self, handlers: &[Handler], store: &mut ScopeStore) -> Option<EventState> {
+        let mut state = self.event_state(self.model(self.tools.clone()));
+        let observing: Vec<&Handler> = handlers
+            .iter()
+            .filter(|h| {
+                h.observes
+                    .iter()
+                    .any(|o| event::observes(o, &self.ctx.event))
+            })
+            .collect();
+        for (i, handler) in observing.iter().enumerate() {
+            match self.run_handler(handler, state, store) {
+                Ran::Returned(next) => state = next,
+                Ran::Failed(mut model) => {
+                    let rest: Vec<&str> =
+                        observing[i + 1..].iter().map(|h| h.name.as_str()).collect();
+                    if !rest.is_empty() {
+                        model.log(
+                            LogLevel::Warning,
+                            &format!(
+                                "handlers not run, the hook having failed: {}",
+                                rest.join(", ")
+                            ),
+                        );
+                    }
+                    return None;
+                }
+            }
+        }
+        Some(state)
+    }
+
+    /// One handler.
+    fn run_handler(&mut self, handler: &Handler, state: EventState, store: &mut ScopeStore) -> Ran {
+        let limits = self.ctx.charm.manifest.limits;
+        let ctx = self.ctx;
+        let runtime = match self.runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                let mut model = state.model;
+                self.fail(&mut model, format!("{e:#}"));
+                return Ran::Failed(model);
+            }
         };
-        let (outcome, s, mut output) = rt.run(&handler.name, &event, state, &limits);
-        state = s;
+        let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
+        // An instance abandoned at its deadline took the event's model with
+        // it; the host still logs through the same tools.
+        let mut state = match state {
+            Some(state) => state,
+            None => self.event_state(self.model(self.tools.clone())),
+        };
+        // The handler's deadline is over; the host's own calls (its log
+        // lines, say) get a budget of their own.
+        state
+            .model
+            .set_deadline(Instant::now() + limits.handler_timeout);
         if matches!(outcome, Outcome::Trapped(_)) {
             // The trap report below already ends with the stderr tail.
             output.stderr.clear();
         }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
-        let scope = handler_scope(&handler.name);
-        let own = |status: Option<Status>| match status {
-            Some(s) => Write::Set {
-                target: Target::Unit,
-                scope: scope.clone(),
-                status: s.kind.into(),
-                message: truncate_message(s.message),
-                priority: handler.priority.into(),
-            },
-            None => Write::Clear {
-                target: Target::Unit,
-                scope: scope.clone(),
-            },
-        };
+        let own = |status: Option<Status>| own_write(handler, status);
         let (result, own_write) = match outcome {
             Outcome::Returned(Ok(status)) => (
                 status
                     .clone()
                     .map_or(HandlerResult::Cleared, HandlerResult::Set),
-                Some(own(status)),
+                own(status),
             ),
-            Outcome::Returned(Err(msg)) if charm.manifest.on_error == OnError::Block => {
+            Outcome::Returned(Err(msg)) if self.ctx.charm.manifest.on_error == OnError::Block => {
                 state.model.log(
                     LogLevel::Warning,
                     &format!(
@@ -178,124 +345,143 @@ pub fn run_event(
                     kind: crate::bindings::StatusKind::Blocked,
                     message: msg.clone(),
                 };
-                (HandlerResult::Error(msg), Some(own(Some(status))))
+                (HandlerResult::Error(msg), own(Some(status)))
             }
             Outcome::Returned(Err(msg)) => {
+                self.report
+                    .handlers
+                    .push((handler.name.clone(), HandlerResult::Error(msg.clone())));
                 let why = format!("handler `{}` failed: {msg} (on-error: fail)", handler.name);
-                state.model.log(LogLevel::Error, &why);
-                report.failures.push(why);
-                (HandlerResult::Error(msg), None)
+                self.fail(&mut state.model, why);
+                return Ran::Failed(state.model);
             }
             Outcome::Trapped(trap) => {
+                self.report
+                    .handlers
+                    .push((handler.name.clone(), HandlerResult::Trapped(trap.clone())));
                 let why = format!(
-                    "handler `{}` {trap}; its status and relation writes were dropped",
+                    "handler `{}` {trap}; nothing this event stored is kept",
                     handler.name
                 );
-                state.model.log(LogLevel::Error, &why);
-                report.failures.push(why);
-                (HandlerResult::Trapped(trap), None)
+                self.fail(&mut state.model, why);
+                return Ran::Failed(state.model);
             }
         };
-        match own_write {
-            Some(own_write) => {
-                state.model.commit_handler();
-                for w in writes.into_iter().chain([own_write]) {
-                    store.apply(w, &described, now);
-                }
-            }
-            None => state.model.abort_handler(),
+        state.model.commit_handler();
+        for w in writes.into_iter().chain([own_write]) {
+            store.apply(w, &self.ctx.described, self.ctx.now);
         }
-        report.handlers.push((handler.name.clone(), result));
+        self.report.handlers.push((handler.name.clone(), result));
+        Ran::Returned(state)
     }
 
-    // 6. scopes whose owner is gone
-    for (target, scope) in expired(&store, &event, &handlers) {
-        store.apply(Write::Clear { target, scope }, &described, now);
+    /// The hook fails for `why`: logged at once (juju-log acts immediately,
+    /// whatever the hook's fate) and reported.
+    fn fail(&mut self, model: &mut Model, why: String) {
+        model.log(LogLevel::Error, &why);
+        self.report.failures.push(why);
     }
 
-    // (7. readiness probes: none are declared by this host version.)
+    /// The report of a failed event: the store as it was loaded, nothing sent.
+    fn failed(&mut self, loaded: ScopeStore) -> Report {
+        let mut report = std::mem::take(&mut self.report);
+        report.store = loaded;
+        report
+    }
+}
 
-    // Relation writes, before statuses: a failure here fails the hook.
-    if let Err(e) = state.model.flush() {
-        report.failures.push(format!(
-            "sending relation data failed: {}",
+/// How one handler's run left the event.
+enum Ran {
+    /// It returned; its writes are applied and the event goes on.
+    Returned(EventState),
+    /// The hook failed; the model is there to log with.
+    Failed(Model),
+}
+
+/// The write a handler's return value makes to its own scope.
+fn own_write(handler: &Handler, status: Option<Status>) -> Write {
+    let scope = handler_scope(&handler.name);
+    match status {
+        Some(s) => Write::Set {
+            target: Target::Unit,
+            scope,
+            status: s.kind.into(),
+            message: truncate_message(s.message),
+            priority: handler.priority.into(),
+        },
+        None => Write::Clear {
+            target: Target::Unit,
+            scope,
+        },
+    }
+}
+
+/// The application status to write, on the leader only (DESIGN §4).
+///
+/// App scopes live in each unit's own store; the leader's decide. A new
+/// leader (leader-elected, after its handlers ran) writes its merge even
+/// when it holds no app scope, if a former leader had set the application
+/// status: otherwise that leader's last word (say, blocked) would stay
+/// forever. Trade-off: the former leader's app scopes are not carried over;
+/// a charm whose handlers set app scopes on the leader only recomputes them
+/// on leader-elected (the gateway's `leader` handler does).
+fn app_status(
+    ctx: &EventContext,
+    store: &mut ScopeStore,
+    model: &mut Model,
+) -> Result<Option<Merged>, String> {
+    let elected = matches!(ctx.event, Event::LeaderElected);
+    if !(elected || store.has_current(Target::App) || store.written.app.is_some()) {
+        return Ok(None);
+    }
+    let leader = model.is_leader().map_err(|e| {
+        format!(
+            "cannot tell whether this unit leads: {}",
             describe_error(&e)
-        ));
-    }
-
-    // 8. merge
-    if matches!(event, Event::LeaderElected) && store.written.app.is_some() {
-        // Another leader may have written the app status meanwhile: what this
-        // unit wrote before is no longer what Juju shows, so write it again.
+        )
+    })?;
+    if !leader {
+        // Not the writer any more: a later election starts afresh.
         store.written.app = None;
+        return Ok(None);
     }
-    let ready = &charm.manifest.ready_message;
-    let unit = merge::merge(store.views(Target::Unit), ready);
-    let app = if store.has_current(Target::App) || store.written.app.is_some() {
-        match crate::bindings::model::Host::is_leader(&mut state.model) {
-            Ok(true) => Some(merge::merge(store.views(Target::App), ready)),
-            Ok(false) => None,
-            Err(e) => {
-                report.failures.push(format!(
-                    "cannot tell whether this unit leads: {}",
-                    describe_error(&e)
-                ));
-                None
-            }
+    if elected {
+        // Another leader may have written the app status meanwhile: what this
+        // unit wrote before is no longer what Juju shows.
+        store.written.app = None;
+        if !store.has_current(Target::App) && !app_status_was_set(model) {
+            // Never set by any leader: Juju still derives it from the units.
+            return Ok(None);
         }
-    } else {
-        None
+    }
+    Ok(Some(merge::merge(
+        store.views(Target::App),
+        &ctx.charm.manifest.ready_message,
+    )))
+}
+
+/// Whether a charm has set the application status (Juju reports `unknown`
+/// until one does). When the answer cannot be read, assume it was: writing
+/// the leader's own merge is the safe side.
+fn app_status_was_set(model: &mut Model) -> bool {
+    let answer = model.run(
+        "status-get",
+        &["--application", "--include-data", "--format=json"],
+        None,
+    );
+    let Ok(out) = answer else {
+        return true;
     };
-
-    // 9. persist, then write what changed
-    let mut to_write = Vec::new();
-    if store.written.unit.as_ref() != Some(&unit.written) {
-        store.written.unit = Some(unit.written.clone());
-        to_write.push((Target::Unit, unit.written.clone()));
-    }
-    if let Some(app) = &app
-        && store.written.app.as_ref() != Some(&app.written)
-    {
-        store.written.app = Some(app.written.clone());
-        to_write.push((Target::App, app.written.clone()));
-    }
-    // An event that changed nothing writes nothing: no fsync on update-status.
-    if store != loaded {
-        backend.save(&store)?;
-    }
-    let mut unsure = false;
-    for (target, written) in to_write {
-        match status_set(&mut state.model, target, &written) {
-            Ok(()) => report.wrote.push(target),
-            Err(e) => {
-                report.failures.push(format!(
-                    "writing the {} status failed: {}",
-                    target.as_str(),
-                    describe_error(&e)
-                ));
-                // Forget what was "written" so the next event writes it again.
-                match target {
-                    Target::Unit => store.written.unit = None,
-                    Target::App => store.written.app = None,
-                }
-                unsure = true;
-            }
-        }
-    }
-    if unsure {
-        backend.save(&store)?;
-    }
-
-    // Built-in actions (DESIGN §9) answer from the store as the event left it.
-    if let Event::Action(action) = &event
-        && let Err(why) = actions::answer(&action.name, &mut state.model, &store)
-    {
-        report.failures.push(why);
-    }
-    report.unit = Some(unit);
-    report.app = app;
-    report.store = store;
-    Ok(report)
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&out) else {
+        return true;
+    };
+    // Juju nests the application's status; tolerate the flat form too.
+    let status = doc
+        .get("application-status")
+        .and_then(|a| a.get("status"))
+        .or_else(|| doc.get("status"))
+        .and_then(|s| s.as_str());
+    !matches!(status, Some("unknown" | "unset" | ""))
 }
 
 /// `status-set [--application] <kind> -- <message>`; `--` because a message
@@ -347,8 +533,17 @@ fn expired(store: &ScopeStore, event: &Event, handlers: &[Handler]) -> Vec<(Targ
     out
 }
 
+/// Handlers one component may declare: each costs an instance per event it
+/// observes, and their writes are bounded per handler.
+pub const MAX_HANDLERS: usize = 64;
+
 /// Refuse declarations the host cannot honour, naming the handler.
 fn validate_handlers(handlers: Vec<Handler>, charm: &CharmDir) -> anyhow::Result<Vec<Handler>> {
+    anyhow::ensure!(
+        handlers.len() <= MAX_HANDLERS,
+        "the component declares {} handlers; this host runs at most {MAX_HANDLERS}",
+        handlers.len()
+    );
     let mut seen = BTreeSet::new();
     for h in &handlers {
         // 120 keeps `handler/<name>` within a scope name's 128 bytes.

@@ -9,6 +9,7 @@
 pub mod actions;
 pub mod bindings;
 pub mod charm_dir;
+pub mod context;
 pub mod deadline;
 pub mod dispatch;
 pub mod event;

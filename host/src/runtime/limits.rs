@@ -1,30 +1,56 @@
-//! Sandbox bounds that need code: the memory limiter that names the limit in
-//! its trap, and the watchdog that ends a handler at its deadline.
+//! What one handler instance may allocate: linear memory (the manifest's
+//! `limits.memory-mib`) and wasmtime's per-store counts, whose defaults
+//! (10,000 instances, memories and tables) are far above what any charm
+//! component needs. The limiter remembers which bound it enforced, so the
+//! trap report can name it instead of a bare `unreachable`.
 
-use std::sync::mpsc;
-use std::time::Instant;
-use wasmtime::{Engine, ResourceLimiter};
+use wasmtime::ResourceLimiter;
 
-/// Caps one instance's linear memory, and remembers that it did so the trap
-/// report can say "memory limit" instead of a bare `unreachable`.
+/// Core instances one component instance may create. A Rust `wasm32-wasip2`
+/// component creates about five (the program, the WASI adapter, shims).
+pub const MAX_INSTANCES: usize = 32;
+/// Linear memories per instance: a charm has one, the adapter one more.
+pub const MAX_MEMORIES: usize = 4;
+/// Tables per instance.
+pub const MAX_TABLES: usize = 32;
+/// Elements one table may hold; Rust guests use a few hundred.
+pub const MAX_TABLE_ELEMENTS: usize = 100_000;
+
+/// The bounds of one store, and which of them it hit.
 #[derive(Debug)]
-pub struct MemoryLimit {
-    pub max_bytes: usize,
-    pub exceeded: bool,
+pub struct StoreLimits {
+    pub max_memory_bytes: usize,
+    pub memory_exceeded: bool,
+    table_exceeded: bool,
 }
 
-/// Table elements one instance may have; Rust guests use a few hundred.
-const MAX_TABLE_ELEMENTS: usize = 100_000;
+impl StoreLimits {
+    pub fn new(max_memory_bytes: usize) -> Self {
+        StoreLimits {
+            max_memory_bytes,
+            memory_exceeded: false,
+            table_exceeded: false,
+        }
+    }
 
-impl ResourceLimiter for MemoryLimit {
+    /// A count bound the instance hit, if any, for the trap report. (wasmtime
+    /// fails instantiation past the instance, memory and table counts
+    /// itself, with an error that names the count.)
+    pub fn exceeded_count(&self) -> Option<String> {
+        self.table_exceeded
+            .then(|| format!("{MAX_TABLE_ELEMENTS} table elements"))
+    }
+}
+
+impl ResourceLimiter for StoreLimits {
     fn memory_growing(
         &mut self,
         _current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.max_bytes {
-            self.exceeded = true;
+        if desired > self.max_memory_bytes {
+            self.memory_exceeded = true;
             // Refuse the growth: Rust's allocator then aborts, which traps.
             return Ok(false);
         }
@@ -37,51 +63,22 @@ impl ResourceLimiter for MemoryLimit {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
-    }
-}
-
-/// One thread per process that bumps the engine's epoch when the running
-/// handler's deadline passes. Each handler's store traps at the next epoch, so
-/// a deadline of an earlier handler can never cut a later one short: the
-/// watchdog only bumps while armed, and is re-armed per handler.
-pub struct Watchdog {
-    tx: mpsc::Sender<Option<Instant>>,
-}
-
-impl Watchdog {
-    pub fn start(engine: &Engine) -> Watchdog {
-        let (tx, rx) = mpsc::channel::<Option<Instant>>();
-        let engine = engine.weak();
-        std::thread::spawn(move || {
-            let mut deadline: Option<Instant> = None;
-            loop {
-                let next = match deadline {
-                    None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-                    Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-                };
-                match next {
-                    Ok(d) => deadline = d,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if let Some(engine) = engine.upgrade() {
-                            engine.increment_epoch();
-                        }
-                        deadline = None;
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
-                }
-            }
-        });
-        Watchdog { tx }
+        if desired > MAX_TABLE_ELEMENTS {
+            self.table_exceeded = true;
+            return Ok(false);
+        }
+        Ok(true)
     }
 
-    /// Interrupt the running handler at `deadline`.
-    pub fn arm(&self, deadline: Instant) {
-        let _ = self.tx.send(Some(deadline));
+    fn instances(&self) -> usize {
+        MAX_INSTANCES
     }
 
-    /// The handler returned in time.
-    pub fn disarm(&self) {
-        let _ = self.tx.send(None);
+    fn memories(&self) -> usize {
+        MAX_MEMORIES
+    }
+
+    fn tables(&self) -> usize {
+        MAX_TABLES
     }
 }

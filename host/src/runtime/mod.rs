@@ -10,13 +10,15 @@ pub mod output;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
+use crate::deadline;
 use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
-use limits::{MemoryLimit, Watchdog};
+use limits::StoreLimits;
 use output::OutputTail;
 use std::path::Path;
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -73,7 +75,7 @@ pub enum LoadError {
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
-    limiter: MemoryLimit,
+    limiter: StoreLimits,
     stdout: OutputTail,
     stderr: OutputTail,
     pub status: ScopeWrites,
@@ -113,11 +115,28 @@ pub struct Output {
     pub stderr: String,
 }
 
+/// How one instance's run ended. `state` is `None` when the instance was
+/// abandoned at its deadline, still blocked in a host call: the event state
+/// it held is gone, and the event can only fail.
+pub struct Finished<R> {
+    pub result: Result<R, String>,
+    pub state: Option<EventState>,
+    pub output: Output,
+}
+
+/// How long after its deadline a handler blocked in a host call is given to
+/// come back (a killed hook tool returns within milliseconds) before the
+/// event abandons it.
+const ABANDON_AFTER: Duration = Duration::from_millis(250);
+
+/// The native stack of a handler's thread: wasm frames (bounded by
+/// `max_wasm_stack`) plus the host's own, with room to spare.
+const HANDLER_THREAD_STACK: usize = 8 << 20;
+
 /// A loaded component, ready to instantiate.
 pub struct Runtime {
     engine: Engine,
     pre: CharmPre<HandlerState>,
-    watchdog: Option<Watchdog>,
     pub source: cache::Source,
 }
 
@@ -167,75 +186,89 @@ impl Runtime {
         Ok(Runtime {
             engine,
             pre,
-            watchdog: None,
             source,
         })
     }
 
-    fn store(&self, event: EventState, limits: &Limits) -> Store<HandlerState> {
-        let stdout = OutputTail::default();
-        let stderr = OutputTail::default();
-        // Nothing inherited: no environment, arguments, files, network or stdin.
-        let wasi = WasiCtx::builder()
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .build();
-        let state = HandlerState {
-            wasi,
-            table: ResourceTable::new(),
-            limiter: MemoryLimit {
-                max_bytes: limits.memory_bytes,
-                exceeded: false,
-            },
-            stdout,
-            stderr,
-            status: event.status,
-            model: event.model,
-            probes: event.probes,
-        };
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limiter);
-        store.set_epoch_deadline(1);
-        store
+    /// Run `f` against a fresh instance on a thread of its own, bounded by
+    /// `limits`. The deadline is wall-clock for everything the handler
+    /// causes: at it the engine's epoch moves (wasm code traps) and the
+    /// model's tool calls are killed (DESIGN §7); a handler still blocked
+    /// [`ABANDON_AFTER`] later (a WASI sleep, say) is abandoned, so no
+    /// blocking call can hold the unit.
+    fn with_instance<R: Send + 'static>(
+        &self,
+        mut event: EventState,
+        limits: &Limits,
+        f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>
+        + Send
+        + 'static,
+    ) -> Finished<R> {
+        let deadline = Instant::now() + limits.handler_timeout;
+        event.model.set_deadline(deadline);
+        let (tx, rx) = mpsc::sync_channel(1);
+        let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
+        let spawned = std::thread::Builder::new()
+            .name("wasm-charm-handler".into())
+            .stack_size(HANDLER_THREAD_STACK)
+            .spawn(move || {
+                let mut store = new_store(&engine, event, &limits_copy);
+                let result = pre
+                    .instantiate(&mut store)
+                    .and_then(|instance| f(&instance, &mut store));
+                let result = match result {
+                    // A handler that came back from a host call cut at the
+                    // deadline may return before its next epoch check: past
+                    // the deadline is past it, however it ended.
+                    Ok(_) if Instant::now() >= deadline => Err(time_limit(&limits_copy)),
+                    Ok(r) => Ok(r),
+                    Err(e) => Err(describe_trap(&e, store.data(), &limits_copy)),
+                };
+                let state = store.into_data();
+                let output = Output {
+                    stdout: state.stdout.text(),
+                    stderr: state.stderr.text(),
+                };
+                let event = EventState {
+                    status: state.status,
+                    model: state.model,
+                    probes: state.probes,
+                };
+                // The event may have given up on this thread: nobody listens.
+                let _ = tx.send(Finished {
+                    result,
+                    state: Some(event),
+                    output,
+                });
+            });
+        if let Err(e) = spawned {
+            return Finished {
+                result: Err(format!("could not be started: cannot spawn a thread: {e}")),
+                state: None,
+                output: Output::default(),
+            };
+        }
+        let weak = self.engine.weak();
+        let _interrupt = deadline::at(deadline, move || {
+            if let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+            }
+        });
+        let wait = (deadline + ABANDON_AFTER).saturating_duration_since(Instant::now());
+        rx.recv_timeout(wait).unwrap_or_else(|_| Finished {
+            result: Err(format!(
+                "{} while blocked in a host call, and was abandoned",
+                time_limit(limits)
+            )),
+            state: None,
+            output: Output::default(),
+        })
     }
 
-    /// Run `f` against a fresh instance, bounded by `limits`.
-    fn with_instance<R>(
-        &mut self,
-        event: EventState,
-        limits: &Limits,
-        f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>,
-    ) -> (Result<R, String>, EventState, Output) {
-        let mut store = self.store(event, limits);
-        let watchdog = self
-            .watchdog
-            .get_or_insert_with(|| Watchdog::start(&self.engine));
-        watchdog.arm(Instant::now() + limits.handler_timeout);
-        let result = self
-            .pre
-            .instantiate(&mut store)
-            .and_then(|instance| f(&instance, &mut store));
-        watchdog.disarm();
-        let result = result.map_err(|e| describe_trap(&e, store.data(), limits));
-        let state = store.into_data();
-        let output = Output {
-            stdout: state.stdout.text(),
-            stderr: state.stderr.text(),
-        };
-        let event = EventState {
-            status: state.status,
-            model: state.model,
-            probes: state.probes,
-        };
-        (result, event, output)
-    }
-
-    /// Ask the component for its handler declarations.
-    pub fn declare(
-        &mut self,
-        event: EventState,
-        limits: &Limits,
-    ) -> (Result<Vec<Handler>, String>, EventState, Output) {
+    /// Ask the component for its handler declarations, in an instance of its
+    /// own: `event` should answer nothing of the live event, so that what
+    /// `declare` sees never depends on whether the cache was warm.
+    pub fn declare(&self, event: EventState, limits: &Limits) -> Finished<Vec<Handler>> {
         self.with_instance(event, limits, |charm, store| {
             charm.wasm_charm_charm_handlers().call_declare(store)
         })
@@ -243,23 +276,50 @@ impl Runtime {
 
     /// Run one handler for one event in a fresh instance.
     pub fn run(
-        &mut self,
+        &self,
         handler: &str,
         event_value: &Event,
         event: EventState,
         limits: &Limits,
-    ) -> (Outcome, EventState, Output) {
-        let (result, state, output) = self.with_instance(event, limits, |charm, store| {
+    ) -> (Outcome, Option<EventState>, Output) {
+        let (handler, event_value) = (handler.to_string(), event_value.clone());
+        let finished = self.with_instance(event, limits, move |charm, store| {
             charm
                 .wasm_charm_charm_handlers()
-                .call_run(store, handler, event_value)
+                .call_run(store, &handler, &event_value)
         });
-        let outcome = match result {
+        let outcome = match finished.result {
             Ok(r) => Outcome::Returned(r),
             Err(trap) => Outcome::Trapped(trap),
         };
-        (outcome, state, output)
+        (outcome, finished.state, finished.output)
     }
+}
+
+/// A store for one instance: nothing inherited (no environment, arguments,
+/// files, network or stdin), output captured, memory and instances bounded,
+/// trapping at the next epoch.
+fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<HandlerState> {
+    let stdout = OutputTail::default();
+    let stderr = OutputTail::default();
+    let wasi = WasiCtx::builder()
+        .stdout(stdout.clone())
+        .stderr(stderr.clone())
+        .build();
+    let state = HandlerState {
+        wasi,
+        table: ResourceTable::new(),
+        limiter: StoreLimits::new(limits.memory_bytes),
+        stdout,
+        stderr,
+        status: event.status,
+        model: event.model,
+        probes: event.probes,
+    };
+    let mut store = Store::new(engine, state);
+    store.limiter(|s| &mut s.limiter);
+    store.set_epoch_deadline(1);
+    store
 }
 
 /// WASI (with nothing granted) and every charm interface, each registered by
@@ -357,19 +417,25 @@ pub fn incompatibility(version: &str) -> Option<&'static str> {
     None
 }
 
+fn time_limit(limits: &Limits) -> String {
+    format!(
+        "exceeded its time limit of {} ms (limits.handler-timeout-ms in wasm-charm.yaml)",
+        limits.handler_timeout.as_millis()
+    )
+}
+
 /// Say what a trap means, for a charm author reading `juju debug-log`.
 fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> String {
-    let mut why = if state.limiter.exceeded {
+    let mut why = if let Some(what) = state.limiter.exceeded_count() {
+        format!("exceeded this host's limit of {what} per handler instance")
+    } else if state.limiter.memory_exceeded {
         format!(
             "exceeded its memory limit of {} MiB (limits.memory-mib in wasm-charm.yaml)",
             limits.memory_bytes >> 20
         )
     } else {
         match e.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => format!(
-                "exceeded its time limit of {} ms (limits.handler-timeout-ms in wasm-charm.yaml)",
-                limits.handler_timeout.as_millis()
-            ),
+            Some(Trap::Interrupt) => time_limit(limits),
             Some(Trap::StackOverflow) => "overflowed its stack".to_string(),
             // Rust (and C) guests keep their stack frames in linear memory,
             // growing towards address 0: running past 0 is an out-of-bounds

@@ -11,6 +11,11 @@ use wasm_charm::model::ConfigValue;
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
+    if mode().is_ok_and(|m| m == "declare-log") {
+        // Side effects while the charm is built: `declare` runs this too, and
+        // must reach nothing of the live event.
+        log::warning("charm() ran");
+    }
     let on = On::install()
         | On::config_changed()
         | On::start()
@@ -39,6 +44,9 @@ fn mode() -> Result<String, Error> {
 /// Waiting "marker saw <mode>".
 fn marker(_event: &Event) -> Outcome {
     let mode = mode()?;
+    if mode.starts_with("marker-writes") {
+        write_db_relations()?;
+    }
     Ok(Some(Status::waiting(format!("marker saw {mode}"))))
 }
 
@@ -50,7 +58,8 @@ fn hostile(event: &Event) -> Outcome {
         Status::blocked("written before failing"),
     )?;
     match mode()?.as_str() {
-        "ok" => Ok(None),
+        "ok" | "marker-writes" | "declare-log" => Ok(None),
+        "marker-writes-then-panic" => panic!("deliberate panic after the marker's relation write"),
         "err" => Err(Error::msg("deliberate failure")),
         "panic" => {
             eprintln!("hostile: about to panic");
@@ -107,6 +116,17 @@ fn hostile(event: &Event) -> Outcome {
         "relation-write-then-panic" => {
             write_db_relations()?;
             panic!("deliberate panic after a relation write");
+        }
+        // deadlines over blocking host calls
+        "sleep" => {
+            // A WASI poll that blocks inside the host, far past any deadline.
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+            Ok(Some(Status::active("woke up")))
+        }
+        "leader" => {
+            // A hook tool call (the tests make `is-leader` hang).
+            let leader = model::is_leader()?;
+            Ok(Some(Status::active(format!("leader={leader}"))))
         }
         other => Err(Error::msg(format!("unknown mode {other:?}"))),
     }

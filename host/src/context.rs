@@ -1,0 +1,68 @@
+//! The per-event context (DESIGN §3, steps 1–2): everything one event needs
+//! that does not change while it runs — the charm, the event Juju named, who
+//! this unit is — built once from the charm directory and the Juju
+//! environment, then only read. The running state (the model's caches, the
+//! handlers' writes, the store) lives elsewhere.
+
+use crate::bindings::Event;
+use crate::charm_dir::CharmDir;
+use crate::event::{self, EventError, Resolved};
+use crate::juju_env::JujuEnv;
+use crate::model::Identity;
+use crate::status::store_file;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// One event's immutable context.
+#[derive(Debug)]
+pub struct EventContext<'c> {
+    pub charm: &'c CharmDir,
+    pub event: Event,
+    /// The event as the store's history and the logs name it
+    /// (`config-changed`, `action backup`).
+    pub described: String,
+    pub identity: Identity,
+    /// The charm's relation endpoints: the only ones a relation scope or a
+    /// relation call may name.
+    pub endpoints: BTreeSet<String>,
+    /// The host's directory in the charm directory (artifact cache, store).
+    pub state_dir: PathBuf,
+    /// Seconds since the Unix epoch, for the scopes' history.
+    pub now: u64,
+}
+
+/// What the environment names, when it is no event of this charm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    pub hook: String,
+    pub reason: String,
+}
+
+impl<'c> EventContext<'c> {
+    /// Read the event from `env`. `Ok(Err(_))`: a hook this charm has no
+    /// event for, which Juju counts as success.
+    pub fn new(
+        charm: &'c CharmDir,
+        env: &JujuEnv,
+        now: u64,
+    ) -> Result<Result<EventContext<'c>, Ignored>, EventError> {
+        let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
+            Resolved::Event(e) => e,
+            Resolved::Unknown { hook, reason } => return Ok(Err(Ignored { hook, reason })),
+        };
+        let identity = Identity {
+            unit: env.unit_name()?.to_string(),
+            app: env.app_name()?.to_string(),
+            model: env.model_name().to_string(),
+        };
+        Ok(Ok(EventContext {
+            charm,
+            described: event::describe(&event),
+            event,
+            identity,
+            endpoints: charm.metadata.endpoints.keys().cloned().collect(),
+            state_dir: charm.path.join(store_file::STATE_DIR),
+            now,
+        }))
+    }
+}
