@@ -694,6 +694,14 @@ mod tests {
         );
         let e = check(vec![handler("a", &[(EventKind::Install, Some("db"))])]).unwrap_err();
         assert!(e.contains("install events are not about a named"), "{e}");
+        let many: Vec<Handler> = (0..=MAX_HANDLERS)
+            .map(|i| handler(&format!("h{i}"), &[]))
+            .collect();
+        let e = check(many).unwrap_err();
+        assert_eq!(
+            e,
+            "the component declares 65 handlers; this host runs at most 64"
+        );
     }
 
     #[test]

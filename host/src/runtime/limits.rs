@@ -82,3 +82,32 @@ impl ResourceLimiter for StoreLimits {
         MAX_TABLES
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn growth_past_a_bound_is_refused_and_named() {
+        let mut limits = StoreLimits::new(1 << 20);
+        assert!(limits.memory_growing(0, 1 << 20, None).unwrap());
+        assert!(!limits.memory_growing(0, (1 << 20) + 1, None).unwrap());
+        assert!(limits.memory_exceeded);
+        assert_eq!(limits.exceeded_count(), None);
+        assert!(limits.table_growing(0, MAX_TABLE_ELEMENTS, None).unwrap());
+        assert!(
+            !limits
+                .table_growing(0, MAX_TABLE_ELEMENTS + 1, None)
+                .unwrap()
+        );
+        assert_eq!(
+            limits.exceeded_count().as_deref(),
+            Some("100000 table elements")
+        );
+        // wasmtime's defaults are 10,000 of each.
+        assert_eq!(
+            (limits.instances(), limits.memories(), limits.tables()),
+            (MAX_INSTANCES, MAX_MEMORIES, MAX_TABLES)
+        );
+    }
+}
