@@ -138,19 +138,10 @@ fn load_state(path: &Path) -> anyhow::Result<SimState> {
 fn save_state(path: &Path, state: &SimState) -> anyhow::Result<()> {
     let text = serde_saphyr::to_string(state)
         .with_context(|| format!("{}: cannot encode the state", path.display()))?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::atomic_file::parent(path);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("{}: cannot write", dir.display()))?;
-    use std::io::Write as _;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("{}: cannot replace", path.display()))?;
-    Ok(())
+    crate::atomic_file::write(path, text.as_bytes())
+        .with_context(|| format!("{}: cannot write", path.display()))
 }
 
 fn key_value<'a>(flag: &str, kv: &'a str) -> anyhow::Result<(&'a str, &'a str)> {

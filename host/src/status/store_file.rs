@@ -4,7 +4,6 @@
 
 use super::store::{DecodeError, ScopeStore};
 use std::fs::{File, OpenOptions};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The host's directory inside the charm directory.
@@ -77,17 +76,6 @@ impl StoreFile {
     /// never a torn one.
     pub fn save(&self, store: &ScopeStore) -> Result<(), StoreFileError> {
         let path = self.path();
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".scopes-")
-            .suffix(".tmp")
-            .tempfile_in(&self.dir)
-            .map_err(io(&self.dir))?;
-        tmp.write_all(&store.encode()).map_err(io(tmp.path()))?;
-        tmp.as_file().sync_all().map_err(io(&path))?;
-        tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(&self.dir))?;
-        Ok(())
+        crate::atomic_file::write(&path, &store.encode()).map_err(io(&path))
     }
 }
