@@ -415,7 +415,8 @@ impl HookInfo<'_> {
     }
 }
 
-fn is_secret(kind: EventKind) -> bool {
+/// The secret events: fixed hook names, with a secret as their context.
+pub fn is_secret(kind: EventKind) -> bool {
     matches!(
         kind,
         EventKind::SecretChanged

@@ -136,19 +136,11 @@ enum Family {
 
 impl Family {
     fn of(kind: crate::bindings::EventKind) -> Option<Family> {
-        use crate::bindings::EventKind as K;
         match event::hook_form(kind) {
             HookForm::Entity(_, EntityKind::Endpoint) => Some(Family::Relation),
             HookForm::Entity(_, EntityKind::Storage) => Some(Family::Storage),
             HookForm::Entity(_, EntityKind::Container) => Some(Family::Pebble),
-            HookForm::Fixed(_)
-                if matches!(
-                    kind,
-                    K::SecretChanged | K::SecretRotate | K::SecretRemove | K::SecretExpired
-                ) =>
-            {
-                Some(Family::Secret)
-            }
+            HookForm::Fixed(_) if event::is_secret(kind) => Some(Family::Secret),
             _ => None,
         }
     }
