@@ -1,8 +1,13 @@
 //! `wasm-charm run`: the gateway sequence on the embedded simulated Juju,
 //! whose state is a YAML file an operator can read and edit.
 
+#[path = "support/hostile.rs"]
+mod hostile_charm;
 mod support;
 
+use hostile_charm::HOSTILE;
+use serde_json::json;
+use std::path::Path;
 use support::{offline_ok as ok, offline_run as run, packed};
 
 fn unit_line(stdout: &str) -> &str {
@@ -162,9 +167,247 @@ fn offline_errors_name_what_is_wrong() {
     assert!(stderr.contains("written by a newer wasm-charm"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&state).unwrap(), newer);
 
-    // An unknown hook is not an error, as in Juju.
+    // Juju ignores a hook the charm does not know; a person who typed one
+    // hears about it, with the closest event of this charm, and nothing is
+    // written. (Before: exit 0, "hook `frobnicate` ignored".)
     std::fs::remove_file(&state).unwrap();
-    let out = run(&charm, &state, &["--event", "frobnicate"]);
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("hook `frobnicate` ignored"));
+    let out = run(&charm, &state, &["--event", "instal"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("did you mean `install`?"), "{stderr}");
+    assert!(!state.exists());
+}
+
+fn doc(state: &Path) -> serde_json::Value {
+    serde_saphyr::from_str(&std::fs::read_to_string(state).unwrap()).unwrap()
+}
+
+fn section(state: &Path, key: &str) -> String {
+    serde_json::to_string(&doc(state)[key]).unwrap()
+}
+
+/// A failed hook commits nothing in Juju: the relation data and the scopes in
+/// the state file stay as the hook found them, and the departing unit stays.
+/// Before the fix, the state was saved first: the marker handler's scope and
+/// the departed unit's removal were kept.
+#[test]
+fn a_failed_hook_saves_no_relation_data_and_no_scopes() {
+    let charm = packed(HOSTILE);
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "relations:\n  db:1:\n    app: pg\n    units: [pg/0, pg/1]\n    \
+         unit-data:\n      pg/1: {k: v}\n",
+    )
+    .unwrap();
+    ok(
+        &charm,
+        &state,
+        &["--event", "install", "--config", "mode=ok"],
+    );
+    let relations = section(&state, "relations");
+    let scopes = section(&state, "scopes");
+    assert!(scopes.contains("marker saw ok"), "{scopes}");
+
+    let out = run(
+        &charm,
+        &state,
+        &[
+            "--event",
+            "db-relation-departed",
+            "--remote-unit",
+            "pg/1",
+            "--config",
+            "mode=panic",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "a failed hook exits 1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("were not saved"), "{stderr}");
+    assert_eq!(section(&state, "relations"), relations);
+    assert_eq!(section(&state, "scopes"), scopes);
+    // What is informational or acts at once in Juju is kept.
+    let after = doc(&state);
+    assert_eq!(after["config"]["mode"], "panic");
+    assert!(
+        !after["calls"].as_array().unwrap().is_empty(),
+        "the calls of the failed event are kept"
+    );
+    assert_eq!(after["status"]["unit"]["status"], "blocked");
+
+    // The same event, now succeeding, lets the unit leave.
+    ok(
+        &charm,
+        &state,
+        &[
+            "--event",
+            "db-relation-departed",
+            "--remote-unit",
+            "pg/1",
+            "--config",
+            "mode=ok",
+        ],
+    );
+    assert_eq!(doc(&state)["relations"]["db:1"]["units"], json!(["pg/0"]));
+}
+
+/// Bad command-line arguments exit 2 (the README's promise); before, a
+/// malformed `--config` or `--relation` exited 1.
+#[test]
+fn bad_arguments_exit_2() {
+    let charm = packed("examples/gateway");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    for (args, says) in [
+        (
+            &["--event", "config-changed", "--config", "kind"][..],
+            "--config takes KEY=VALUE",
+        ),
+        (
+            &["--event", "config-changed", "--config", "knd=x"],
+            "declares no option `knd`",
+        ),
+        (&["--event", "install", "--bogus"], "--bogus"),
+        (
+            &[
+                "--event",
+                "istio-pilot-relation-changed",
+                "--relation",
+                "pilot",
+                "--remote-app",
+                "p",
+            ],
+            "--relation `pilot`",
+        ),
+        (&["--event", "istio-pilot-relation-changed"], "--remote-app"),
+        (
+            &["--event", "install", "--remote-app-data", "k=v"],
+            "--remote-app-data",
+        ),
+        (&["--event", "secret-changed"], "--secret-id"),
+    ] {
+        let out = run(&charm, &state, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!state.exists(), "{args:?} wrote the state");
+    }
+}
+
+/// A hook of an endpoint metadata.yaml does not declare records no relation;
+/// before, it did, while saying the hook was ignored.
+#[test]
+fn an_undeclared_endpoint_records_no_relation() {
+    let charm = packed("examples/gateway");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    let out = run(
+        &charm,
+        &state,
+        &["--event", "istio-pilo-relation-joined", "--remote-app", "x"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("did you mean `istio-pilot-relation-joined`?"),
+        "{stderr}"
+    );
+    assert!(!state.exists());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn wasm_charm(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Without `--state`, `run` keeps its state beside the charm directory (not
+/// inside, where it would ship), and `status` reads that same state and says
+/// so; without one, it reads the charm's store and creates nothing.
+#[test]
+fn default_state_is_beside_the_charm_and_status_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let charm = dir.path().join("gw");
+    copy_dir(&packed("examples/gateway"), &charm);
+    let c = charm.as_os_str();
+    let store_dir = charm.join(".wasm-charm");
+    let before: Vec<_> = std::fs::read_dir(&store_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+
+    let out = wasm_charm(&["status".as_ref(), c]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("reading the charm's store ") && stderr.contains("scopes.json"),
+        "{stderr}"
+    );
+    let after: Vec<_> = std::fs::read_dir(&store_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after, "status created nothing");
+
+    let out = wasm_charm(&["run".as_ref(), c, "--event".as_ref(), "install".as_ref()]);
+    assert!(out.status.success(), "{out:?}");
+    let state = dir.path().join("gw.offline-state.yaml");
+    assert!(state.is_file(), "{out:?}");
+    assert!(!charm.join(".wasm-charm/offline-state.yaml").exists());
+
+    let out = wasm_charm(&["status".as_ref(), c]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("reading the offline state ")
+            && stderr.contains("gw.offline-state.yaml"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Config item `kind` must be set"),
+        "{stdout}"
+    );
+
+    // A missing --state is an error, not an empty report.
+    let missing = dir.path().join("nope.yaml");
+    let out = wasm_charm(&[
+        "status".as_ref(),
+        c,
+        "--state".as_ref(),
+        missing.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_documents_the_defaults() {
+    let out = wasm_charm(&["run".as_ref(), "--help".as_ref()]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for default in [
+        ".offline-state.yaml beside the charm directory",
+        "<charm name>/0",
+        "leadership   true",
+        "<endpoint>:<n>",
+        "--secret-revision",
+        "--notice-id",
+        "--storage",
+    ] {
+        assert!(help.contains(default), "{default} in:\n{help}");
+    }
 }

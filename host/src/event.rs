@@ -2,8 +2,8 @@
 //! (reference juju-protocol.md §1.2–§1.5). Pure: no I/O, so every row of
 //! Juju's table is checked by unit and property tests.
 //!
-//! The hook name is matched against Juju's fixed names first, then against
-//! the entity suffixes, longest first; the prefix before a suffix is the
+//! The hook name is classified by one table of event kinds ([`ALL_KINDS`]):
+//! Juju's fixed names first, then the entity suffixes, longest first; the prefix before a suffix is the
 //! endpoint, storage or container name with its dashes kept, and must be
 //! declared in metadata.yaml. A hook the charm does not know is not an error:
 //! Juju counts a missing handler as success, and a charm rolled back to an
@@ -77,170 +77,242 @@ pub fn parse_dispatch_path(path: &str) -> Result<DispatchPath, EventError> {
     }
 }
 
-/// Hooks without an entity, with their kinds.
-const FIXED: &[(&str, EventKind)] = &[
-    ("install", EventKind::Install),
-    ("start", EventKind::Start),
-    ("stop", EventKind::Stop),
-    ("remove", EventKind::Remove),
-    ("upgrade-charm", EventKind::UpgradeCharm),
-    ("config-changed", EventKind::ConfigChanged),
-    ("update-status", EventKind::UpdateStatus),
-    ("leader-elected", EventKind::LeaderElected),
-    ("leader-settings-changed", EventKind::LeaderSettingsChanged),
-    ("leader-deposed", EventKind::LeaderDeposed),
-    ("pre-series-upgrade", EventKind::PreSeriesUpgrade),
-    ("post-series-upgrade", EventKind::PostSeriesUpgrade),
-    ("collect-metrics", EventKind::CollectMetrics),
-    ("meter-status-changed", EventKind::MeterStatusChanged),
-    ("secret-changed", EventKind::SecretChanged),
-    ("secret-rotate", EventKind::SecretRotate),
-    ("secret-remove", EventKind::SecretRemove),
-    ("secret-expired", EventKind::SecretExpired),
-];
-
-/// Every event kind with its WIT name (`relation-changed`, `action`).
-pub const ALL_KINDS: &[(EventKind, &str)] = &[
-    (EventKind::Install, "install"),
-    (EventKind::Start, "start"),
-    (EventKind::Stop, "stop"),
-    (EventKind::Remove, "remove"),
-    (EventKind::UpgradeCharm, "upgrade-charm"),
-    (EventKind::ConfigChanged, "config-changed"),
-    (EventKind::UpdateStatus, "update-status"),
-    (EventKind::LeaderElected, "leader-elected"),
-    (EventKind::LeaderSettingsChanged, "leader-settings-changed"),
-    (EventKind::LeaderDeposed, "leader-deposed"),
-    (EventKind::PreSeriesUpgrade, "pre-series-upgrade"),
-    (EventKind::PostSeriesUpgrade, "post-series-upgrade"),
-    (EventKind::CollectMetrics, "collect-metrics"),
-    (EventKind::MeterStatusChanged, "meter-status-changed"),
-    (EventKind::RelationCreated, "relation-created"),
-    (EventKind::RelationJoined, "relation-joined"),
-    (EventKind::RelationChanged, "relation-changed"),
-    (EventKind::RelationDeparted, "relation-departed"),
-    (EventKind::RelationBroken, "relation-broken"),
-    (EventKind::StorageAttached, "storage-attached"),
-    (EventKind::StorageDetaching, "storage-detaching"),
-    (EventKind::PebbleReady, "pebble-ready"),
-    (EventKind::PebbleCustomNotice, "pebble-custom-notice"),
-    (EventKind::PebbleCheckFailed, "pebble-check-failed"),
-    (EventKind::PebbleCheckRecovered, "pebble-check-recovered"),
-    (EventKind::SecretChanged, "secret-changed"),
-    (EventKind::SecretRotate, "secret-rotate"),
-    (EventKind::SecretRemove, "secret-remove"),
-    (EventKind::SecretExpired, "secret-expired"),
-    (EventKind::Action, "action"),
-];
-
-/// The WIT name of an event kind.
-pub fn kind_name(kind: EventKind) -> &'static str {
-    ALL_KINDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map_or("?", |(_, n)| n)
-}
-
-/// The event kind of a WIT name.
-pub fn kind_from_name(name: &str) -> Option<EventKind> {
-    ALL_KINDS.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
-}
-
 /// What an entity prefix names, so it can be checked against metadata.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EntityKind {
+pub enum EntityKind {
     Endpoint,
     Storage,
     Container,
 }
 
-/// Entity hooks: `<entity><suffix>`, longest suffix first so that
-/// `-pebble-check-recovered` is never read as something shorter.
-const SUFFIXES: &[(&str, EventKind, EntityKind)] = &[
+/// How Juju names the hook of an event kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookForm {
+    /// One fixed name (`config-changed`).
+    Fixed(&'static str),
+    /// `<entity><suffix>` (`db-relation-joined`): the entity is an endpoint,
+    /// storage or container declared in metadata.yaml.
+    Entity(&'static str, EntityKind),
+    /// No hook: actions come from `actions/<name>`.
+    Action,
+}
+
+use EntityKind::{Container, Endpoint, Storage};
+use HookForm::{Action, Entity, Fixed};
+
+/// Every event kind once: its WIT name and how Juju names its hook. The one
+/// table every lookup in this module derives from.
+pub const ALL_KINDS: &[(EventKind, &str, HookForm)] = &[
+    (EventKind::Install, "install", Fixed("install")),
+    (EventKind::Start, "start", Fixed("start")),
+    (EventKind::Stop, "stop", Fixed("stop")),
+    (EventKind::Remove, "remove", Fixed("remove")),
     (
-        "-pebble-check-recovered",
-        EventKind::PebbleCheckRecovered,
-        EntityKind::Container,
+        EventKind::UpgradeCharm,
+        "upgrade-charm",
+        Fixed("upgrade-charm"),
     ),
     (
-        "-pebble-custom-notice",
-        EventKind::PebbleCustomNotice,
-        EntityKind::Container,
+        EventKind::ConfigChanged,
+        "config-changed",
+        Fixed("config-changed"),
     ),
     (
-        "-pebble-check-failed",
-        EventKind::PebbleCheckFailed,
-        EntityKind::Container,
+        EventKind::UpdateStatus,
+        "update-status",
+        Fixed("update-status"),
     ),
     (
-        "-relation-departed",
-        EventKind::RelationDeparted,
-        EntityKind::Endpoint,
+        EventKind::LeaderElected,
+        "leader-elected",
+        Fixed("leader-elected"),
     ),
     (
-        "-storage-detaching",
-        EventKind::StorageDetaching,
-        EntityKind::Storage,
+        EventKind::LeaderSettingsChanged,
+        "leader-settings-changed",
+        Fixed("leader-settings-changed"),
     ),
     (
-        "-storage-attached",
-        EventKind::StorageAttached,
-        EntityKind::Storage,
+        EventKind::LeaderDeposed,
+        "leader-deposed",
+        Fixed("leader-deposed"),
     ),
     (
-        "-relation-created",
+        EventKind::PreSeriesUpgrade,
+        "pre-series-upgrade",
+        Fixed("pre-series-upgrade"),
+    ),
+    (
+        EventKind::PostSeriesUpgrade,
+        "post-series-upgrade",
+        Fixed("post-series-upgrade"),
+    ),
+    (
+        EventKind::CollectMetrics,
+        "collect-metrics",
+        Fixed("collect-metrics"),
+    ),
+    (
+        EventKind::MeterStatusChanged,
+        "meter-status-changed",
+        Fixed("meter-status-changed"),
+    ),
+    (
         EventKind::RelationCreated,
-        EntityKind::Endpoint,
+        "relation-created",
+        Entity("-relation-created", Endpoint),
     ),
     (
-        "-relation-changed",
-        EventKind::RelationChanged,
-        EntityKind::Endpoint,
-    ),
-    (
-        "-relation-joined",
         EventKind::RelationJoined,
-        EntityKind::Endpoint,
+        "relation-joined",
+        Entity("-relation-joined", Endpoint),
     ),
     (
-        "-relation-broken",
+        EventKind::RelationChanged,
+        "relation-changed",
+        Entity("-relation-changed", Endpoint),
+    ),
+    (
+        EventKind::RelationDeparted,
+        "relation-departed",
+        Entity("-relation-departed", Endpoint),
+    ),
+    (
         EventKind::RelationBroken,
-        EntityKind::Endpoint,
+        "relation-broken",
+        Entity("-relation-broken", Endpoint),
     ),
     (
-        "-pebble-ready",
-        EventKind::PebbleReady,
-        EntityKind::Container,
+        EventKind::StorageAttached,
+        "storage-attached",
+        Entity("-storage-attached", Storage),
     ),
+    (
+        EventKind::StorageDetaching,
+        "storage-detaching",
+        Entity("-storage-detaching", Storage),
+    ),
+    (
+        EventKind::PebbleReady,
+        "pebble-ready",
+        Entity("-pebble-ready", Container),
+    ),
+    (
+        EventKind::PebbleCustomNotice,
+        "pebble-custom-notice",
+        Entity("-pebble-custom-notice", Container),
+    ),
+    (
+        EventKind::PebbleCheckFailed,
+        "pebble-check-failed",
+        Entity("-pebble-check-failed", Container),
+    ),
+    (
+        EventKind::PebbleCheckRecovered,
+        "pebble-check-recovered",
+        Entity("-pebble-check-recovered", Container),
+    ),
+    (
+        EventKind::SecretChanged,
+        "secret-changed",
+        Fixed("secret-changed"),
+    ),
+    (
+        EventKind::SecretRotate,
+        "secret-rotate",
+        Fixed("secret-rotate"),
+    ),
+    (
+        EventKind::SecretRemove,
+        "secret-remove",
+        Fixed("secret-remove"),
+    ),
+    (
+        EventKind::SecretExpired,
+        "secret-expired",
+        Fixed("secret-expired"),
+    ),
+    (EventKind::Action, "action", Action),
 ];
+
+fn row(kind: EventKind) -> Option<&'static (EventKind, &'static str, HookForm)> {
+    ALL_KINDS.iter().find(|(k, _, _)| *k == kind)
+}
+
+/// The WIT name of an event kind.
+pub fn kind_name(kind: EventKind) -> &'static str {
+    row(kind).map_or("?", |(_, n, _)| n)
+}
+
+/// The event kind of a WIT name.
+pub fn kind_from_name(name: &str) -> Option<EventKind> {
+    ALL_KINDS
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map(|(k, _, _)| *k)
+}
+
+/// How Juju names the hook of `kind`.
+pub fn hook_form(kind: EventKind) -> HookForm {
+    row(kind).map_or(Action, |(_, _, f)| *f)
+}
 
 /// A hook name's kind and entity, before the environment is read.
 /// `None`: not a hook name Juju uses.
+///
+/// Fixed names first, so an endpoint named like a fixed hook's prefix cannot
+/// shadow it; then entity suffixes, the longest that matches, so that
+/// `x-pebble-check-recovered` is never read as a shorter suffix.
 pub fn classify_hook(hook: &str) -> Option<(EventKind, Option<&str>)> {
-    if let Some((_, kind)) = FIXED.iter().find(|(name, _)| *name == hook) {
+    if let Some((kind, _, _)) = ALL_KINDS
+        .iter()
+        .find(|(_, _, f)| matches!(f, Fixed(name) if *name == hook))
+    {
         return Some((*kind, None));
     }
-    SUFFIXES.iter().find_map(|(suffix, kind, _)| {
-        let entity = hook.strip_suffix(suffix)?;
-        (!entity.is_empty()).then_some((*kind, Some(entity)))
-    })
+    ALL_KINDS
+        .iter()
+        .filter_map(|(kind, _, form)| match form {
+            Entity(suffix, _) => {
+                let entity = hook.strip_suffix(suffix)?;
+                (!entity.is_empty()).then_some((suffix.len(), *kind, entity))
+            }
+            _ => None,
+        })
+        .max_by_key(|(len, _, _)| *len)
+        .map(|(_, kind, entity)| (kind, Some(entity)))
 }
 
 /// The hook name Juju uses for an event kind and entity; the inverse of
 /// [`classify_hook`]. Actions have no hook name (`None`).
 pub fn hook_name(kind: EventKind, entity: Option<&str>) -> Option<String> {
-    if let Some((name, _)) = FIXED.iter().find(|(_, k)| *k == kind) {
-        return Some(name.to_string());
+    match hook_form(kind) {
+        Fixed(name) => Some(name.to_string()),
+        Entity(suffix, _) => Some(format!("{}{suffix}", entity?)),
+        Action => None,
     }
-    let (suffix, _, _) = SUFFIXES.iter().find(|(_, k, _)| *k == kind)?;
-    Some(format!("{}{suffix}", entity?))
 }
 
-fn entity_kind(kind: EventKind) -> Option<EntityKind> {
-    SUFFIXES
-        .iter()
-        .find(|(_, k, _)| *k == kind)
-        .map(|(_, _, e)| *e)
+/// Every event a charm can receive, as `--event` spells it: the fixed hooks,
+/// the hooks of each declared endpoint, storage and container, and
+/// `actions/<name>` for each declared action.
+pub fn event_names(metadata: &Metadata, actions: &Actions) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, _, form) in ALL_KINDS {
+        match form {
+            Fixed(name) => out.push(name.to_string()),
+            Entity(suffix, entity_kind) => {
+                let entities: Vec<&String> = match entity_kind {
+                    Endpoint => metadata.endpoints.keys().collect(),
+                    Storage => metadata.storage.iter().collect(),
+                    Container => metadata.containers.iter().collect(),
+                };
+                out.extend(entities.into_iter().map(|e| format!("{e}{suffix}")));
+            }
+            Action => out.extend(actions.names.iter().map(|a| format!("actions/{a}"))),
+        }
+    }
+    out
 }
 
 /// Whether the charm declares `entity` for events of `kind`: an endpoint,
@@ -252,24 +324,24 @@ pub fn check_entity(
     metadata: &Metadata,
     actions: &Actions,
 ) -> Result<(), String> {
-    let (declared, missing) = match (kind, entity_kind(kind)) {
-        (EventKind::Action, _) => (
+    let (declared, missing) = match hook_form(kind) {
+        Action => (
             actions.names.iter().any(|a| a == entity),
             "actions.yaml declares no action",
         ),
-        (_, Some(EntityKind::Endpoint)) => (
+        Entity(_, Endpoint) => (
             metadata.endpoints.contains_key(entity),
             "metadata.yaml declares no relation endpoint",
         ),
-        (_, Some(EntityKind::Storage)) => (
+        Entity(_, Storage) => (
             metadata.storage.iter().any(|s| s == entity),
             "metadata.yaml declares no storage",
         ),
-        (_, Some(EntityKind::Container)) => (
+        Entity(_, Container) => (
             metadata.containers.iter().any(|c| c == entity),
             "metadata.yaml declares no container",
         ),
-        (_, None) => {
+        Fixed(_) => {
             return Err(format!(
                 "{} events are not about a named relation, storage, container or action",
                 kind_name(kind)
@@ -283,7 +355,9 @@ pub fn check_entity(
     }
 }
 
-/// Turn the environment into the event it describes.
+/// Turn the environment into the event it describes: the dispatch path
+/// names the hook (or action), the table classifies it, metadata must declare
+/// its entity, and the variables of its kind give its context.
 pub fn resolve(
     env: &JujuEnv,
     metadata: &Metadata,
@@ -293,34 +367,68 @@ pub fn resolve(
         DispatchPath::Action(name) => return action(env, actions, name).map(Resolved::Event),
         DispatchPath::Hook(hook) => hook,
     };
-    let unknown = |reason: String| {
-        Ok(Resolved::Unknown {
-            hook: hook.clone(),
-            reason,
-        })
+    let unknown = |reason: String| Resolved::Unknown {
+        hook: hook.clone(),
+        reason,
     };
     let Some((kind, entity)) = classify_hook(&hook) else {
-        return unknown("not a hook name Juju uses".into());
+        return Ok(unknown("not a hook name Juju uses".into()));
     };
     if let Some(entity) = entity
         && let Err(reason) = check_entity(kind, entity, metadata, actions)
     {
-        return unknown(reason);
+        return Ok(unknown(reason));
     }
+    let hook = HookInfo {
+        name: &hook,
+        entity: entity.unwrap_or_default(),
+    };
+    let event = match hook_form(kind) {
+        Fixed(_) if is_secret(kind) => secret(env, kind)?,
+        Fixed(_) => fixed(kind),
+        Entity(_, Endpoint) => relation_event(kind, relation(env, kind, &hook)?),
+        Entity(_, Storage) => storage(env, kind, &hook)?,
+        Entity(_, Container) => pebble(env, kind, &hook)?,
+        Action => unreachable!("actions come from the actions/ dispatch path"),
+    };
+    Ok(Resolved::Event(event))
+}
 
-    let entity = entity.unwrap_or_default();
-    let check = |var: &'static str, value: &str| {
-        if value == entity {
+/// The hook being resolved: its name and the entity its name carries.
+struct HookInfo<'a> {
+    name: &'a str,
+    entity: &'a str,
+}
+
+impl HookInfo<'_> {
+    /// A variable naming the entity must name the hook's.
+    fn check(&self, var: &'static str, value: &str) -> Result<(), EventError> {
+        if value == self.entity {
             Ok(())
         } else {
             Err(EventError::Mismatch {
                 var,
                 value: value.to_string(),
-                hook: hook.clone(),
+                hook: self.name.to_string(),
             })
         }
-    };
-    let event = match kind {
+    }
+}
+
+/// The secret events: fixed hook names, with a secret as their context.
+pub fn is_secret(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::SecretChanged
+            | EventKind::SecretRotate
+            | EventKind::SecretRemove
+            | EventKind::SecretExpired
+    )
+}
+
+/// The events that carry no context.
+fn fixed(kind: EventKind) -> Event {
+    match kind {
         EventKind::Install => Event::Install,
         EventKind::Start => Event::Start,
         EventKind::Stop => Event::Stop,
@@ -335,114 +443,96 @@ pub fn resolve(
         EventKind::PostSeriesUpgrade => Event::PostSeriesUpgrade,
         EventKind::CollectMetrics => Event::CollectMetrics,
         EventKind::MeterStatusChanged => Event::MeterStatusChanged,
-        EventKind::RelationCreated
-        | EventKind::RelationJoined
-        | EventKind::RelationChanged
-        | EventKind::RelationDeparted
-        | EventKind::RelationBroken => {
-            let r = relation(env, kind, &check)?;
-            match kind {
-                EventKind::RelationCreated => Event::RelationCreated(r),
-                EventKind::RelationJoined => Event::RelationJoined(r),
-                EventKind::RelationChanged => Event::RelationChanged(r),
-                EventKind::RelationDeparted => Event::RelationDeparted(r),
-                _ => Event::RelationBroken(r),
-            }
-        }
-        EventKind::StorageAttached | EventKind::StorageDetaching => {
-            let id = env.require("JUJU_STORAGE_ID", "storage hooks name their storage")?;
-            check("JUJU_STORAGE_ID", id.split('/').next().unwrap_or(id))?;
-            let s = StorageEvent {
-                name: entity.to_string(),
-                id: id.to_string(),
-                kind: env.get("JUJU_STORAGE_KIND").map(str::to_string),
-                location: env.get("JUJU_STORAGE_LOCATION").map(str::to_string),
-            };
-            if kind == EventKind::StorageAttached {
-                Event::StorageAttached(s)
-            } else {
-                Event::StorageDetaching(s)
-            }
-        }
-        EventKind::PebbleReady
-        | EventKind::PebbleCustomNotice
-        | EventKind::PebbleCheckFailed
-        | EventKind::PebbleCheckRecovered => {
-            let container =
-                env.require("JUJU_WORKLOAD_NAME", "pebble hooks name their container")?;
-            check("JUJU_WORKLOAD_NAME", container)?;
-            let container = container.to_string();
-            match kind {
-                EventKind::PebbleReady => Event::PebbleReady(container),
-                EventKind::PebbleCustomNotice => {
-                    let why = "pebble-custom-notice hooks describe their notice";
-                    Event::PebbleCustomNotice(NoticeEvent {
-                        container,
-                        id: env.require("JUJU_NOTICE_ID", why)?.to_string(),
-                        type_: env.require("JUJU_NOTICE_TYPE", why)?.to_string(),
-                        key: env.require("JUJU_NOTICE_KEY", why)?.to_string(),
-                    })
-                }
-                _ => {
-                    let c = CheckEvent {
-                        container,
-                        check: env
-                            .require(
-                                "JUJU_PEBBLE_CHECK_NAME",
-                                "pebble check hooks name their check",
-                            )?
-                            .to_string(),
-                    };
-                    if kind == EventKind::PebbleCheckFailed {
-                        Event::PebbleCheckFailed(c)
-                    } else {
-                        Event::PebbleCheckRecovered(c)
-                    }
-                }
-            }
-        }
-        EventKind::SecretChanged
-        | EventKind::SecretRotate
-        | EventKind::SecretRemove
-        | EventKind::SecretExpired => {
-            let id = env.require("JUJU_SECRET_ID", "secret hooks name their secret")?;
-            let revision = match kind {
-                EventKind::SecretRemove | EventKind::SecretExpired => {
-                    let var = "JUJU_SECRET_REVISION";
-                    let raw =
-                        env.require(var, "secret-remove and secret-expired name a revision")?;
-                    Some(raw.parse::<u32>().map_err(|_| EventError::Invalid {
-                        var,
-                        value: raw.to_string(),
-                        why: "a revision is a non-negative integer",
-                    })?)
-                }
-                _ => None,
-            };
-            let s = SecretEvent {
-                id: id.to_string(),
-                label: env.get("JUJU_SECRET_LABEL").map(str::to_string),
-                revision,
-            };
-            match kind {
-                EventKind::SecretChanged => Event::SecretChanged(s),
-                EventKind::SecretRotate => Event::SecretRotate(s),
-                EventKind::SecretRemove => Event::SecretRemove(s),
-                _ => Event::SecretExpired(s),
-            }
-        }
-        EventKind::Action => unreachable!("actions come from the actions/ dispatch path"),
-    };
-    Ok(Resolved::Event(event))
+        other => unreachable!("{} has a context", kind_name(other)),
+    }
 }
 
-fn relation(
-    env: &JujuEnv,
-    kind: EventKind,
-    check: &dyn Fn(&'static str, &str) -> Result<(), EventError>,
-) -> Result<RelationEvent, EventError> {
+fn relation_event(kind: EventKind, r: RelationEvent) -> Event {
+    match kind {
+        EventKind::RelationCreated => Event::RelationCreated(r),
+        EventKind::RelationJoined => Event::RelationJoined(r),
+        EventKind::RelationChanged => Event::RelationChanged(r),
+        EventKind::RelationDeparted => Event::RelationDeparted(r),
+        _ => Event::RelationBroken(r),
+    }
+}
+
+fn storage(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<Event, EventError> {
+    let id = env.require("JUJU_STORAGE_ID", "storage hooks name their storage")?;
+    hook.check("JUJU_STORAGE_ID", id.split('/').next().unwrap_or(id))?;
+    let s = StorageEvent {
+        name: hook.entity.to_string(),
+        id: id.to_string(),
+        kind: env.get("JUJU_STORAGE_KIND").map(str::to_string),
+        location: env.get("JUJU_STORAGE_LOCATION").map(str::to_string),
+    };
+    Ok(if kind == EventKind::StorageAttached {
+        Event::StorageAttached(s)
+    } else {
+        Event::StorageDetaching(s)
+    })
+}
+
+fn pebble(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<Event, EventError> {
+    let container = env.require("JUJU_WORKLOAD_NAME", "pebble hooks name their container")?;
+    hook.check("JUJU_WORKLOAD_NAME", container)?;
+    let container = container.to_string();
+    Ok(match kind {
+        EventKind::PebbleReady => Event::PebbleReady(container),
+        EventKind::PebbleCustomNotice => {
+            let why = "pebble-custom-notice hooks describe their notice";
+            Event::PebbleCustomNotice(NoticeEvent {
+                container,
+                id: env.require("JUJU_NOTICE_ID", why)?.to_string(),
+                type_: env.require("JUJU_NOTICE_TYPE", why)?.to_string(),
+                key: env.require("JUJU_NOTICE_KEY", why)?.to_string(),
+            })
+        }
+        _ => {
+            let why = "pebble check hooks name their check";
+            let c = CheckEvent {
+                container,
+                check: env.require("JUJU_PEBBLE_CHECK_NAME", why)?.to_string(),
+            };
+            if kind == EventKind::PebbleCheckFailed {
+                Event::PebbleCheckFailed(c)
+            } else {
+                Event::PebbleCheckRecovered(c)
+            }
+        }
+    })
+}
+
+fn secret(env: &JujuEnv, kind: EventKind) -> Result<Event, EventError> {
+    let id = env.require("JUJU_SECRET_ID", "secret hooks name their secret")?;
+    let revision = match kind {
+        EventKind::SecretRemove | EventKind::SecretExpired => {
+            let var = "JUJU_SECRET_REVISION";
+            let raw = env.require(var, "secret-remove and secret-expired name a revision")?;
+            Some(raw.parse::<u32>().map_err(|_| EventError::Invalid {
+                var,
+                value: raw.to_string(),
+                why: "a revision is a non-negative integer",
+            })?)
+        }
+        _ => None,
+    };
+    let s = SecretEvent {
+        id: id.to_string(),
+        label: env.get("JUJU_SECRET_LABEL").map(str::to_string),
+        revision,
+    };
+    Ok(match kind {
+        EventKind::SecretChanged => Event::SecretChanged(s),
+        EventKind::SecretRotate => Event::SecretRotate(s),
+        EventKind::SecretRemove => Event::SecretRemove(s),
+        _ => Event::SecretExpired(s),
+    })
+}
+
+fn relation(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<RelationEvent, EventError> {
     let why = "relation hooks name their relation";
-    check("JUJU_RELATION", env.require("JUJU_RELATION", why)?)?;
+    hook.check("JUJU_RELATION", env.require("JUJU_RELATION", why)?)?;
     let var = "JUJU_RELATION_ID";
     let raw = env.require(var, why)?;
     let relation = parse_relation_id(raw).ok_or_else(|| EventError::Invalid {
@@ -450,7 +540,7 @@ fn relation(
         value: raw.to_string(),
         why: "a relation id is `<endpoint>:<number>`",
     })?;
-    check(var, &relation.endpoint)?;
+    hook.check(var, &relation.endpoint)?;
     // Juju may leave the remote app empty once the relation is broken.
     let remote_app = if kind == EventKind::RelationBroken {
         env.get("JUJU_REMOTE_APP").unwrap_or_default()

@@ -66,7 +66,11 @@ fn rel(
 
 #[test]
 fn every_fixed_hook_of_the_table() {
-    for (name, kind) in FIXED {
+    let fixed = ALL_KINDS.iter().filter_map(|(kind, _, form)| match form {
+        HookForm::Fixed(name) => Some((*name, kind)),
+        _ => None,
+    });
+    for (name, kind) in fixed {
         let mut extra = vec![];
         if name.starts_with("secret-") {
             extra = vec![
@@ -305,13 +309,21 @@ fn bad_environments_are_clear_errors() {
 
 #[test]
 fn kind_names_cover_every_kind_once() {
-    for (kind, name) in ALL_KINDS {
+    for (kind, name, _) in ALL_KINDS {
         assert_eq!(kind_from_name(name), Some(*kind));
         assert_eq!(kind_name(*kind), *name);
+        assert_eq!(
+            ALL_KINDS.iter().filter(|(k, _, _)| k == kind).count(),
+            1,
+            "{name}"
+        );
     }
-    // Every hook kind the tables know has a WIT name, and only the action
-    // kind has no hook name.
-    assert_eq!(ALL_KINDS.len(), FIXED.len() + SUFFIXES.len() + 1);
+    // Only the action kind has no hook name.
+    let no_hook: Vec<_> = ALL_KINDS
+        .iter()
+        .filter(|(k, _, _)| hook_name(*k, Some("x")).is_none())
+        .collect();
+    assert_eq!(no_hook, [&(EventKind::Action, "action", HookForm::Action)]);
 }
 
 #[test]
@@ -352,7 +364,11 @@ fn observations_match_kind_and_entity() {
 }
 
 fn entity_kinds() -> Vec<EventKind> {
-    SUFFIXES.iter().map(|(_, k, _)| *k).collect()
+    ALL_KINDS
+        .iter()
+        .filter(|(_, _, f)| matches!(f, HookForm::Entity(..)))
+        .map(|(k, _, _)| *k)
+        .collect()
 }
 
 proptest! {
@@ -363,6 +379,7 @@ proptest! {
         entity in "[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,6}){0,4}",
         which in 0usize..11,
     ) {
+        prop_assert_eq!(entity_kinds().len(), 11);
         let kind = entity_kinds()[which];
         let hook = hook_name(kind, Some(&entity)).unwrap();
         prop_assert_eq!(classify_hook(&hook), Some((kind, Some(entity.as_str()))));
@@ -396,5 +413,29 @@ proptest! {
     #[test]
     fn arbitrary_paths_never_panic(path in "\\PC{0,40}") {
         let _ = resolve(&env(&path, &[]), &metadata(), &actions());
+    }
+}
+
+#[test]
+fn event_names_list_every_declared_entity_and_classify_back() {
+    let names = event_names(&metadata(), &actions());
+    for want in [
+        "install",
+        "secret-expired",
+        "istio-pilot-relation-departed",
+        "cache-dir-storage-detaching",
+        "work-load-pebble-check-recovered",
+        "actions/backup",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
+    }
+    // 18 fixed hooks, 5 per endpoint, 2 per storage, 4 per container, 1 per action.
+    assert_eq!(names.len(), 18 + 5 * 4 + 2 * 2 + 4 + 2);
+    for name in names.iter().filter(|n| !n.starts_with("actions/")) {
+        let (kind, entity) = classify_hook(name).unwrap();
+        assert_eq!(hook_name(kind, entity).as_deref(), Some(name.as_str()));
+        if let Some(entity) = entity {
+            check_entity(kind, entity, &metadata(), &actions()).unwrap();
+        }
     }
 }

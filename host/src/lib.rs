@@ -7,6 +7,7 @@
 //! [`actions`] answers the built-in actions.
 
 pub mod actions;
+pub mod atomic_file;
 pub mod bindings;
 pub mod charm_dir;
 pub mod context;

@@ -18,7 +18,7 @@ enum Command {
     /// Juju mode: run the event Juju's environment describes (what `dispatch` does).
     Dispatch,
     /// Run one event offline, against a simulated Juju whose state is a YAML file.
-    Run(offline::RunArgs),
+    Run(Box<offline::RunArgs>),
     /// Build a charm project for wasm32-wasip2 and assemble a charm directory.
     Pack {
         /// The project: a Cargo package with metadata.yaml beside its Cargo.toml.
@@ -28,10 +28,15 @@ enum Command {
         out: PathBuf,
     },
     /// Every scope of a charm, its history and the statuses last written.
+    ///
+    /// Without --state: the offline state `run` writes by default
+    /// (`<charm dir>.offline-state.yaml` beside the charm directory) when it
+    /// exists, else the charm's own store (`<charm>/.wasm-charm/scopes.json`,
+    /// what Juju-mode events write). The first line on stderr names the one read.
     Status {
         /// The charm directory.
         charm: PathBuf,
-        /// Read the scopes of an offline state file instead of the charm's store.
+        /// Read the scopes of this offline state file.
         #[arg(long)]
         state: Option<PathBuf>,
         /// Print the scope store document as JSON.
@@ -60,7 +65,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Dispatch => return juju::main(),
-        Command::Run(args) => offline::main(args),
+        Command::Run(args) => offline::main(*args),
         Command::Pack { project, out } => pack::pack(&project, &out).map(|charm| {
             println!("packed {}", charm.display());
         }),
@@ -80,7 +85,13 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("wasm-charm: {e:#}");
-            ExitCode::FAILURE
+            // The README's promise: 2 for bad command-line arguments (clap
+            // exits 2 itself for the ones it parses), 1 for a failed hook.
+            if e.downcast_ref::<offline::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

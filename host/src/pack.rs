@@ -2,7 +2,7 @@
 //! assemble the charm directory Juju runs (DESIGN §8).
 
 use anyhow::{Context as _, bail};
-use std::io::BufRead as _;
+use std::io::{BufRead as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -102,9 +102,20 @@ fn install_dispatch(out: &Path) -> anyhow::Result<()> {
 }
 
 /// `cargo build --release --target wasm32-wasip2`, returning the cdylib's path
-/// as cargo reports it (so any target directory works).
+/// as cargo reports it (so any target directory works). Cargo's progress
+/// (`Compiling …`, warnings) goes to our stderr as it comes: a cold build
+/// takes about a minute, which must not look like a hang.
 fn build(manifest: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building {} for {TARGET}", manifest.display());
+    build_with(&cargo, manifest, &mut std::io::stderr())
+}
+
+fn build_with(
+    cargo: &std::ffi::OsStr,
+    manifest: &Path,
+    progress: &mut (dyn Write + Send),
+) -> anyhow::Result<PathBuf> {
     let mut child = Command::new(cargo)
         .args([
             "build",
@@ -123,9 +134,63 @@ fn build(manifest: &Path) -> anyhow::Result<PathBuf> {
         .spawn()
         .context("cannot run cargo")?;
     let stdout = child.stdout.take().context("cargo's stdout")?;
+    let stderr = child.stderr.take().context("cargo's stderr")?;
+    // stderr is relayed (and kept for the error message) while stdout's JSON
+    // is read here; reading one pipe to its end first could block cargo on
+    // the other.
+    let (wasm, stderr) = std::thread::scope(|scope| {
+        let relay = scope.spawn(move || relay(stderr, progress));
+        let wasm = artifact_path(stdout, manifest);
+        (wasm, relay.join())
+    });
+    let stderr = stderr.unwrap_or_default();
+    let wasm = wasm?;
+    let status = child.wait()?;
+    if !status.success() {
+        let hint = if stderr.contains("may not be installed")
+            || stderr.contains("can't find crate for `core`")
+            || stderr.contains("can't find crate for `std`")
+        {
+            format!("\nhint: install the target with `rustup target add {TARGET}`")
+        } else {
+            String::new()
+        };
+        bail!(
+            "building {} for {TARGET} failed (cargo's output is above){hint}",
+            manifest.display()
+        );
+    }
+    wasm.with_context(|| {
+        format!(
+            "{}: cargo built no cdylib (set `crate-type = [\"cdylib\"]` in [lib])",
+            manifest.display()
+        )
+    })
+}
+
+/// Copy cargo's stderr to `progress` line by line as it comes, returning all
+/// of it. A sink that fails (a closed terminal) only stops the relay.
+fn relay(stderr: impl std::io::Read, progress: &mut (dyn Write + Send)) -> String {
+    let mut all = String::new();
+    let mut relaying = true;
+    for line in std::io::BufReader::new(stderr).lines() {
+        let Ok(line) = line else { break };
+        if relaying {
+            relaying = writeln!(progress, "{line}")
+                .and_then(|()| progress.flush())
+                .is_ok();
+        }
+        all.push_str(&line);
+        all.push('\n');
+    }
+    all
+}
+
+/// The `.wasm` of the cdylib built from `manifest`, from cargo's JSON messages.
+fn artifact_path(stdout: impl std::io::Read, manifest: &Path) -> anyhow::Result<Option<PathBuf>> {
     let mut wasm = None;
     for line in std::io::BufReader::new(stdout).lines() {
-        let line = line?;
+        let line = line.context("reading cargo's output")?;
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
         };
@@ -149,26 +214,59 @@ fn build(manifest: &Path) -> anyhow::Result<PathBuf> {
                 .map(PathBuf::from);
         }
     }
-    let output = child.wait_with_output()?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let hint = if stderr.contains("may not be installed")
-            || stderr.contains("can't find crate for `core`")
-            || stderr.contains("can't find crate for `std`")
-        {
-            format!("\nhint: install the target with `rustup target add {TARGET}`")
-        } else {
-            String::new()
-        };
-        bail!(
-            "building {} for {TARGET} failed:\n{stderr}{hint}",
-            manifest.display()
+    Ok(wasm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// A stand-in for cargo: progress on stderr, then the artifact message.
+    fn fake_cargo(dir: &Path, manifest: &Path, exit: i32) -> PathBuf {
+        let script = dir.join("cargo");
+        let message = serde_json::json!({
+            "reason": "compiler-artifact",
+            "manifest_path": manifest,
+            "target": {"kind": ["cdylib"]},
+            "filenames": ["/out/charm.wasm"],
+        });
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho '   Compiling charm v0.1.0' >&2\necho '{message}'\n\
+                 echo '    Finished release' >&2\nexit {exit}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    #[test]
+    fn cargo_progress_is_relayed_and_the_artifact_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(&manifest, "").unwrap();
+        let cargo = fake_cargo(dir.path(), &manifest, 0);
+        let mut progress = Vec::new();
+        let wasm = build_with(cargo.as_os_str(), &manifest, &mut progress).unwrap();
+        assert_eq!(wasm, PathBuf::from("/out/charm.wasm"));
+        assert_eq!(
+            String::from_utf8(progress).unwrap(),
+            "   Compiling charm v0.1.0\n    Finished release\n"
         );
     }
-    wasm.with_context(|| {
-        format!(
-            "{}: cargo built no cdylib (set `crate-type = [\"cdylib\"]` in [lib])",
-            manifest.display()
-        )
-    })
+
+    #[test]
+    fn a_failed_build_says_so_after_its_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(&manifest, "").unwrap();
+        let cargo = fake_cargo(dir.path(), &manifest, 101);
+        let mut progress = Vec::new();
+        let err = build_with(cargo.as_os_str(), &manifest, &mut progress).unwrap_err();
+        assert!(err.to_string().contains("failed"), "{err}");
+        assert!(!progress.is_empty());
+    }
 }

@@ -3,45 +3,68 @@
 //! is a YAML file the operator may edit between runs; flags change it just
 //! before the event, as an operator or a remote application would.
 
+pub mod context;
 pub mod sim;
 
-use crate::charm_dir::{CharmDir, ConfigType};
+use crate::charm_dir::CharmDir;
 use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
-use crate::event::{self, DispatchPath};
 use crate::juju_env::JujuEnv;
 use crate::status::store::{ScopeStore, Target, check_format};
-use anyhow::{Context as _, bail};
-use sim::{SimRelation, SimState, SimTools};
+use anyhow::Context as _;
+use sim::{SimState, SimTools};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// A problem with the command line: `main` exits 2 for it, as the README
+/// promises, where a failed hook exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
 /// Arguments of `wasm-charm run`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, clap::Args)]
+#[command(after_help = "\
+Defaults (the state file records them; edit it to change them):
+  state file   <charm dir>.offline-state.yaml beside the charm directory
+               (`gateway` -> `gateway.offline-state.yaml`), never inside it,
+               where it would ship with the charm
+  unit         <charm name>/0 (the state's `unit`)
+  leadership   true: a lone unit leads its application (the state's `leader`)
+  relation     the endpoint's only relation; created/joined/changed events
+               create a relation `<endpoint>:<n>` with n one more than the
+               highest id in the state (0 for the first)
+  remote unit  joined/changed: <remote app>/0 if the relation has no unit,
+               else its first unit; departed: the relation's first unit
+  storage      <storage>/0, filesystem, at /var/lib/juju/storage/<storage>/0
+  notice type  custom
+
+Exit codes: 0 success, 1 the hook failed (relation data and scopes are then
+not saved, as Juju commits nothing of a failed hook), 2 bad arguments.")]
 pub struct RunArgs {
     /// The charm directory (as `wasm-charm pack` assembles it).
     pub charm: PathBuf,
     /// The event: a hook name (`config-changed`, `db-relation-joined`) or a
-    /// dispatch path (`actions/backup`).
+    /// dispatch path (`actions/backup`); it must be an event of this charm.
     #[arg(long)]
     pub event: String,
     /// The state file; created on first use.
-    /// [default: <charm>/.wasm-charm/offline-state.yaml]
+    /// [default: <charm dir>.offline-state.yaml, beside the charm directory]
     #[arg(long)]
     pub state: Option<PathBuf>,
     /// Set a config option before the event (`kind=ingress`; `kind=` sets "").
     #[arg(long = "config", value_name = "KEY=VALUE")]
     pub config: Vec<String>,
-    /// Make this unit the leader, or not.
+    /// Make this unit the leader, or not. [default: as the state says; true at first]
     #[arg(long)]
     pub leader: Option<bool>,
     /// The relation of a relation event (`db:1`); created for created, joined
-    /// and changed events when missing. Defaults to the endpoint's only relation.
+    /// and changed events when missing. [default: the endpoint's only relation]
     #[arg(long)]
     pub relation: Option<String>,
     /// The remote application of a relation the event creates.
     #[arg(long)]
     pub remote_app: Option<String>,
-    /// The remote unit of a relation event.
+    /// The remote unit of a relation event (for departed: the unit leaving).
     #[arg(long)]
     pub remote_unit: Option<String>,
     /// Set a key of the remote application's databag (`key=` deletes it).
@@ -50,6 +73,33 @@ pub struct RunArgs {
     /// Set a key of the remote unit's databag (`key=` deletes it).
     #[arg(long = "remote-unit-data", value_name = "KEY=VALUE")]
     pub remote_unit_data: Vec<String>,
+    /// The storage instance of a storage event (`data/1`). [default: <storage>/0]
+    #[arg(long, value_name = "NAME/N")]
+    pub storage: Option<String>,
+    /// The container of a Pebble event; must match the hook's. [default: the hook's]
+    #[arg(long)]
+    pub container: Option<String>,
+    /// The notice of a pebble-custom-notice event: its id (required).
+    #[arg(long)]
+    pub notice_id: Option<String>,
+    /// The notice's type. [default: custom]
+    #[arg(long)]
+    pub notice_type: Option<String>,
+    /// The notice's key (`example.com/a`; required).
+    #[arg(long)]
+    pub notice_key: Option<String>,
+    /// The check of a pebble-check-failed or -recovered event (required).
+    #[arg(long)]
+    pub check: Option<String>,
+    /// The secret of a secret event (`secret:…`; required).
+    #[arg(long)]
+    pub secret_id: Option<String>,
+    /// The secret's label.
+    #[arg(long)]
+    pub secret_label: Option<String>,
+    /// The revision of a secret-remove or secret-expired event (required).
+    #[arg(long)]
+    pub secret_revision: Option<String>,
 }
 
 /// The scope store lives inside the state file offline.
@@ -69,53 +119,141 @@ impl ScopeBackend for StateBackend {
     }
 }
 
+/// The state file `run` uses without `--state`: beside the charm directory,
+/// named after it. Inside it, the state would ship with the charm.
+pub fn default_state_path(charm: &Path) -> anyhow::Result<PathBuf> {
+    let full = charm
+        .canonicalize()
+        .with_context(|| format!("{}: cannot find the charm directory", charm.display()))?;
+    match (full.parent(), full.file_name()) {
+        (Some(parent), Some(name)) => {
+            let mut file = name.to_os_string();
+            file.push(".offline-state.yaml");
+            Ok(parent.join(file))
+        }
+        _ => Err(UsageError(format!(
+            "{}: has no parent directory for the state file; name one with --state",
+            full.display()
+        ))
+        .into()),
+    }
+}
+
 pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let charm = CharmDir::load(&args.charm)?;
-    let state_path = args.state.clone().unwrap_or_else(|| {
-        args.charm
-            .join(crate::status::store_file::STATE_DIR)
-            .join("offline-state.yaml")
-    });
+    // Before the state is read or written: a typo changes nothing.
+    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let state_path = match &args.state {
+        Some(path) => path.clone(),
+        None => default_state_path(&args.charm)?,
+    };
     let mut state = load_state(&state_path)?;
     let unit = state
         .unit
         .clone()
         .unwrap_or_else(|| format!("{}/0", charm.metadata.name));
-    let env = prepare(&args, &charm, &mut state, &unit)?;
+    context::apply_operator_flags(&args, &charm, &mut state)?;
+    let env = context::hook_env(&args, &charm, &event, &mut state, &unit)?;
     state.unit = Some(unit.clone());
     state.log.clear();
     state.calls.clear();
     state.action_results.clear();
+    // The model as the hook finds it: the flags are the operator's and the
+    // remote side's doing, which a failed hook does not undo.
+    let before = state.clone();
     let shared = Arc::new(Mutex::new(state));
     let tools = SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),
         unit,
         action: env.get("JUJU_ACTION_NAME").map(str::to_string),
+        departing: env
+            .get("JUJU_RELATION_ID")
+            .zip(env.get("JUJU_DEPARTING_UNIT"))
+            .map(|(r, u)| (r.to_string(), u.to_string())),
     };
     let mut backend = StateBackend(shared.clone());
     let now = crate::juju::unix_now();
-    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, now)?;
-    let mut state = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    finish_relation_event(&env, &mut state);
+    // `Err`: the hook failed before any handler ran; the dispatch contract is
+    // that nothing stored changes, so the state file is left as it is.
+    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, now)
+        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let failed = !report.failures.is_empty();
+    let state = commit(&before, after, &env, failed);
     save_state(&state_path, &state)?;
     print_report(&report, &state, &state_path);
-    if !report.failures.is_empty() {
-        bail!("the hook failed: {}", report.failures.join("; "));
+    if failed {
+        anyhow::bail!(
+            "the hook failed: {}; its relation data and scopes were not saved",
+            report.failures.join("; ")
+        );
     }
     Ok(())
 }
 
-/// `wasm-charm status`: the charm's store (or an offline state's scopes).
+/// What the state file keeps of an event, as Juju commits a hook (reference
+/// §1.6). A failed hook commits nothing buffered: relation data goes back to
+/// what the hook found, and so do the scopes, the charm's own state. What acts
+/// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
+/// was written may then lag, which only makes the next event write again),
+/// `application-version-set`, and the log, calls and action results, which say
+/// what happened. Only a successful hook lets Juju move on: a departed unit
+/// leaves, a broken relation goes.
+fn commit(before: &SimState, mut after: SimState, env: &JujuEnv, failed: bool) -> SimState {
+    if failed {
+        after.relations = before.relations.clone();
+        after.scopes = before.scopes.clone();
+    } else {
+        finish_relation_event(env, &mut after);
+    }
+    after
+}
+
+/// Where `wasm-charm status` reads without `--state`: the offline state
+/// `run` writes by default when there is one, else the charm's own store.
+pub enum StatusSource {
+    OfflineState(PathBuf),
+    CharmStore(PathBuf),
+}
+
+/// `wasm-charm status`: the scopes of an offline state or of the charm's
+/// store, read under a shared lock without creating anything. The first line
+/// on stderr says which was read.
 pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<()> {
-    let store = match state {
-        Some(path) => {
+    let source = match state {
+        Some(path) => StatusSource::OfflineState(path.to_path_buf()),
+        None => {
+            let offline = default_state_path(charm)?;
+            if offline.is_file() {
+                StatusSource::OfflineState(offline)
+            } else {
+                StatusSource::CharmStore(crate::status::store_file::store_path(charm))
+            }
+        }
+    };
+    let store = match &source {
+        StatusSource::OfflineState(path) => {
+            eprintln!("reading the offline state {}", path.display());
+            if !path.is_file() {
+                return Err(UsageError(format!(
+                    "{}: no such state file (`wasm-charm run` creates it)",
+                    path.display()
+                ))
+                .into());
+            }
             let state = load_state(path)?;
             let store = state.scopes.unwrap_or_default();
             check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
             store
         }
-        None => crate::status::store_file::StoreFile::lock(charm)?.load()?,
+        StatusSource::CharmStore(path) => {
+            eprintln!("reading the charm's store {}", path.display());
+            match crate::status::store_file::StoreFile::lock_shared(charm)? {
+                Some(file) => file.load()?,
+                None => ScopeStore::default(),
+            }
+        }
     };
     if json {
         print!("{}", String::from_utf8_lossy(&store.encode()));
@@ -138,207 +276,35 @@ fn load_state(path: &Path) -> anyhow::Result<SimState> {
 fn save_state(path: &Path, state: &SimState) -> anyhow::Result<()> {
     let text = serde_saphyr::to_string(state)
         .with_context(|| format!("{}: cannot encode the state", path.display()))?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::atomic_file::parent(path);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("{}: cannot write", dir.display()))?;
-    use std::io::Write as _;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("{}: cannot replace", path.display()))?;
-    Ok(())
+    crate::atomic_file::write(path, text.as_bytes())
+        .with_context(|| format!("{}: cannot write", path.display()))
 }
 
-fn key_value<'a>(flag: &str, kv: &'a str) -> anyhow::Result<(&'a str, &'a str)> {
-    kv.split_once('=')
-        .filter(|(k, _)| !k.is_empty())
-        .with_context(|| format!("--{flag} takes KEY=VALUE, got `{kv}`"))
-}
-
-/// Apply the flags to the state and build the hook environment.
-fn prepare(
-    args: &RunArgs,
-    charm: &CharmDir,
-    state: &mut SimState,
-    unit: &str,
-) -> anyhow::Result<JujuEnv> {
-    for kv in &args.config {
-        let (k, v) = key_value("config", kv)?;
-        let Some(kind) = charm.config.options.get(k) else {
-            bail!("--config {k}: config.yaml declares no option `{k}`");
-        };
-        let value = match kind {
-            ConfigType::String | ConfigType::Secret => serde_json::json!(v),
-            ConfigType::Int => serde_json::json!(
-                v.parse::<i64>()
-                    .with_context(|| format!("--config {k}: `{v}` is not an int"))?
-            ),
-            ConfigType::Float => serde_json::json!(
-                v.parse::<f64>()
-                    .with_context(|| format!("--config {k}: `{v}` is not a float"))?
-            ),
-            ConfigType::Boolean => serde_json::json!(
-                v.parse::<bool>()
-                    .with_context(|| format!("--config {k}: `{v}` is not true or false"))?
-            ),
-        };
-        state.config.insert(k.to_string(), value);
-    }
-    if let Some(l) = args.leader {
-        state.leader = l;
-    }
-    let path = if args.event.contains('/') {
-        args.event.clone()
-    } else {
-        format!("hooks/{}", args.event)
-    };
-    let mut env = JujuEnv::default();
-    env.set("JUJU_DISPATCH_PATH", path.clone());
-    env.set("JUJU_UNIT_NAME", unit);
-    env.set("JUJU_MODEL_NAME", "offline");
-    env.set("JUJU_VERSION", "3.6.4");
-    env.set("JUJU_CHARM_DIR", charm.path.display().to_string());
-    match event::parse_dispatch_path(&path)? {
-        DispatchPath::Action(name) => {
-            env.set("JUJU_ACTION_NAME", name);
-            env.set("JUJU_ACTION_UUID", "1");
-        }
-        DispatchPath::Hook(hook) => {
-            env.set("JUJU_HOOK_NAME", hook.clone());
-            if let Some((kind, Some(entity))) = event::classify_hook(&hook)
-                && event::hook_name(kind, Some(entity)).is_some()
-                && hook.contains("-relation-")
-            {
-                relation_env(args, state, &hook, entity, &mut env)?;
-            } else if !args.remote_app_data.is_empty() || !args.remote_unit_data.is_empty() {
-                bail!("--remote-app-data and --remote-unit-data need a relation event");
-            }
-        }
-    }
-    Ok(env)
-}
-
-fn relation_env(
-    args: &RunArgs,
-    state: &mut SimState,
-    hook: &str,
-    endpoint: &str,
-    env: &mut JujuEnv,
-) -> anyhow::Result<()> {
-    let suffix = hook.rsplit('-').next().unwrap_or_default();
-    let creates = matches!(suffix, "created" | "joined" | "changed");
-    let existing: Vec<String> = state
-        .relations
-        .keys()
-        .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
-        .cloned()
-        .collect();
-    let id = match (&args.relation, existing.as_slice()) {
-        (Some(r), _) => {
-            let parsed = event::parse_relation_id(r)
-                .with_context(|| format!("--relation `{r}` is not `<endpoint>:<id>`"))?;
-            if parsed.endpoint != endpoint {
-                bail!("--relation `{r}` is not a relation of `{endpoint}`");
-            }
-            r.clone()
-        }
-        (None, [only]) => only.clone(),
-        (None, []) if creates => {
-            let next = state
-                .relations
-                .keys()
-                .filter_map(|k| k.rsplit(':').next()?.parse::<u32>().ok())
-                .max()
-                .map_or(0, |m| m + 1);
-            format!("{endpoint}:{next}")
-        }
-        (None, []) => bail!("the state has no `{endpoint}` relation for {hook}"),
-        (None, _) => {
-            bail!("the state has several `{endpoint}` relations: name one with --relation")
-        }
-    };
-    if !state.relations.contains_key(&id) {
-        if !creates {
-            bail!("the state has no relation `{id}` for {hook}");
-        }
-        let app = args.remote_app.clone().with_context(|| {
-            format!("{hook} creates relation `{id}`: name its application with --remote-app")
-        })?;
-        state.relations.insert(
-            id.clone(),
-            SimRelation {
-                app,
-                ..SimRelation::default()
-            },
-        );
-    }
-    let rel = state
-        .relations
-        .get_mut(&id)
-        .context("relation just ensured")?;
-    let remote_unit = match (&args.remote_unit, suffix) {
-        (Some(u), _) => Some(u.clone()),
-        (None, "joined" | "changed") if rel.units.is_empty() => Some(format!("{}/0", rel.app)),
-        (None, "joined" | "changed" | "departed") => rel.units.first().cloned(),
-        _ => None,
-    };
-    if let Some(u) = &remote_unit
-        && matches!(suffix, "joined" | "changed")
-        && !rel.units.contains(u)
-    {
-        rel.units.push(u.clone());
-    }
-    for kv in &args.remote_app_data {
-        let (k, v) = key_value("remote-app-data", kv)?;
-        set_or_delete(&mut rel.app_data, k, v);
-    }
-    for kv in &args.remote_unit_data {
-        let (k, v) = key_value("remote-unit-data", kv)?;
-        let u = remote_unit
-            .as_ref()
-            .context("--remote-unit-data needs a remote unit (--remote-unit)")?;
-        set_or_delete(rel.unit_data.entry(u.clone()).or_default(), k, v);
-    }
-    env.set("JUJU_RELATION", endpoint);
-    env.set("JUJU_RELATION_ID", id);
-    env.set("JUJU_REMOTE_APP", rel.app.clone());
-    if let Some(u) = remote_unit {
-        if suffix == "departed" {
-            env.set("JUJU_DEPARTING_UNIT", u.clone());
-        }
-        env.set("JUJU_REMOTE_UNIT", u);
-    }
-    Ok(())
-}
-
-fn set_or_delete(bag: &mut std::collections::BTreeMap<String, String>, k: &str, v: &str) {
-    if v.is_empty() {
-        bag.remove(k);
-    } else {
-        bag.insert(k.to_string(), v.to_string());
-    }
-}
-
-/// What Juju does after the hook: a departed unit leaves, a broken relation goes.
+/// What Juju does after a successful hook: a departed unit leaves, a broken
+/// relation goes.
 fn finish_relation_event(env: &JujuEnv, state: &mut SimState) {
-    let Some(hook) = env.get("JUJU_HOOK_NAME") else {
-        return;
-    };
     let Some(id) = env.get("JUJU_RELATION_ID") else {
         return;
     };
-    if hook.ends_with("-relation-broken") {
-        state.relations.remove(id);
-    } else if hook.ends_with("-relation-departed")
-        && let (Some(rel), Some(unit)) =
-            (state.relations.get_mut(id), env.get("JUJU_DEPARTING_UNIT"))
-    {
-        rel.units.retain(|u| u != unit);
-        rel.unit_data.remove(unit);
+    let kind = env
+        .get("JUJU_HOOK_NAME")
+        .and_then(crate::event::classify_hook)
+        .map(|(kind, _)| kind);
+    match kind {
+        Some(crate::bindings::EventKind::RelationBroken) => {
+            state.relations.remove(id);
+        }
+        Some(crate::bindings::EventKind::RelationDeparted) => {
+            if let (Some(rel), Some(unit)) =
+                (state.relations.get_mut(id), env.get("JUJU_DEPARTING_UNIT"))
+            {
+                rel.units.retain(|u| u != unit);
+                rel.unit_data.remove(unit);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -1,8 +1,8 @@
 //! The embedded simulated Juju: the hook tools the host calls, answered from a
 //! [`SimState`] with Juju's syntax, JSON shapes and exit codes (reference
-//! juju-protocol.md §2). Writes take effect at once; a real Juju commits
-//! relation data when the hook succeeds, which the offline runner models by
-//! saving the state file only after a successful event.
+//! juju-protocol.md §2). Writes change the in-memory state at once; what the
+//! state file keeps of them is the offline runner's decision: a failed hook
+//! keeps only what acts at once in Juju (see `commit` in the parent module).
 
 use crate::model::hook_tools::{HookTools, ToolOutput};
 use crate::status::merge::{Kind, Written};
@@ -103,6 +103,10 @@ pub struct SimTools {
     /// The action that runs (`JUJU_ACTION_NAME`); `None` in a hook, where the
     /// action tools answer `not running an action`.
     pub action: Option<String>,
+    /// During relation-departed: the relation (`db:1`) and the unit leaving
+    /// it. Juju removes the unit from `relation-list` before the hook runs,
+    /// while its data stays readable until the hook ends.
+    pub departing: Option<(String, String)>,
 }
 
 /// Parsed arguments: flags (with their value, `true` for bare bool flags) and
@@ -190,226 +194,258 @@ fn relation<'s>(
     Ok((key, rel))
 }
 
+/// A tool's answer: `Err` is an answer too (an exit code and message), so
+/// `?` ends the tool as Juju would.
+type Answer = Result<ToolOutput, ToolOutput>;
+
 impl SimTools {
-    fn answer(
-        &self,
-        tool: &str,
-        args: &[&str],
-        stdin: Option<&[u8]>,
-    ) -> Result<ToolOutput, ToolOutput> {
+    fn answer(&self, tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Answer {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let app = self.unit.split('/').next().unwrap_or_default().to_string();
+        let state = &mut *state;
         match tool {
-            "config-get" => {
-                let a = parse(args, &["--format"], &["-a", "--all"])?;
-                let mut all = self.defaults.clone();
-                all.extend(state.config.clone());
-                all.retain(|_, v| !v.is_null());
-                match a.positional.as_slice() {
-                    [] => Ok(json(&all)),
-                    [key] => Ok(json(all.get(*key).unwrap_or(&serde_json::Value::Null))),
-                    _ => Err(ToolOutput::error(2, "too many arguments")),
-                }
-            }
-            "is-leader" => {
-                parse(args, &["--format"], &[])?;
-                Ok(json(&state.leader))
-            }
-            "relation-ids" => {
-                let a = parse(args, &["--format"], &[])?;
-                let [endpoint] = a.positional.as_slice() else {
-                    return Err(ToolOutput::error(2, "no endpoint name specified"));
-                };
-                let mut ids: Vec<&String> = state
-                    .relations
-                    .keys()
-                    .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == *endpoint))
-                    .collect();
-                ids.sort_by_key(|k| {
-                    k.rsplit(':')
-                        .next()
-                        .and_then(|n| n.parse::<u64>().ok())
-                        .unwrap_or(0)
-                });
-                Ok(json(&ids))
-            }
-            "relation-list" => {
-                let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
-                let want_app = a.bool(&["--app"]);
-                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
-                if want_app {
-                    Ok(json(&rel.app))
-                } else {
-                    let mut units = rel.units.clone();
-                    units.sort();
-                    Ok(json(&units))
-                }
-            }
-            "relation-get" => {
-                let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
-                let want_app = a.bool(&["--app"]);
-                let unit = self.unit.clone();
-                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
-                let (key, owner) = match a.positional.as_slice() {
-                    [key, owner] => (*key, *owner),
-                    _ => return Err(ToolOutput::error(2, "no unit or application specified")),
-                };
-                let bag = if want_app {
-                    let owner_app = owner.split('/').next().unwrap_or(owner);
-                    if owner_app == app {
-                        rel.local_app_data.clone()
-                    } else {
-                        rel.app_data.clone()
-                    }
-                } else if !owner.contains('/') {
-                    return Err(ToolOutput::error(
-                        2,
-                        format!("expected unit name, got application name \"{owner}\""),
-                    ));
-                } else if owner == unit {
-                    rel.local_unit_data.clone()
-                } else {
-                    rel.unit_data.get(owner).cloned().unwrap_or_default()
-                };
-                if key == "-" {
-                    Ok(json(&bag))
-                } else {
-                    Ok(json(&bag.get(key)))
-                }
-            }
-            "relation-set" => {
-                let a = parse(
-                    args,
-                    &["--format", "-r", "--relation", "--file"],
-                    &["--app"],
-                )?;
-                let want_app = a.bool(&["--app"]);
-                let leader = state.leader;
-                let mut changes: Bag = match a.flag(&["--file"]) {
-                    Some("-") => {
-                        serde_json::from_slice(stdin.unwrap_or_default()).map_err(|e| {
-                            ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-                        })?
-                    }
-                    Some(f) => {
-                        return Err(ToolOutput::error(
-                            1,
-                            format!("the simulated Juju reads --file only from stdin, not {f}"),
-                        ));
-                    }
-                    None => Bag::new(),
-                };
-                for kv in &a.positional {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| {
-                        ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))
-                    })?;
-                    changes.insert(k.to_string(), v.to_string());
-                }
-                if want_app && !leader {
-                    return Err(ToolOutput::error(1, "cannot write relation settings"));
-                }
-                let (_, rel) = relation(&mut state, a.flag(&["-r", "--relation"]))?;
-                let bag = if want_app {
-                    &mut rel.local_app_data
-                } else {
-                    &mut rel.local_unit_data
-                };
-                for (k, v) in changes {
-                    if v.is_empty() {
-                        bag.remove(&k);
-                    } else {
-                        bag.insert(k, v);
-                    }
-                }
-                Ok(ToolOutput::ok(Vec::new()))
-            }
-            "juju-log" => {
-                let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
-                if a.positional.is_empty() {
-                    return Err(ToolOutput::error(2, "no message specified"));
-                }
-                let level = if a.bool(&["--debug"]) {
-                    "DEBUG".to_string()
-                } else {
-                    a.flag(&["-l", "--log-level"])
-                        .unwrap_or("INFO")
-                        .to_uppercase()
-                };
-                state
-                    .log
-                    .push(format!("{level} {}", a.positional.join(" ")));
-                Ok(ToolOutput::ok(Vec::new()))
-            }
-            "status-set" => {
-                let a = parse(args, &[], &["--application"])?;
-                let (kind, message) = match a.positional.as_slice() {
-                    [k] => (*k, ""),
-                    [k, m] => (*k, *m),
-                    _ => return Err(ToolOutput::error(2, "too many arguments")),
-                };
-                let status = match kind {
-                    "maintenance" => Kind::Maintenance,
-                    "blocked" => Kind::Blocked,
-                    "waiting" => Kind::Waiting,
-                    "active" => Kind::Active,
-                    other => {
-                        return Err(ToolOutput::error(
-                            2,
-                            format!(
-                                "invalid status \"{other}\", expected one of [maintenance blocked waiting active]"
-                            ),
-                        ));
-                    }
-                };
-                let written = Some(Written {
-                    status,
-                    message: message.to_string(),
-                });
-                if a.bool(&["--application"]) {
-                    if !state.leader {
-                        return Err(ToolOutput::error(1, "this unit is not the leader"));
-                    }
-                    state.status.app = written;
-                } else {
-                    state.status.unit = written;
-                }
-                Ok(ToolOutput::ok(Vec::new()))
-            }
-            "application-version-set" => {
-                let a = parse(args, &[], &[])?;
-                let [v] = a.positional.as_slice() else {
-                    return Err(ToolOutput::error(2, "expected exactly one argument"));
-                };
-                state.application_version = Some(v.to_string());
-                Ok(ToolOutput::ok(Vec::new()))
-            }
-            "action-set" => {
-                let a = parse(args, &[], &[])?;
-                let mut results = Vec::with_capacity(a.positional.len());
-                for kv in &a.positional {
-                    let (key, value) = kv.split_once('=').ok_or_else(|| {
-                        ToolOutput::error(
-                            2,
-                            format!("argument \"{kv}\" must be of the form key...=value"),
-                        )
-                    })?;
-                    check_result_key(key)?;
-                    results.push((key, value));
-                }
-                // Juju finds that no action runs only when it stores a result.
-                if !results.is_empty() && self.action.is_none() {
-                    return Err(ToolOutput::error(1, "not running an action"));
-                }
-                for (key, value) in results {
-                    set_result(&mut state.action_results, key, value);
-                }
-                Ok(ToolOutput::ok(Vec::new()))
-            }
+            "config-get" => self.config_get(state, args),
+            "is-leader" => self.is_leader(state, args),
+            "relation-ids" => self.relation_ids(state, args),
+            "relation-list" => self.relation_list(state, args),
+            "relation-get" => self.relation_get(state, args),
+            "relation-set" => self.relation_set(state, args, stdin),
+            "juju-log" => self.juju_log(state, args),
+            "status-set" => self.status_set(state, args),
+            "application-version-set" => self.application_version_set(state, args),
+            "action-set" => self.action_set(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
             )),
         }
+    }
+
+    /// `config-get` (reference §2).
+    fn config_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["-a", "--all"])?;
+        let mut all = self.defaults.clone();
+        all.extend(state.config.clone());
+        all.retain(|_, v| !v.is_null());
+        match a.positional.as_slice() {
+            [] => Ok(json(&all)),
+            [key] => Ok(json(all.get(*key).unwrap_or(&serde_json::Value::Null))),
+            _ => Err(ToolOutput::error(2, "too many arguments")),
+        }
+    }
+
+    /// `is-leader` (reference §2).
+    fn is_leader(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        parse(args, &["--format"], &[])?;
+        Ok(json(&state.leader))
+    }
+
+    /// `relation-ids` (reference §2).
+    fn relation_ids(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &[])?;
+        let [endpoint] = a.positional.as_slice() else {
+            return Err(ToolOutput::error(2, "no endpoint name specified"));
+        };
+        let mut ids: Vec<&String> = state
+            .relations
+            .keys()
+            .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == *endpoint))
+            .collect();
+        ids.sort_by_key(|k| {
+            k.rsplit(':')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0)
+        });
+        Ok(json(&ids))
+    }
+
+    /// `relation-list` (reference §2).
+    fn relation_list(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
+        let want_app = a.bool(&["--app"]);
+        let (key, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
+        if want_app {
+            Ok(json(&rel.app))
+        } else {
+            let mut units = rel.units.clone();
+            if let Some((id, unit)) = &self.departing
+                && *id == key
+            {
+                units.retain(|u| u != unit);
+            }
+            units.sort();
+            Ok(json(&units))
+        }
+    }
+
+    /// `relation-get` (reference §2).
+    fn relation_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
+        let want_app = a.bool(&["--app"]);
+        let unit = self.unit.clone();
+        let (_, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
+        let (key, owner) = match a.positional.as_slice() {
+            [key, owner] => (*key, *owner),
+            _ => return Err(ToolOutput::error(2, "no unit or application specified")),
+        };
+        let bag = if want_app {
+            let owner_app = owner.split('/').next().unwrap_or(owner);
+            if Some(owner_app) == self.unit.split('/').next() {
+                rel.local_app_data.clone()
+            } else {
+                rel.app_data.clone()
+            }
+        } else if !owner.contains('/') {
+            return Err(ToolOutput::error(
+                2,
+                format!("expected unit name, got application name \"{owner}\""),
+            ));
+        } else if owner == unit {
+            rel.local_unit_data.clone()
+        } else {
+            rel.unit_data.get(owner).cloned().unwrap_or_default()
+        };
+        if key == "-" {
+            Ok(json(&bag))
+        } else {
+            Ok(json(&bag.get(key)))
+        }
+    }
+
+    /// `relation-set` (reference §2).
+    fn relation_set(&self, state: &mut SimState, args: &[&str], stdin: Option<&[u8]>) -> Answer {
+        let a = parse(
+            args,
+            &["--format", "-r", "--relation", "--file"],
+            &["--app"],
+        )?;
+        let want_app = a.bool(&["--app"]);
+        let leader = state.leader;
+        let mut changes: Bag = match a.flag(&["--file"]) {
+            Some("-") => serde_json::from_slice(stdin.unwrap_or_default()).map_err(|e| {
+                ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
+            })?,
+            Some(f) => {
+                return Err(ToolOutput::error(
+                    1,
+                    format!("the simulated Juju reads --file only from stdin, not {f}"),
+                ));
+            }
+            None => Bag::new(),
+        };
+        for kv in &a.positional {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))
+            })?;
+            changes.insert(k.to_string(), v.to_string());
+        }
+        if want_app && !leader {
+            return Err(ToolOutput::error(1, "cannot write relation settings"));
+        }
+        let (_, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
+        let bag = if want_app {
+            &mut rel.local_app_data
+        } else {
+            &mut rel.local_unit_data
+        };
+        for (k, v) in changes {
+            if v.is_empty() {
+                bag.remove(&k);
+            } else {
+                bag.insert(k, v);
+            }
+        }
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `juju-log` (reference §2).
+    fn juju_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
+        if a.positional.is_empty() {
+            return Err(ToolOutput::error(2, "no message specified"));
+        }
+        let level = if a.bool(&["--debug"]) {
+            "DEBUG".to_string()
+        } else {
+            a.flag(&["-l", "--log-level"])
+                .unwrap_or("INFO")
+                .to_uppercase()
+        };
+        state
+            .log
+            .push(format!("{level} {}", a.positional.join(" ")));
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `status-set` (reference §2).
+    fn status_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &["--application"])?;
+        let (kind, message) = match a.positional.as_slice() {
+            [k] => (*k, ""),
+            [k, m] => (*k, *m),
+            _ => return Err(ToolOutput::error(2, "too many arguments")),
+        };
+        let status = match kind {
+            "maintenance" => Kind::Maintenance,
+            "blocked" => Kind::Blocked,
+            "waiting" => Kind::Waiting,
+            "active" => Kind::Active,
+            other => {
+                return Err(ToolOutput::error(
+                    2,
+                    format!(
+                        "invalid status \"{other}\", expected one of [maintenance blocked waiting active]"
+                    ),
+                ));
+            }
+        };
+        let written = Some(Written {
+            status,
+            message: message.to_string(),
+        });
+        if a.bool(&["--application"]) {
+            if !state.leader {
+                return Err(ToolOutput::error(1, "this unit is not the leader"));
+            }
+            state.status.app = written;
+        } else {
+            state.status.unit = written;
+        }
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `application-version-set` (reference §2).
+    fn application_version_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        let [v] = a.positional.as_slice() else {
+            return Err(ToolOutput::error(2, "expected exactly one argument"));
+        };
+        state.application_version = Some(v.to_string());
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `action-set` (reference §2).
+    fn action_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        let mut results = Vec::with_capacity(a.positional.len());
+        for kv in &a.positional {
+            let (key, value) = kv.split_once('=').ok_or_else(|| {
+                ToolOutput::error(
+                    2,
+                    format!("argument \"{kv}\" must be of the form key...=value"),
+                )
+            })?;
+            check_result_key(key)?;
+            results.push((key, value));
+        }
+        // Juju finds that no action runs only when it stores a result.
+        if !results.is_empty() && self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        for (key, value) in results {
+            set_result(&mut state.action_results, key, value);
+        }
+        Ok(ToolOutput::ok(Vec::new()))
     }
 }
 
@@ -505,6 +541,7 @@ mod tests {
             defaults: [("kind".to_string(), serde_json::json!(""))].into(),
             unit: "gw/0".into(),
             action: None,
+            departing: None,
         }
     }
 
@@ -672,6 +709,39 @@ mod tests {
         assert!(!results(&t).contains_key("x-y.z0"));
         assert_eq!(results(&t)["a.b"], "1");
         assert!(!results(&t).contains_key("a"));
+    }
+
+    #[test]
+    fn departing_unit_is_not_listed_but_its_data_is_readable() {
+        let mut state = SimState::default();
+        state.relations.insert(
+            "db:1".into(),
+            SimRelation {
+                app: "pg".into(),
+                units: vec!["pg/0".into(), "pg/1".into()],
+                unit_data: [(
+                    "pg/1".to_string(),
+                    [("k".to_string(), "v".to_string())].into(),
+                )]
+                .into(),
+                ..SimRelation::default()
+            },
+        );
+        let mut t = tools(state);
+        t.departing = Some(("db:1".into(), "pg/1".into()));
+        assert_eq!(
+            call(&mut t, "relation-list", &["--format=json", "-r", "1"]).stdout,
+            b"[\"pg/0\"]\n"
+        );
+        assert_eq!(
+            call(
+                &mut t,
+                "relation-get",
+                &["--format=json", "-r", "1", "-", "pg/1"]
+            )
+            .stdout,
+            b"{\"k\":\"v\"}\n"
+        );
     }
 
     #[test]

@@ -7,9 +7,10 @@
 //! *full* wasmtime version and every compile setting: wasmtime itself checks
 //! only the major version, and patch releases fix miscompilations.
 //!
-//! Only files this host wrote are ever loaded (loading is `unsafe` because a
-//! forged artifact is arbitrary code); they are written atomically and never
-//! rewritten in place, since a loaded artifact stays mapped.
+//! Loading is `unsafe` because a forged artifact is arbitrary code: the cache
+//! trusts the charm directory's permissions (see the SAFETY note in `load`).
+//! Artifacts are written atomically and never rewritten in place, since a
+//! loaded artifact stays mapped.
 //!
 //! Two smaller entries spare a warm event the rest of the work: the
 //! component's hash, reused while the file's size, inode and change time are
@@ -20,7 +21,6 @@ use super::declarations;
 use crate::bindings::Handler;
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
-use std::io::Write as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use wasmtime::Engine;
@@ -141,9 +141,15 @@ pub fn load(
     let dir = state_dir.join(CACHE_DIR);
     let path = dir.join(format!("{}.cwasm", key(engine, sha256)));
     if path.exists() {
-        // SAFETY: files in the cache are written only by `compile_and_store`,
-        // from this engine's own compilation, and replaced by rename, never
-        // in place.
+        // SAFETY: wasmtime requires the file to hold an artifact of
+        // `precompile_component` for a compatible engine, and to stay
+        // unchanged while the component lives (it is mapped). This host only
+        // ever writes artifacts this way (`compile_and_store`, and `pack`
+        // with the same engine settings, under a key that includes the
+        // engine's compatibility hash), by rename, never in place. Nothing
+        // here checks who else wrote the file: that rests on the charm
+        // directory being writable only by whoever may run code as this
+        // unit (Juju's agent), which could run anything anyway.
         match unsafe { Component::deserialize_file(engine, &path) } {
             Ok(c) => return Ok((c, Source::Hit)),
             Err(_) => {
@@ -178,7 +184,8 @@ fn compile_and_store(
     }
     remove_stale(dir, path, &format!("{sha256}.handlers.json"));
     // Load the stored file so even the first event uses mmap and copy-on-write.
-    // SAFETY: written by `write_atomic` just now from this engine's compilation.
+    // SAFETY: as in `load`; written just now from this engine's compilation
+    // (or replaced since, by rename, with an artifact of the same key).
     let c = unsafe { Component::deserialize_file(engine, path)? };
     Ok((c, Source::Compiled))
 }
@@ -200,13 +207,8 @@ pub fn store_declarations(state_dir: &Path, id: &ComponentId, handlers: &[Handle
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().suffix(".tmp").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    std::fs::create_dir_all(crate::atomic_file::parent(path))?;
+    crate::atomic_file::write(path, bytes)
 }
 
 /// Entries of older components or hosts: at most one artifact is live per

@@ -1,10 +1,10 @@
 //! The local backend of the scope store: a file in the charm directory,
 //! written atomically (temporary file, fsync, rename, fsync of the directory)
-//! under an exclusive lock held for the whole event.
+//! under an exclusive lock held for the whole event; `wasm-charm status` reads
+//! it under a shared lock.
 
 use super::store::{DecodeError, ScopeStore};
 use std::fs::{File, OpenOptions};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The host's directory inside the charm directory.
@@ -32,6 +32,11 @@ pub struct StoreFile {
     _lock: File,
 }
 
+/// Where the store of `charm_dir` is kept.
+pub fn store_path(charm_dir: &Path) -> PathBuf {
+    charm_dir.join(STATE_DIR).join(STORE_FILE)
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreFileError + '_ {
     move |error| StoreFileError::Io {
         path: path.to_path_buf(),
@@ -56,6 +61,21 @@ impl StoreFile {
         Ok(StoreFile { dir, _lock: lock })
     }
 
+    /// Lock the store of `charm_dir` for reading (`wasm-charm status`): a
+    /// shared lock, so readers do not wait for each other, and nothing is
+    /// created; `None` when no event has created the store yet.
+    pub fn lock_shared(charm_dir: &Path) -> Result<Option<StoreFile>, StoreFileError> {
+        let dir = charm_dir.join(STATE_DIR);
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = match File::open(&lock_path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&lock_path)(e)),
+        };
+        lock.lock_shared().map_err(io(&lock_path))?;
+        Ok(Some(StoreFile { dir, _lock: lock }))
+    }
+
     pub fn path(&self) -> PathBuf {
         self.dir.join(STORE_FILE)
     }
@@ -77,17 +97,27 @@ impl StoreFile {
     /// never a torn one.
     pub fn save(&self, store: &ScopeStore) -> Result<(), StoreFileError> {
         let path = self.path();
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".scopes-")
-            .suffix(".tmp")
-            .tempfile_in(&self.dir)
-            .map_err(io(&self.dir))?;
-        tmp.write_all(&store.encode()).map_err(io(tmp.path()))?;
-        tmp.as_file().sync_all().map_err(io(&path))?;
-        tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(&self.dir))?;
-        Ok(())
+        crate::atomic_file::write(&path, &store.encode()).map_err(io(&path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_creates_nothing_and_shares_the_lock() {
+        let charm = tempfile::tempdir().unwrap();
+        assert!(StoreFile::lock_shared(charm.path()).unwrap().is_none());
+        assert!(!charm.path().join(STATE_DIR).exists(), "nothing created");
+
+        let writer = StoreFile::lock(charm.path()).unwrap();
+        writer.save(&ScopeStore::default()).unwrap();
+        drop(writer);
+        let a = StoreFile::lock_shared(charm.path()).unwrap().unwrap();
+        // A second reader does not wait for the first.
+        let b = StoreFile::lock_shared(charm.path()).unwrap().unwrap();
+        assert_eq!(a.load().unwrap(), b.load().unwrap());
+        assert_eq!(a.path(), store_path(charm.path()));
     }
 }

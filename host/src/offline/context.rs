@@ -1,0 +1,497 @@
+//! From `wasm-charm run`'s flags to the state before the hook and the
+//! environment Juju would set for it (reference juju-protocol.md §1.4). Pure:
+//! the state and the charm in, the environment out; every problem with the
+//! command line is a [`UsageError`] naming the flag.
+
+use super::sim::{SimRelation, SimState};
+use super::{RunArgs, UsageError};
+use crate::charm_dir::{Actions, CharmDir, ConfigType, Metadata};
+use crate::event::{self, DispatchPath, EntityKind, HookForm};
+use crate::juju_env::JujuEnv;
+use std::collections::BTreeMap;
+
+type Usage<T> = Result<T, UsageError>;
+
+fn usage<T>(message: impl Into<String>) -> Usage<T> {
+    Err(UsageError(message.into()))
+}
+
+/// The event `--event` names, checked against the charm: a hook name (or
+/// `hooks/<name>`) or `actions/<name>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEvent {
+    pub path: DispatchPath,
+    /// Its kind, and the entity its hook name carries.
+    pub kind: crate::bindings::EventKind,
+    pub entity: Option<String>,
+}
+
+/// Check `--event` against the events this charm can receive. Juju ignores a
+/// hook the charm does not know (a rolled-back charm must not fail on a newer
+/// hook); a person who typed it wants to hear about it, with the closest name.
+pub fn check_event(raw: &str, metadata: &Metadata, actions: &Actions) -> Usage<RunEvent> {
+    let path = if raw.contains('/') {
+        event::parse_dispatch_path(raw).map_err(|e| UsageError(format!("--event: {e}")))?
+    } else {
+        DispatchPath::Hook(raw.to_string())
+    };
+    let (wanted, found) = match &path {
+        DispatchPath::Action(name) => (
+            format!("actions/{name}"),
+            actions
+                .names
+                .contains(name)
+                .then(|| (crate::bindings::EventKind::Action, Some(name.clone()))),
+        ),
+        DispatchPath::Hook(hook) => (
+            hook.clone(),
+            event::classify_hook(hook)
+                .filter(|(kind, entity)| {
+                    entity.is_none_or(|e| event::check_entity(*kind, e, metadata, actions).is_ok())
+                })
+                .map(|(kind, entity)| (kind, entity.map(str::to_string))),
+        ),
+    };
+    match found {
+        Some((kind, entity)) => Ok(RunEvent { path, kind, entity }),
+        None => {
+            let names = event::event_names(metadata, actions);
+            let hint = closest(&wanted, &names)
+                .map(|c| format!("; did you mean `{c}`?"))
+                .unwrap_or_default();
+            usage(format!(
+                "--event `{raw}` is not an event of charm `{}`{hint} \
+                 (hook names come from metadata.yaml, actions from actions.yaml)",
+                metadata.name
+            ))
+        }
+    }
+}
+
+/// The name nearest to `wanted` by edit distance; the first on a tie.
+fn closest<'a>(wanted: &str, names: &'a [String]) -> Option<&'a str> {
+    names
+        .iter()
+        .min_by_key(|n| edit_distance(wanted, n))
+        .map(String::as_str)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let replace = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = replace.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+fn key_value<'a>(flag: &str, kv: &'a str) -> Usage<(&'a str, &'a str)> {
+    match kv.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k, v)),
+        _ => usage(format!("--{flag} takes KEY=VALUE, got `{kv}`")),
+    }
+}
+
+/// Apply `--config` and `--leader`: what the operator does before the event.
+pub fn apply_operator_flags(args: &RunArgs, charm: &CharmDir, state: &mut SimState) -> Usage<()> {
+    for kv in &args.config {
+        let (k, v) = key_value("config", kv)?;
+        let Some(kind) = charm.config.options.get(k) else {
+            return usage(format!(
+                "--config {k}: config.yaml declares no option `{k}`"
+            ));
+        };
+        let bad = |what: &str| UsageError(format!("--config {k}: `{v}` is not {what}"));
+        let value = match kind {
+            ConfigType::String | ConfigType::Secret => serde_json::json!(v),
+            ConfigType::Int => serde_json::json!(v.parse::<i64>().map_err(|_| bad("an int"))?),
+            ConfigType::Float => serde_json::json!(v.parse::<f64>().map_err(|_| bad("a float"))?),
+            ConfigType::Boolean => {
+                serde_json::json!(v.parse::<bool>().map_err(|_| bad("true or false"))?)
+            }
+        };
+        state.config.insert(k.to_string(), value);
+    }
+    if let Some(l) = args.leader {
+        state.leader = l;
+    }
+    Ok(())
+}
+
+/// The family of context flags an event takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Relation,
+    Storage,
+    Pebble,
+    Secret,
+}
+
+impl Family {
+    fn of(kind: crate::bindings::EventKind) -> Option<Family> {
+        match event::hook_form(kind) {
+            HookForm::Entity(_, EntityKind::Endpoint) => Some(Family::Relation),
+            HookForm::Entity(_, EntityKind::Storage) => Some(Family::Storage),
+            HookForm::Entity(_, EntityKind::Container) => Some(Family::Pebble),
+            HookForm::Fixed(_) if event::is_secret(kind) => Some(Family::Secret),
+            _ => None,
+        }
+    }
+
+    fn events(self) -> &'static str {
+        match self {
+            Family::Relation => "relation events (<endpoint>-relation-*)",
+            Family::Storage => "storage events (<storage>-storage-*)",
+            Family::Pebble => "Pebble events (<container>-pebble-*)",
+            Family::Secret => "secret events (secret-*)",
+        }
+    }
+}
+
+/// Every context flag that was given, with its family.
+fn given_context_flags(args: &RunArgs) -> Vec<(&'static str, Family)> {
+    let mut given = Vec::new();
+    let mut add = |set: bool, flag, family| {
+        if set {
+            given.push((flag, family));
+        }
+    };
+    add(args.relation.is_some(), "--relation", Family::Relation);
+    add(args.remote_app.is_some(), "--remote-app", Family::Relation);
+    add(
+        args.remote_unit.is_some(),
+        "--remote-unit",
+        Family::Relation,
+    );
+    add(
+        !args.remote_app_data.is_empty(),
+        "--remote-app-data",
+        Family::Relation,
+    );
+    add(
+        !args.remote_unit_data.is_empty(),
+        "--remote-unit-data",
+        Family::Relation,
+    );
+    add(args.storage.is_some(), "--storage", Family::Storage);
+    add(args.container.is_some(), "--container", Family::Pebble);
+    add(args.notice_id.is_some(), "--notice-id", Family::Pebble);
+    add(args.notice_type.is_some(), "--notice-type", Family::Pebble);
+    add(args.notice_key.is_some(), "--notice-key", Family::Pebble);
+    add(args.check.is_some(), "--check", Family::Pebble);
+    add(args.secret_id.is_some(), "--secret-id", Family::Secret);
+    add(
+        args.secret_label.is_some(),
+        "--secret-label",
+        Family::Secret,
+    );
+    add(
+        args.secret_revision.is_some(),
+        "--secret-revision",
+        Family::Secret,
+    );
+    given
+}
+
+/// Apply the flags of the event's context to the state (a relation the event
+/// creates, the remote side's data) and build the hook environment.
+pub fn hook_env(
+    args: &RunArgs,
+    charm: &CharmDir,
+    event: &RunEvent,
+    state: &mut SimState,
+    unit: &str,
+) -> Usage<JujuEnv> {
+    let family = Family::of(event.kind);
+    if let Some((flag, wanted)) = given_context_flags(args)
+        .into_iter()
+        .find(|(_, f)| Some(*f) != family)
+    {
+        return usage(format!(
+            "{flag} applies to {}, not to `{}`",
+            wanted.events(),
+            args.event
+        ));
+    }
+    let mut env = JujuEnv::default();
+    env.set("JUJU_UNIT_NAME", unit);
+    env.set("JUJU_MODEL_NAME", "offline");
+    env.set("JUJU_VERSION", "3.6.4");
+    env.set("JUJU_CHARM_DIR", charm.path.display().to_string());
+    let entity = event.entity.as_deref().unwrap_or_default();
+    match &event.path {
+        DispatchPath::Action(name) => {
+            env.set("JUJU_DISPATCH_PATH", format!("actions/{name}"));
+            env.set("JUJU_ACTION_NAME", name.clone());
+            env.set("JUJU_ACTION_UUID", "1");
+            env.set("JUJU_ACTION_TAG", "action-1");
+            return Ok(env);
+        }
+        DispatchPath::Hook(hook) => {
+            env.set("JUJU_DISPATCH_PATH", format!("hooks/{hook}"));
+            env.set("JUJU_HOOK_NAME", hook.clone());
+        }
+    }
+    match family {
+        Some(Family::Relation) => relation_env(args, event.kind, entity, state, &mut env)?,
+        Some(Family::Storage) => storage_env(args, entity, &mut env)?,
+        Some(Family::Pebble) => pebble_env(args, event.kind, entity, &mut env)?,
+        Some(Family::Secret) => secret_env(args, event.kind, &mut env)?,
+        None => {}
+    }
+    Ok(env)
+}
+
+/// `JUJU_STORAGE_*`: `--storage <name>/<n>`, `<name>/0` by default, mounted
+/// where Juju mounts filesystem storage on a machine.
+fn storage_env(args: &RunArgs, storage: &str, env: &mut JujuEnv) -> Usage<()> {
+    let id = args
+        .storage
+        .clone()
+        .unwrap_or_else(|| format!("{storage}/0"));
+    match id.split_once('/') {
+        Some((name, n)) if name == storage && n.parse::<u32>().is_ok() => {}
+        _ => return usage(format!("--storage `{id}` is not `{storage}/<number>`")),
+    }
+    env.set("JUJU_STORAGE_KIND", "filesystem");
+    env.set(
+        "JUJU_STORAGE_LOCATION",
+        format!("/var/lib/juju/storage/{id}"),
+    );
+    env.set("JUJU_STORAGE_ID", id);
+    Ok(())
+}
+
+fn required<'a>(value: &'a Option<String>, flag: &str, event: &str) -> Usage<&'a str> {
+    match value.as_deref() {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => usage(format!("{event} needs {flag}")),
+    }
+}
+
+/// `JUJU_WORKLOAD_NAME` and the notice or check of Pebble events.
+fn pebble_env(
+    args: &RunArgs,
+    kind: crate::bindings::EventKind,
+    container: &str,
+    env: &mut JujuEnv,
+) -> Usage<()> {
+    use crate::bindings::EventKind as K;
+    if let Some(c) = &args.container
+        && c != container
+    {
+        return usage(format!(
+            "--container `{c}` is not the container of `{}` (`{container}`)",
+            args.event
+        ));
+    }
+    env.set("JUJU_WORKLOAD_NAME", container);
+    let event = &args.event;
+    let only = |flags: &[(&str, bool)]| match flags.iter().find(|(_, set)| *set) {
+        Some((flag, _)) => usage(format!("{flag} does not apply to `{event}`")),
+        None => Ok(()),
+    };
+    match kind {
+        K::PebbleCustomNotice => {
+            only(&[("--check", args.check.is_some())])?;
+            env.set(
+                "JUJU_NOTICE_ID",
+                required(&args.notice_id, "--notice-id", event)?,
+            );
+            env.set(
+                "JUJU_NOTICE_TYPE",
+                args.notice_type.as_deref().unwrap_or("custom"),
+            );
+            env.set(
+                "JUJU_NOTICE_KEY",
+                required(&args.notice_key, "--notice-key", event)?,
+            );
+        }
+        K::PebbleCheckFailed | K::PebbleCheckRecovered => {
+            only(&[
+                ("--notice-id", args.notice_id.is_some()),
+                ("--notice-type", args.notice_type.is_some()),
+                ("--notice-key", args.notice_key.is_some()),
+            ])?;
+            env.set(
+                "JUJU_PEBBLE_CHECK_NAME",
+                required(&args.check, "--check", event)?,
+            );
+        }
+        _ => only(&[
+            ("--check", args.check.is_some()),
+            ("--notice-id", args.notice_id.is_some()),
+            ("--notice-type", args.notice_type.is_some()),
+            ("--notice-key", args.notice_key.is_some()),
+        ])?,
+    }
+    Ok(())
+}
+
+/// `JUJU_SECRET_*`: the secret, its label, and for remove and expired the revision.
+fn secret_env(args: &RunArgs, kind: crate::bindings::EventKind, env: &mut JujuEnv) -> Usage<()> {
+    use crate::bindings::EventKind as K;
+    let event = &args.event;
+    env.set(
+        "JUJU_SECRET_ID",
+        required(&args.secret_id, "--secret-id", event)?,
+    );
+    if let Some(label) = &args.secret_label {
+        env.set("JUJU_SECRET_LABEL", label.clone());
+    }
+    let names_revision = matches!(kind, K::SecretRemove | K::SecretExpired);
+    match (&args.secret_revision, names_revision) {
+        (None, true) => return usage(format!("{event} needs --secret-revision")),
+        (Some(_), false) => {
+            return usage(format!(
+                "--secret-revision applies to secret-remove and secret-expired, not to `{event}`"
+            ));
+        }
+        (Some(r), true) if r.parse::<u32>().is_err() => {
+            return usage(format!(
+                "--secret-revision `{r}` is not a non-negative integer"
+            ));
+        }
+        (Some(r), true) => env.set("JUJU_SECRET_REVISION", r.clone()),
+        (None, false) => {}
+    }
+    Ok(())
+}
+
+/// The relation of a relation event: named by `--relation`, else the
+/// endpoint's only relation, else (for created, joined and changed) a new one
+/// with the next free id; its remote unit and the remote side's data.
+fn relation_env(
+    args: &RunArgs,
+    kind: crate::bindings::EventKind,
+    endpoint: &str,
+    state: &mut SimState,
+    env: &mut JujuEnv,
+) -> Usage<()> {
+    use crate::bindings::EventKind as K;
+    let hook = &args.event;
+    let creates = matches!(
+        kind,
+        K::RelationCreated | K::RelationJoined | K::RelationChanged
+    );
+    let existing: Vec<String> = state
+        .relations
+        .keys()
+        .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
+        .cloned()
+        .collect();
+    let id = match (&args.relation, existing.as_slice()) {
+        (Some(r), _) => match event::parse_relation_id(r) {
+            None => return usage(format!("--relation `{r}` is not `<endpoint>:<id>`")),
+            Some(p) if p.endpoint != endpoint => {
+                return usage(format!(
+                    "--relation `{r}` is not a relation of `{endpoint}`"
+                ));
+            }
+            Some(_) => r.clone(),
+        },
+        (None, [only]) => only.clone(),
+        (None, []) if creates => {
+            let next = state
+                .relations
+                .keys()
+                .filter_map(|k| k.rsplit(':').next()?.parse::<u32>().ok())
+                .max()
+                .map_or(0, |m| m + 1);
+            format!("{endpoint}:{next}")
+        }
+        (None, []) => return usage(format!("the state has no `{endpoint}` relation for {hook}")),
+        (None, _) => {
+            return usage(format!(
+                "the state has several `{endpoint}` relations: name one with --relation"
+            ));
+        }
+    };
+    if !state.relations.contains_key(&id) {
+        if !creates {
+            return usage(format!("the state has no relation `{id}` for {hook}"));
+        }
+        let Some(app) = args.remote_app.clone() else {
+            return usage(format!(
+                "{hook} creates relation `{id}`: name its application with --remote-app"
+            ));
+        };
+        state.relations.insert(
+            id.clone(),
+            SimRelation {
+                app,
+                ..SimRelation::default()
+            },
+        );
+    }
+    let Some(rel) = state.relations.get_mut(&id) else {
+        return usage(format!("the state has no relation `{id}`"));
+    };
+    let remote_unit = match (&args.remote_unit, kind) {
+        (Some(u), _) => Some(u.clone()),
+        (None, K::RelationJoined | K::RelationChanged) if rel.units.is_empty() => {
+            Some(format!("{}/0", rel.app))
+        }
+        (None, K::RelationJoined | K::RelationChanged | K::RelationDeparted) => {
+            rel.units.first().cloned()
+        }
+        _ => None,
+    };
+    match (&remote_unit, kind) {
+        (Some(u), K::RelationJoined | K::RelationChanged) if !rel.units.contains(u) => {
+            rel.units.push(u.clone());
+        }
+        (Some(u), K::RelationDeparted) if !rel.units.contains(u) => {
+            return usage(format!(
+                "relation `{id}` has no unit `{u}` to depart (its units: {:?})",
+                rel.units
+            ));
+        }
+        (None, K::RelationDeparted) => {
+            return usage(format!(
+                "relation `{id}` has no remote unit to depart; name one with --remote-unit"
+            ));
+        }
+        _ => {}
+    }
+    for kv in &args.remote_app_data {
+        let (k, v) = key_value("remote-app-data", kv)?;
+        set_or_delete(&mut rel.app_data, k, v);
+    }
+    for kv in &args.remote_unit_data {
+        let (k, v) = key_value("remote-unit-data", kv)?;
+        let Some(u) = &remote_unit else {
+            return usage("--remote-unit-data needs a remote unit (--remote-unit)");
+        };
+        set_or_delete(rel.unit_data.entry(u.clone()).or_default(), k, v);
+    }
+    env.set("JUJU_RELATION", endpoint);
+    env.set("JUJU_RELATION_ID", id);
+    env.set("JUJU_REMOTE_APP", rel.app.clone());
+    if let Some(u) = remote_unit {
+        if kind == K::RelationDeparted {
+            env.set("JUJU_DEPARTING_UNIT", u.clone());
+        }
+        env.set("JUJU_REMOTE_UNIT", u);
+    }
+    Ok(())
+}
+
+fn set_or_delete(bag: &mut BTreeMap<String, String>, k: &str, v: &str) {
+    if v.is_empty() {
+        bag.remove(k);
+    } else {
+        bag.insert(k.to_string(), v.to_string());
+    }
+}
+
+#[cfg(test)]
+#[path = "context_tests.rs"]
+mod tests;
