@@ -165,7 +165,7 @@ fn endless_loop_is_stopped_at_the_deadline_and_keeps_nothing_of_the_event() {
     let (unit, before, out) = after_install("err", "loop");
     assert_failure(&out);
 
-    let why = "handler `hostile` exceeded its time limit of 2000 ms";
+    let why = "handler `hostile` exceeded its time limit of 5000 ms";
     assert!(stderr(&out).contains(why), "stderr: {}", stderr(&out));
     assert!(
         unit.debug_log()

@@ -19,7 +19,7 @@ use crate::context::EventContext;
 use crate::event;
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::{HookTools, Unavailable};
-use crate::model::{Model, describe_error};
+use crate::model::{HOST_CALLS_TIMEOUT, Model, describe_error};
 use crate::probe::Probes;
 use crate::runtime::cache::{self, ComponentId};
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
@@ -113,11 +113,11 @@ pub fn run_event(
 
     // (7. readiness probes: none are declared by this host version.)
 
-    // The host's own tool calls from here on share one budget, as long as a
-    // handler's: a hung tool cannot hold the unit either.
+    // The host's own tool calls from here on share one budget: a hung tool
+    // cannot hold the unit either.
     state
         .model
-        .set_deadline(Instant::now() + charm.manifest.limits.handler_timeout);
+        .set_deadline(Instant::now() + HOST_CALLS_TIMEOUT);
     if let Err(e) = state.model.flush() {
         run.fail(
             &mut state.model,
@@ -318,7 +318,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         // lines, say) get a budget of their own.
         state
             .model
-            .set_deadline(Instant::now() + limits.handler_timeout);
+            .set_deadline(Instant::now() + HOST_CALLS_TIMEOUT);
         if matches!(outcome, Outcome::Trapped(_)) {
             // The trap report below already ends with the stderr tail.
             output.stderr.clear();

@@ -26,9 +26,10 @@ const MAX_RELATION_WRITE: usize = 16 << 20;
 /// Juju passes a log message as one argv element: Linux caps those at 128 KiB.
 const MAX_LOG_ARG: usize = 128 * 1024 - 1;
 
-/// How long the host's own tool calls of one event may take together (status
-/// writes, relation writes, logs after the handlers): Juju sets no timeout,
-/// and a hung tool would hold the machine-wide hook lock.
+/// How long the host's own tool calls may take together after the handlers
+/// (relation data, statuses, logs), and after each handler (its log lines):
+/// Juju sets no timeout, and a hung tool would hold the machine-wide hook
+/// lock. Generous, since a loaded machine runs the tools slowly.
 pub const HOST_CALLS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Who this unit is, for the model calls that need no tool.
