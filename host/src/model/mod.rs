@@ -351,21 +351,20 @@ impl Model {
         if known {
             return Ok(());
         }
-        let declared = self
-            .endpoints
-            .iter()
-            .flatten()
-            .map(|e| format!("`{e}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let endpoint = endpoint.escape_debug();
+        let Some(endpoints) = &self.endpoints else {
+            return Err(ModelError::InvalidArgument(format!(
+                "relation endpoint `{endpoint}` is not an endpoint name"
+            )));
+        };
+        let declared: Vec<String> = endpoints.iter().map(|e| format!("`{e}`")).collect();
+        let declared = if declared.is_empty() {
+            "none".to_string()
+        } else {
+            declared.join(", ")
+        };
         Err(ModelError::InvalidArgument(format!(
-            "relation endpoint `{}` is not one of this charm's (metadata.yaml declares: {})",
-            endpoint.escape_debug(),
-            if declared.is_empty() {
-                "none"
-            } else {
-                &declared
-            }
+            "relation endpoint `{endpoint}` is not one of this charm's (metadata.yaml declares: {declared})"
         )))
     }
 
