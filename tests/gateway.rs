@@ -211,6 +211,7 @@ fn hook_tools_are_called_once_per_question() {
             "-r",
             "istio-pilot:4",
             "--app",
+            "--",
             "-",
             "pilot"
         ]]

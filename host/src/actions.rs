@@ -9,6 +9,7 @@
 
 use crate::model::{Model, describe_error};
 use crate::status::store::ScopeStore;
+use crate::text::argv_text;
 
 /// The action that shows every scope in full.
 pub const SHOW_STATUS: &str = "show-status";
@@ -38,14 +39,14 @@ pub fn answer(name: &str, model: &mut Model, store: &ScopeStore) -> Result<(), S
     })
 }
 
-/// The results of `show-status`, each value within [`MAX_VALUE`].
+/// The results of `show-status`, each value within [`MAX_VALUE`] and
+/// carried by argv: a NUL a store holds (one written by an older host) is
+/// replaced, before the cut so the bound holds after it.
 pub fn show_status(store: &ScopeStore) -> Vec<(&'static str, String)> {
     let report = crate::show::status_report(store, true);
     let scopes = serde_json::to_string(store).unwrap_or_default();
-    vec![
-        ("report", bounded(report, MAX_VALUE)),
-        ("scopes", bounded(scopes, MAX_VALUE)),
-    ]
+    let carried = |v: String| bounded(argv_text(&v).into_owned(), MAX_VALUE);
+    vec![("report", carried(report)), ("scopes", carried(scopes))]
 }
 
 /// `value` whole when it fits in `max` bytes; otherwise its head, cut on a
@@ -176,6 +177,28 @@ mod tests {
             // Little is lost: at most a split character (3 bytes) and the
             // digits the count turned out shorter than its bound (2 here).
             assert!(cut.len() + 5 >= max, "max {max}: only {} bytes", cut.len());
+        }
+    }
+
+    #[test]
+    fn a_nul_in_a_stored_message_still_reaches_action_set() {
+        // A store written by an older host that took NUL in a message.
+        let mut s = ScopeStore::default();
+        s.apply(
+            Write::Set {
+                target: Target::Unit,
+                scope: "old".into(),
+                status: Kind::Blocked,
+                message: "bad\0message".into(),
+                priority: Band::Normal,
+            },
+            "install",
+            1,
+        );
+        // Both values quote it escaped (the report as Rust strings, the
+        // document as JSON); `argv_text` keeps that true whatever they become.
+        for (key, value) in show_status(&s) {
+            assert!(!value.contains('\0'), "{key}: {value}");
         }
     }
 

@@ -12,7 +12,7 @@
 //! two repeats a status write rather than losing one.
 
 use crate::actions;
-use crate::bindings::model::{Host as _, LogLevel};
+use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler, Status};
 use crate::charm_dir::{CharmDir, OnError};
 use crate::context::EventContext;
@@ -222,6 +222,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             self.ctx.charm.config.clone(),
             self.ctx.identity.clone(),
         );
+        model.set_endpoints(self.ctx.endpoints.clone());
         if let Some(r) = event::relation_of(&self.ctx.event) {
             model.set_event_relation(
                 &r.relation,
@@ -277,6 +278,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             match self.run_handler(handler, state, store) {
                 Ran::Returned(next) => state = next,
                 Ran::Failed(mut model) => {
+                    model.report_dropped_logs();
                     let rest: Vec<&str> =
                         observing[i + 1..].iter().map(|h| h.name.as_str()).collect();
                     if !rest.is_empty() {
@@ -292,6 +294,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 }
             }
         }
+        state.model.report_dropped_logs();
         Some(state)
     }
 
@@ -307,6 +310,11 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 return Ran::Failed(model);
             }
         };
+        let mut state = state;
+        for target in [Target::Unit, Target::App] {
+            let names = store.current_names(target, |_| true).into_iter().collect();
+            state.status.set_current(target, names);
+        }
         let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
@@ -406,7 +414,7 @@ fn own_write(handler: &Handler, status: Option<Status>) -> Write {
             target: Target::Unit,
             scope,
             status: s.kind.into(),
-            message: truncate_message(s.message),
+            message: crate::text::status_message(&s.message),
             priority: handler.priority.into(),
         },
         None => Write::Clear {
@@ -434,7 +442,7 @@ fn app_status(
     if !(elected || store.has_current(Target::App) || store.written.app.is_some()) {
         return Ok(None);
     }
-    let leader = model.is_leader().map_err(|e| {
+    let leader = model.leader().map_err(|e| {
         format!(
             "cannot tell whether this unit leads: {}",
             describe_error(&e)
@@ -495,17 +503,10 @@ fn status_set(
     if target == Target::App {
         args.push("--application");
     }
-    args.extend([written.status.as_str(), "--", written.message.as_str()]);
+    // Also what older hosts stored: no stored text may fail every later hook.
+    let message = crate::text::status_message(&written.message);
+    args.extend([written.status.as_str(), "--", message.as_str()]);
     model.run("status-set", &args, None).map(drop)
-}
-
-/// The handler's own message is kept whole in the store up to the bound the
-/// status interface enforces; longer returns are cut, not refused, because a
-/// return value cannot be rejected without losing the handler's result.
-fn truncate_message(mut message: String) -> String {
-    let max = crate::status::MAX_MESSAGE;
-    message.truncate(message.floor_char_boundary(max));
-    message
 }
 
 /// Scopes to clear after the handlers ran: the broken relation's, the

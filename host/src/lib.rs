@@ -4,7 +4,8 @@
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
 //! [`status`], [`model`] and [`probe`], [`dispatch`] ties them together, and
-//! [`actions`] answers the built-in actions.
+//! [`actions`] answers the built-in actions; [`text`] makes guest text
+//! something argv and Juju's YAML can carry.
 
 pub mod actions;
 pub mod atomic_file;
@@ -23,3 +24,4 @@ pub mod probe;
 pub mod runtime;
 pub mod show;
 pub mod status;
+pub mod text;

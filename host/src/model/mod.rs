@@ -7,6 +7,12 @@
 //! them when the handler returned, [`Model::abort_handler`] drops them when it
 //! trapped, and [`Model::flush`] sends one `relation-set --file -` per databag
 //! at the end of the event.
+//!
+//! The guest's calls (the [`Host`] impl) are bounded per event as well as per
+//! call (DESIGN §7): hook-tool calls, log lines and bytes, pending relation
+//! data. The host's own calls ([`Model::log`], [`Model::run`],
+//! [`Model::flush`], [`Model::leader`]) are never counted nor refused: the
+//! host must always be able to say why a hook failed.
 
 pub mod hook_tools;
 
@@ -15,16 +21,34 @@ use crate::bindings::model::{
     ConfigOption, ConfigValue, Databag, Host, LocalBag, LogLevel, ModelError, ToolFailure,
 };
 use crate::charm_dir::{ConfigSchema, ConfigType};
+use crate::text::{argv_text, juju_json};
 use hook_tools::{HookTools, ToolOutput};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Largest value of one relation-set: the whole document travels on stdin,
 /// but Juju (main) caps a settings collection at 16 MiB.
 const MAX_RELATION_WRITE: usize = 16 << 20;
+/// Relation data (keys and values) one event may leave pending, all bags
+/// together: what one settings collection may hold, so no event can build
+/// writes Juju refuses at commit (which fails the hook and every retry).
+pub const MAX_RELATION_BYTES_PER_EVENT: usize = 16 << 20;
 /// Juju passes a log message as one argv element: Linux caps those at 128 KiB.
 const MAX_LOG_ARG: usize = 128 * 1024 - 1;
+/// Log messages the guest may send per event: each is one `juju-log`
+/// process, so a handler logging in a tight loop would otherwise hold the
+/// hook for minutes. Past it, messages are dropped and counted.
+pub const MAX_LOG_MESSAGES_PER_EVENT: usize = 500;
+/// Log bytes the guest may send per event; past it, messages are dropped.
+pub const MAX_LOG_BYTES_PER_EVENT: usize = 1 << 20;
+/// Hook-tool calls the guest may cause per event (log lines included; reads
+/// are cached, so in practice failures, writes and logs count). Past it, a
+/// call fails with `tool-failed` naming the limit.
+pub const MAX_GUEST_TOOL_CALLS_PER_EVENT: usize = 1000;
+/// Longest application version: Juju shows 15 characters of it, and the
+/// value travels as one argv element.
+pub const MAX_APPLICATION_VERSION: usize = 256;
 
 /// How long the host's own tool calls may take together after the handlers
 /// (relation data, statuses, logs), and after each handler (its log lines):
@@ -63,6 +87,52 @@ struct Cache {
 /// Relation writes not yet sent: (relation, bag) → key → value ("" deletes).
 type Pending = BTreeMap<(String, u32, bool), Bag>;
 
+/// Bytes of keys and values in pending writes.
+fn pending_bytes(pending: &Pending) -> usize {
+    pending
+        .values()
+        .flat_map(|bag| bag.iter())
+        .map(|(k, v)| k.len() + v.len())
+        .sum()
+}
+
+/// Which per-event log bound made the host drop the guest's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LogLimit {
+    Messages,
+    Bytes,
+    ToolCalls,
+}
+
+impl LogLimit {
+    fn describe(self) -> String {
+        match self {
+            LogLimit::Messages => format!(
+                "{MAX_LOG_MESSAGES_PER_EVENT} messages per event (MAX_LOG_MESSAGES_PER_EVENT)"
+            ),
+            LogLimit::Bytes => {
+                format!("{MAX_LOG_BYTES_PER_EVENT} bytes per event (MAX_LOG_BYTES_PER_EVENT)")
+            }
+            LogLimit::ToolCalls => format!(
+                "{MAX_GUEST_TOOL_CALLS_PER_EVENT} hook-tool calls per event (MAX_GUEST_TOOL_CALLS_PER_EVENT)"
+            ),
+        }
+    }
+}
+
+/// What the guest has used of its per-event bounds.
+#[derive(Debug, Default)]
+struct Budget {
+    tool_calls: usize,
+    log_messages: usize,
+    log_bytes: usize,
+    /// The bound that first dropped a message: from then on every message
+    /// is dropped, so the log shows a head without holes.
+    dropped_by: Option<LogLimit>,
+    dropped_messages: usize,
+    dropped_bytes: usize,
+}
+
 /// The model as one event sees it.
 pub struct Model {
     tools: Arc<dyn HookTools>,
@@ -76,9 +146,18 @@ pub struct Model {
     broken: Option<RelationRef>,
     /// The remote app Juju named for the event's relation.
     event_app: Option<(u32, String)>,
+    /// The charm's relation endpoints (metadata.yaml); `None` until
+    /// [`Model::set_endpoints`], when only the form of a name is checked.
+    endpoints: Option<BTreeSet<String>>,
     cache: Cache,
     committed: Pending,
     handler: Pending,
+    /// [`pending_bytes`] of `committed`, and what merging `handler` into it
+    /// would change that by: kept as writes come, so a bound check costs
+    /// only the call's keys.
+    committed_bytes: usize,
+    handler_delta: isize,
+    budget: Budget,
 }
 
 impl Model {
@@ -90,10 +169,20 @@ impl Model {
             identity,
             broken: None,
             event_app: None,
+            endpoints: None,
             cache: Cache::default(),
             committed: Pending::new(),
             handler: Pending::new(),
+            committed_bytes: 0,
+            handler_delta: 0,
+            budget: Budget::default(),
         }
+    }
+
+    /// Tell the model the charm's relation endpoints, so that names a guest
+    /// passes (`relation-ids`, relation references) are checked against them.
+    pub fn set_endpoints(&mut self, endpoints: BTreeSet<String>) {
+        self.endpoints = Some(endpoints);
     }
 
     /// Tool calls from now on must finish by `deadline`.
@@ -121,17 +210,21 @@ impl Model {
         for (key, changes) in std::mem::take(&mut self.handler) {
             self.committed.entry(key).or_default().extend(changes);
         }
+        self.committed_bytes = pending_bytes(&self.committed);
+        self.handler_delta = 0;
     }
 
     /// Drop the relation writes of a handler that trapped.
     pub fn abort_handler(&mut self) {
         self.handler.clear();
+        self.handler_delta = 0;
     }
 
     /// Send the kept relation writes: one `relation-set` per databag.
     pub fn flush(&mut self) -> Result<(), ModelError> {
+        self.committed_bytes = 0;
         for ((endpoint, id, app), changes) in std::mem::take(&mut self.committed) {
-            let doc = serde_json::to_vec(&changes).unwrap_or_default();
+            let doc = juju_json(&changes);
             let rel = format!("{endpoint}:{id}");
             let mut args = vec!["-r", rel.as_str()];
             if app {
@@ -143,8 +236,10 @@ impl Model {
         Ok(())
     }
 
-    /// Log through `juju-log`; a failure to log is reported on stderr, which
-    /// Juju also sends to the unit log, and never fails the event.
+    /// The host's own log: through `juju-log`, never counted nor dropped. A
+    /// failure to log is reported on stderr, which Juju also sends to the
+    /// unit log, and never fails the event. The message may quote guest text
+    /// (a handler's error): NUL is replaced, as argv cannot carry it.
     pub fn log(&mut self, level: LogLevel, message: &str) {
         let level = match level {
             LogLevel::Debug => "DEBUG",
@@ -152,6 +247,7 @@ impl Model {
             LogLevel::Warning => "WARNING",
             LogLevel::Error => "ERROR",
         };
+        let message = argv_text(message);
         let message = &message[..message.floor_char_boundary(MAX_LOG_ARG)];
         if let Err(e) = self.run("juju-log", &["--log-level", level, "--", message], None) {
             eprintln!(
@@ -159,6 +255,118 @@ impl Model {
                 describe_error(&e)
             );
         }
+    }
+
+    /// The guest's log: as [`Model::log`], within the per-event bounds on
+    /// messages, bytes and tool calls; past them, dropped and counted for
+    /// [`Model::report_dropped_logs`].
+    fn guest_log(&mut self, level: LogLevel, message: &str) {
+        let message = &message[..message.floor_char_boundary(MAX_LOG_ARG)];
+        let b = &mut self.budget;
+        if b.dropped_by.is_none() {
+            b.dropped_by = if b.log_messages >= MAX_LOG_MESSAGES_PER_EVENT {
+                Some(LogLimit::Messages)
+            } else if b.log_bytes + message.len() > MAX_LOG_BYTES_PER_EVENT {
+                Some(LogLimit::Bytes)
+            } else if b.tool_calls >= MAX_GUEST_TOOL_CALLS_PER_EVENT {
+                Some(LogLimit::ToolCalls)
+            } else {
+                None
+            };
+        }
+        if b.dropped_by.is_some() {
+            b.dropped_messages += 1;
+            b.dropped_bytes += message.len();
+            return;
+        }
+        b.log_messages += 1;
+        b.log_bytes += message.len();
+        b.tool_calls += 1;
+        Model::log(self, level, message);
+    }
+
+    /// Say, with one WARNING, how many of the guest's log messages this
+    /// event dropped and at which bound; nothing when none were. Called at
+    /// the end of the event (and safe to call again: the count restarts).
+    pub fn report_dropped_logs(&mut self) {
+        let b = &mut self.budget;
+        let Some(limit) = b.dropped_by.filter(|_| b.dropped_messages > 0) else {
+            return;
+        };
+        let (messages, bytes) = (b.dropped_messages, b.dropped_bytes);
+        b.dropped_messages = 0;
+        b.dropped_bytes = 0;
+        let message = format!(
+            "the charm logged more than the unit log takes from one event: {messages} messages ({bytes} bytes) dropped past the limit of {}; log less, or less often",
+            limit.describe()
+        );
+        Model::log(self, LogLevel::Warning, &message);
+    }
+
+    /// Whether this unit leads, for the host: as the guest's `is-leader`
+    /// (cached for the event) but never counted against the guest's bound.
+    pub fn leader(&mut self) -> Result<bool, ModelError> {
+        self.is_leader_as(Caller::Host)
+    }
+
+    fn is_leader_as(&mut self, caller: Caller) -> Result<bool, ModelError> {
+        if let Some(l) = self.cache.leader {
+            return Ok(l);
+        }
+        let leader: bool = self.json(caller, "is-leader", &["--format=json"])?;
+        self.cache.leader = Some(leader);
+        Ok(leader)
+    }
+
+    /// Run a tool for the guest: counted, and refused past
+    /// [`MAX_GUEST_TOOL_CALLS_PER_EVENT`].
+    fn run_as(
+        &mut self,
+        caller: Caller,
+        tool: &str,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+    ) -> Result<Vec<u8>, ModelError> {
+        if caller == Caller::Guest {
+            if self.budget.tool_calls >= MAX_GUEST_TOOL_CALLS_PER_EVENT {
+                return Err(failure(
+                    tool,
+                    -1,
+                    format!(
+                        "{tool} not run: the charm made {MAX_GUEST_TOOL_CALLS_PER_EVENT} hook-tool calls in this event, the limit (MAX_GUEST_TOOL_CALLS_PER_EVENT); stop retrying failed calls in a loop"
+                    ),
+                ));
+            }
+            self.budget.tool_calls += 1;
+        }
+        self.run(tool, args, stdin)
+    }
+
+    /// Check a relation endpoint name a guest passed: one of the charm's
+    /// when they are known, and always a name argv can carry.
+    fn check_endpoint(&self, endpoint: &str) -> Result<(), ModelError> {
+        let known = match &self.endpoints {
+            Some(endpoints) => endpoints.contains(endpoint),
+            None => !endpoint.is_empty() && !endpoint.contains(['\0', ':']),
+        };
+        if known {
+            return Ok(());
+        }
+        let endpoint = endpoint.escape_debug();
+        let Some(endpoints) = &self.endpoints else {
+            return Err(ModelError::InvalidArgument(format!(
+                "relation endpoint `{endpoint}` is not an endpoint name"
+            )));
+        };
+        let declared: Vec<String> = endpoints.iter().map(|e| format!("`{e}`")).collect();
+        let declared = if declared.is_empty() {
+            "none".to_string()
+        } else {
+            declared.join(", ")
+        };
+        Err(ModelError::InvalidArgument(format!(
+            "relation endpoint `{endpoint}` is not one of this charm's (metadata.yaml declares: {declared})"
+        )))
     }
 
     /// Run a tool, turning failures into typed errors that name the tool.
@@ -177,10 +385,11 @@ impl Model {
 
     fn json<T: serde::de::DeserializeOwned>(
         &mut self,
+        caller: Caller,
         tool: &str,
         args: &[&str],
     ) -> Result<T, ModelError> {
-        let out = self.run(tool, args, None)?;
+        let out = self.run_as(caller, tool, args, None)?;
         serde_json::from_slice(&out).map_err(|e| {
             failure(
                 tool,
@@ -211,9 +420,10 @@ impl Model {
             Databag::LocalUnit => (self.identity.unit.clone(), false),
             Databag::LocalApp => (self.identity.app.clone(), true),
             Databag::RemoteUnit(u) => {
-                if u.is_empty() || !u.contains('/') {
+                if !is_unit_name(u) {
                     return Err(ModelError::InvalidArgument(format!(
-                        "`{u}` is not a unit name (`<app>/<number>`)"
+                        "relation-get: `{}` is not a unit name (`<app>/<number>`, the app as Juju names applications)",
+                        u.escape_debug()
                     )));
                 }
                 (u.clone(), false)
@@ -233,8 +443,9 @@ impl Model {
         if app {
             args.push("--app");
         }
-        args.extend(["-", owner.as_str()]);
-        let data: Option<Bag> = self.json("relation-get", &args)?;
+        // `--`: the key and the owner are positional, whatever they hold.
+        args.extend(["--", "-", owner.as_str()]);
+        let data: Option<Bag> = self.json(Caller::Guest, "relation-get", &args)?;
         let data = data.unwrap_or_default();
         self.cache.bags.insert(key, data.clone());
         Ok(data)
@@ -250,8 +461,11 @@ impl Model {
             return Ok(app.clone());
         }
         let rel = format!("{}:{}", relation.endpoint, relation.id);
-        let app: Option<String> =
-            self.json("relation-list", &["--format=json", "-r", &rel, "--app"])?;
+        let app: Option<String> = self.json(
+            Caller::Guest,
+            "relation-list",
+            &["--format=json", "-r", &rel, "--app"],
+        )?;
         let app = app.filter(|a| !a.is_empty());
         self.cache.apps.insert(relation.id, app.clone());
         Ok(app)
@@ -291,6 +505,41 @@ impl Model {
         };
         Ok(Some(v))
     }
+}
+
+/// Who makes a tool call: only the guest's are counted and bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Host,
+    Guest,
+}
+
+/// Juju's application name grammar (juju/names): lowercase letters and
+/// digits in dash-separated words, starting with a letter, every word after
+/// the first holding a letter.
+pub fn is_app_name(name: &str) -> bool {
+    let mut words = name.split('-');
+    let first_ok = words.next().is_some_and(|w| {
+        w.starts_with(|c: char| c.is_ascii_lowercase())
+            && w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    });
+    first_ok
+        && words.all(|w| {
+            w.chars().any(|c| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
+/// Juju's unit name grammar: `<app>/<n>`, `n` a decimal without leading zeros.
+pub fn is_unit_name(name: &str) -> bool {
+    name.rsplit_once('/').is_some_and(|(app, n)| {
+        is_app_name(app)
+            && !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+            && (n == "0" || !n.starts_with('0'))
+    })
 }
 
 /// A model error as the operator should read it, in one line: the
@@ -340,14 +589,14 @@ fn classify(tool: &str, out: ToolOutput) -> Result<Vec<u8>, ModelError> {
 }
 
 fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
-    let mut size = 0;
+    let mut size: usize = 0;
     for (k, v) in changes {
         if k.is_empty() || k.contains('=') || k.chars().any(char::is_whitespace) {
             return Err(ModelError::InvalidArgument(format!(
                 "relation data key `{k}` must be non-empty, without `=` or spaces"
             )));
         }
-        size += k.len() + v.len();
+        size = size.saturating_add(k.len() + v.len());
     }
     if size > MAX_RELATION_WRITE {
         return Err(ModelError::InvalidArgument(format!(
@@ -363,7 +612,7 @@ impl Host for Model {
             return Ok(c.clone());
         }
         let raw: Option<BTreeMap<String, serde_json::Value>> =
-            self.json("config-get", &["--format=json"])?;
+            self.json(Caller::Guest, "config-get", &["--format=json"])?;
         let mut options = Vec::new();
         for (name, value) in raw.unwrap_or_default() {
             if let Some(value) = self.typed_config(&name, value)? {
@@ -375,12 +624,7 @@ impl Host for Model {
     }
 
     fn is_leader(&mut self) -> Result<bool, ModelError> {
-        if let Some(l) = self.cache.leader {
-            return Ok(l);
-        }
-        let leader: bool = self.json("is-leader", &["--format=json"])?;
-        self.cache.leader = Some(leader);
-        Ok(leader)
+        self.is_leader_as(Caller::Guest)
     }
 
     fn unit_name(&mut self) -> String {
@@ -396,15 +640,15 @@ impl Host for Model {
     }
 
     fn relation_ids(&mut self, endpoint: String) -> Result<Vec<RelationRef>, ModelError> {
-        if endpoint.is_empty() {
-            return Err(ModelError::InvalidArgument(
-                "relation-ids needs an endpoint name".into(),
-            ));
-        }
+        self.check_endpoint(&endpoint)?;
         if let Some(ids) = self.cache.ids.get(&endpoint) {
             return Ok(ids.clone());
         }
-        let raw: Option<Vec<String>> = self.json("relation-ids", &["--format=json", &endpoint])?;
+        let raw: Option<Vec<String>> = self.json(
+            Caller::Guest,
+            "relation-ids",
+            &["--format=json", "--", &endpoint],
+        )?;
         let mut ids = Vec::new();
         for r in raw.unwrap_or_default() {
             let parsed = crate::event::parse_relation_id(&r).ok_or_else(|| {
@@ -420,12 +664,16 @@ impl Host for Model {
     }
 
     fn relation_units(&mut self, relation: RelationRef) -> Result<Vec<String>, ModelError> {
+        self.check_endpoint(&relation.endpoint)?;
         if let Some(u) = self.cache.units.get(&relation.id) {
             return Ok(u.clone());
         }
         let rel = format!("{}:{}", relation.endpoint, relation.id);
-        let units: Option<Vec<String>> =
-            self.json("relation-list", &["--format=json", "-r", &rel])?;
+        let units: Option<Vec<String>> = self.json(
+            Caller::Guest,
+            "relation-list",
+            &["--format=json", "-r", &rel],
+        )?;
         let mut units = units.unwrap_or_default();
         units.sort();
         self.cache.units.insert(relation.id, units.clone());
@@ -433,6 +681,7 @@ impl Host for Model {
     }
 
     fn relation_app(&mut self, relation: RelationRef) -> Result<Option<String>, ModelError> {
+        self.check_endpoint(&relation.endpoint)?;
         self.remote_app(&relation)
     }
 
@@ -441,6 +690,7 @@ impl Host for Model {
         relation: RelationRef,
         bag: Databag,
     ) -> Result<Vec<(String, String)>, ModelError> {
+        self.check_endpoint(&relation.endpoint)?;
         let mut data = self.read_bag(&relation, &bag)?;
         // The local bags show this event's writes, as Juju's local context does.
         let local_app = match bag {
@@ -469,6 +719,7 @@ impl Host for Model {
         bag: LocalBag,
         changes: Vec<(String, String)>,
     ) -> Result<(), ModelError> {
+        self.check_endpoint(&relation.endpoint)?;
         validate_changes(&changes)?;
         let app = bag == LocalBag::App;
         if app && !self.is_leader()? {
@@ -477,6 +728,41 @@ impl Host for Model {
                 relation.endpoint, relation.id
             )));
         }
+        // What the pending writes grow by once merged: a key written before
+        // in this event (by this handler or an earlier one) is replaced.
+        let bag_key = (relation.endpoint.clone(), relation.id, app);
+        let (handler, committed) = (self.handler.get(&bag_key), self.committed.get(&bag_key));
+        let mut grown = 0isize;
+        let mut seen = BTreeMap::new();
+        for (k, v) in &changes {
+            let before = seen
+                .get(k)
+                .copied()
+                .or_else(|| {
+                    handler
+                        .and_then(|p| p.get(k))
+                        .map(|old| k.len() + old.len())
+                })
+                .or_else(|| {
+                    committed
+                        .and_then(|p| p.get(k))
+                        .map(|old| k.len() + old.len())
+                })
+                .unwrap_or(0);
+            let after = k.len() + v.len();
+            grown += after as isize - before as isize;
+            seen.insert(k.clone(), after);
+        }
+        let total = self
+            .committed_bytes
+            .saturating_add_signed(self.handler_delta + grown);
+        if total > MAX_RELATION_BYTES_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "relation data write to {}:{} refused: this event's pending relation data would be {total} bytes, over the limit of {MAX_RELATION_BYTES_PER_EVENT} (MAX_RELATION_BYTES_PER_EVENT, Juju's cap on one settings collection); write less per event",
+                relation.endpoint, relation.id
+            )));
+        }
+        self.handler_delta += grown;
         let entry = self
             .handler
             .entry((relation.endpoint, relation.id, app))
@@ -486,12 +772,28 @@ impl Host for Model {
     }
 
     fn log(&mut self, level: LogLevel, message: String) {
-        Model::log(self, level, &message);
+        self.guest_log(level, &message);
     }
 
     fn application_version_set(&mut self, version: String) -> Result<(), ModelError> {
-        self.run("application-version-set", &["--", &version], None)
-            .map(drop)
+        if version.contains('\0') {
+            return Err(ModelError::InvalidArgument(
+                "application-version-set: the version contains a NUL character, which Juju cannot carry; remove it".into(),
+            ));
+        }
+        if version.len() > MAX_APPLICATION_VERSION {
+            return Err(ModelError::InvalidArgument(format!(
+                "application-version-set: the version is {} bytes, over the limit of {MAX_APPLICATION_VERSION} (MAX_APPLICATION_VERSION; juju status shows 15 characters)",
+                version.len()
+            )));
+        }
+        self.run_as(
+            Caller::Guest,
+            "application-version-set",
+            &["--", &version],
+            None,
+        )
+        .map(drop)
     }
 }
 
@@ -641,6 +943,268 @@ mod tests {
             m.relation_set(rel(1), LocalBag::Unit, vec![("a=b".into(), "v".into())]),
             Err(ModelError::InvalidArgument(_))
         ));
+    }
+
+    fn tool_calls(calls: &Calls, tool: &str) -> Vec<Vec<String>> {
+        let calls = calls.lock().unwrap();
+        calls
+            .iter()
+            .filter(|c| c.0 == tool)
+            .map(|c| c.1.clone())
+            .collect()
+    }
+
+    #[test]
+    fn log_of_nul_is_carried_by_argv() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Host::log(&mut m, LogLevel::Info, "guest \0 text".into());
+        Model::log(&mut m, LogLevel::Error, "host quoting \0 guest");
+        assert_eq!(
+            tool_calls(&calls, "juju-log"),
+            [
+                ["--log-level", "INFO", "--", "guest \u{FFFD} text"],
+                ["--log-level", "ERROR", "--", "host quoting \u{FFFD} guest"],
+            ]
+        );
+    }
+
+    #[test]
+    fn guest_logs_are_bounded_per_event_and_the_drop_reported_once() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        for i in 0..MAX_LOG_MESSAGES_PER_EVENT + 7 {
+            Host::log(&mut m, LogLevel::Debug, format!("line {i}"));
+        }
+        // The host's own messages are never dropped.
+        Model::log(&mut m, LogLevel::Error, "host error");
+        m.report_dropped_logs();
+        m.report_dropped_logs();
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), MAX_LOG_MESSAGES_PER_EVENT + 2);
+        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT - 1][3], "line 499");
+        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT][3], "host error");
+        let report = &logs[MAX_LOG_MESSAGES_PER_EVENT + 1];
+        assert_eq!(report[1], "WARNING");
+        assert!(
+            report[3].contains("7 messages (")
+                && report[3].contains("500 messages per event (MAX_LOG_MESSAGES_PER_EVENT)"),
+            "{}",
+            report[3]
+        );
+    }
+
+    #[test]
+    fn guest_log_bytes_are_bounded_per_event() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        let big = "x".repeat(100 << 10);
+        for _ in 0..12 {
+            Host::log(&mut m, LogLevel::Info, big.clone());
+        }
+        // Once dropping, a small message is dropped too: no holes.
+        Host::log(&mut m, LogLevel::Info, "small".into());
+        m.report_dropped_logs();
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), 10 + 1);
+        let report = &logs[10][3];
+        assert!(
+            report.contains(&format!("3 messages ({} bytes)", 2 * big.len() + 5))
+                && report.contains("MAX_LOG_BYTES_PER_EVENT"),
+            "{report}"
+        );
+        // Nothing dropped: nothing reported.
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Host::log(&mut m, LogLevel::Info, "one".into());
+        m.report_dropped_logs();
+        assert_eq!(tool_calls(&calls, "juju-log").len(), 1);
+    }
+
+    #[test]
+    fn guest_tool_calls_are_bounded_per_event_but_not_the_hosts() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        // Failed reads are not cached: each runs the tool.
+        for _ in 0..MAX_GUEST_TOOL_CALLS_PER_EVENT {
+            assert!(matches!(m.config(), Err(ModelError::ToolFailed(_))));
+        }
+        let e = describe_error(&m.config().unwrap_err());
+        assert!(
+            e.contains("config-get not run")
+                && e.contains("1000 hook-tool calls")
+                && e.contains("MAX_GUEST_TOOL_CALLS_PER_EVENT"),
+            "{e}"
+        );
+        Host::log(&mut m, LogLevel::Info, "dropped".into());
+        assert_eq!(
+            tool_calls(&calls, "config-get").len(),
+            MAX_GUEST_TOOL_CALLS_PER_EVENT
+        );
+        // The host still runs its tools, and says what was dropped.
+        assert!(matches!(m.leader(), Err(ModelError::ToolFailed(_))));
+        Model::log(&mut m, LogLevel::Error, "host");
+        m.report_dropped_logs();
+        assert_eq!(tool_calls(&calls, "is-leader").len(), 1);
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), 2, "{logs:?}");
+        assert!(
+            logs[1][3].contains("MAX_GUEST_TOOL_CALLS_PER_EVENT"),
+            "{}",
+            logs[1][3]
+        );
+    }
+
+    #[test]
+    fn pending_relation_data_is_bounded_per_event() {
+        let (mut m, _) = model(&[]);
+        // Each write of `half` under a one-byte key: 3 bytes short of half.
+        let half = "v".repeat(MAX_RELATION_BYTES_PER_EVENT / 2 - 4);
+        m.relation_set(rel(1), LocalBag::Unit, vec![("a".into(), half.clone())])
+            .unwrap();
+        m.commit_handler();
+        // Another handler, another relation: the event's total counts.
+        m.relation_set(rel(2), LocalBag::Unit, vec![("b".into(), half.clone())])
+            .unwrap();
+        let e = m
+            .relation_set(
+                rel(2),
+                LocalBag::Unit,
+                vec![("c".into(), "too much".into())],
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(m) if m.contains("MAX_RELATION_BYTES_PER_EVENT") && m.contains("db:2")),
+            "{e:?}"
+        );
+        // Replacing a key already pending (this handler's or a kept one) is
+        // not growth.
+        m.relation_set(rel(2), LocalBag::Unit, vec![("b".into(), "small".into())])
+            .unwrap();
+        m.relation_set(rel(1), LocalBag::Unit, vec![("a".into(), half.clone())])
+            .unwrap();
+        m.relation_set(rel(2), LocalBag::Unit, vec![("c".into(), half.clone())])
+            .unwrap();
+        assert!(
+            m.relation_set(rel(2), LocalBag::Unit, vec![("d".into(), "xx".into())])
+                .is_err()
+        );
+        // A trapped handler's writes free their room.
+        m.abort_handler();
+        m.relation_set(rel(2), LocalBag::Unit, vec![("c".into(), half)])
+            .unwrap();
+    }
+
+    #[test]
+    fn remote_unit_names_follow_jujus_grammar() {
+        for ok in ["pg/0", "pg/12", "my-app2/3", "a1-b2c/10", "x-1y/0"] {
+            assert!(is_unit_name(ok), "{ok}");
+        }
+        for bad in [
+            "", "pg", "pg/", "pg/01", "pg/-1", "/0", "Pg/0", "pg-/0", "pg--x/0", "pg-1/0", "1pg/0",
+            "pg/0/1", "pg/0\0", "pg/ 0", "-pg/0", "pg_x/0",
+        ] {
+            assert!(!is_unit_name(bad), "{bad}");
+        }
+        let (mut m, calls) = model(&[("relation-get", ToolOutput::ok(r#"{"k":"v"}"#))]);
+        for bad in ["pg/01", "pg/0\0x", "-r", "pg"] {
+            let e = m
+                .relation_get(rel(1), Databag::RemoteUnit(bad.into()))
+                .unwrap_err();
+            assert!(
+                matches!(&e, ModelError::InvalidArgument(msg) if msg.contains(&format!("`{}`", bad.escape_debug()))),
+                "{e:?}"
+            );
+        }
+        assert!(tool_calls(&calls, "relation-get").is_empty());
+        m.relation_get(rel(1), Databag::RemoteUnit("pg/0".into()))
+            .unwrap();
+        m.relation_get(rel(1), Databag::LocalApp).unwrap();
+        assert_eq!(
+            tool_calls(&calls, "relation-get"),
+            [
+                vec!["--format=json", "-r", "db:1", "--", "-", "pg/0"],
+                vec!["--format=json", "-r", "db:1", "--app", "--", "-", "gw"],
+            ]
+        );
+    }
+
+    #[test]
+    fn endpoints_are_checked_against_the_charms() {
+        let (mut m, calls) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1"]"#))]);
+        // Before the endpoints are known: only what argv cannot carry.
+        let e = m.relation_ids("d\0b".into()).unwrap_err();
+        assert!(matches!(e, ModelError::InvalidArgument(_)), "{e:?}");
+        m.set_endpoints(["db".to_string()].into());
+        for bad in ["", "cache", "-x", "db:1"] {
+            let e = m.relation_ids(bad.into()).unwrap_err();
+            assert!(
+                matches!(&e, ModelError::InvalidArgument(msg)
+                    if msg.contains(&format!("`{bad}` is not one of this charm's")) && msg.contains("`db`")),
+                "{e:?}"
+            );
+        }
+        let other = RelationRef {
+            endpoint: "cache".into(),
+            id: 1,
+        };
+        assert!(matches!(
+            m.relation_units(other.clone()),
+            Err(ModelError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            m.relation_set(other, LocalBag::Unit, vec![("k".into(), "v".into())]),
+            Err(ModelError::InvalidArgument(_))
+        ));
+        assert_eq!(m.relation_ids("db".into()).unwrap(), vec![rel(1)]);
+        assert_eq!(
+            tool_calls(&calls, "relation-ids"),
+            [["--format=json", "--", "db"]]
+        );
+    }
+
+    #[test]
+    fn application_version_refuses_what_juju_cannot_carry() {
+        let (mut m, calls) = model(&[("application-version-set", ToolOutput::ok(""))]);
+        let e = m.application_version_set("1.0\0".into()).unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(msg) if msg.contains("NUL")),
+            "{e:?}"
+        );
+        let long = "1".repeat(MAX_APPLICATION_VERSION + 1);
+        let e = m.application_version_set(long).unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(msg) if msg.contains("MAX_APPLICATION_VERSION")),
+            "{e:?}"
+        );
+        m.application_version_set("-1.0".into()).unwrap();
+        assert_eq!(
+            tool_calls(&calls, "application-version-set"),
+            [["--", "-1.0"]]
+        );
+    }
+
+    #[test]
+    fn flush_sends_yaml_safe_json() {
+        let (mut m, calls) = model(&[("relation-set", ToolOutput::ok(""))]);
+        m.relation_set(
+            rel(1),
+            LocalBag::Unit,
+            vec![("k".into(), "a\u{7f}b\u{85}c\u{ffff}".into())],
+        )
+        .unwrap();
+        m.commit_handler();
+        m.flush().unwrap();
+        let calls = calls.lock().unwrap();
+        assert_eq!(
+            calls[0].2.as_deref(),
+            Some(r#"{"k":"a\u007fb\u0085c\uffff"}"#)
+        );
+    }
+
+    proptest::proptest! {
+        /// Every name Juju's grammar produces is accepted.
+        #[test]
+        fn jujus_unit_names_are_accepted(
+            name in "[a-z][a-z0-9]{0,5}(-[a-z0-9]{0,3}[a-z][a-z0-9]{0,3}){0,3}/(0|[1-9][0-9]{0,5})"
+        ) {
+            proptest::prop_assert!(is_unit_name(&name), "{}", name);
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod store_file;
 use crate::bindings::status::Host;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};
 use merge::{Band, Kind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use store::{Target, Write};
 
 /// Longest scope name.
@@ -22,6 +22,10 @@ pub const MAX_MESSAGE: usize = 4096;
 /// Writes one handler may make; a handler looping over `status.set` is a bug
 /// that must not grow the store without bound.
 pub const MAX_WRITES: usize = 256;
+/// Scopes holding a status per target: each is kept in the store (with its
+/// history) and shown by `show-status`, so a handler inventing a new scope
+/// name per event must not grow them without bound.
+pub const MAX_SCOPES: usize = 256;
 
 impl From<StatusKind> for Kind {
     fn from(k: StatusKind) -> Kind {
@@ -119,14 +123,25 @@ pub fn validate_scope(name: &str, endpoints: &BTreeSet<String>) -> Result<(), St
 pub struct ScopeWrites {
     endpoints: BTreeSet<String>,
     writes: Vec<Write>,
+    /// Per target, the scopes that would hold a status if the handler
+    /// returned now: the store's current ones, plus those this handler set,
+    /// minus those it cleared. Bounded by [`MAX_SCOPES`].
+    live: BTreeMap<Target, BTreeSet<String>>,
 }
 
 impl ScopeWrites {
     pub fn new(endpoints: BTreeSet<String>) -> Self {
         ScopeWrites {
             endpoints,
-            writes: Vec::new(),
+            ..ScopeWrites::default()
         }
+    }
+
+    /// Tell the writes which scopes of `target` hold a status in the store
+    /// now; called before each handler, so the bound on scopes counts what
+    /// the store will hold.
+    pub fn set_current(&mut self, target: Target, names: BTreeSet<String>) {
+        self.live.insert(target, names);
     }
 
     /// Take the writes, leaving none.
@@ -160,21 +175,41 @@ impl Host for ScopeWrites {
                 status.message.len()
             ));
         }
+        // status-set passes the message as one argv element, which cannot
+        // hold NUL: stored, it would fail every later hook.
+        if status.message.contains('\0') {
+            return Err(format!(
+                "status message of scope `{scope}` contains a NUL character, which Juju cannot carry; remove it"
+            ));
+        }
+        let target: Target = target.into();
+        let live = self.live.entry(target).or_default();
+        if !live.contains(&scope) && live.len() >= MAX_SCOPES {
+            return Err(format!(
+                "scope `{scope}` not set: the {} status already has {MAX_SCOPES} scopes, the limit (MAX_SCOPES); clear scopes that are no longer needed, or reuse a name",
+                target.as_str()
+            ));
+        }
         self.push(Write::Set {
-            target: target.into(),
-            scope,
+            target,
+            scope: scope.clone(),
             status: status.kind.into(),
             message: status.message,
             priority: priority.into(),
-        })
+        })?;
+        self.live.entry(target).or_default().insert(scope);
+        Ok(())
     }
 
     fn clear(&mut self, target: WitTarget, scope: String) -> Result<(), String> {
         validate_scope(&scope, &self.endpoints)?;
+        let target: Target = target.into();
         self.push(Write::Clear {
-            target: target.into(),
-            scope,
-        })
+            target,
+            scope: scope.clone(),
+        })?;
+        self.live.entry(target).or_default().remove(&scope);
+        Ok(())
     }
 }
 
@@ -222,5 +257,56 @@ mod tests {
         }
         assert!(w.clear(WitTarget::Unit, "one-more".into()).is_err());
         assert_eq!(w.take().len(), MAX_WRITES);
+    }
+
+    fn blocked(message: &str) -> Status {
+        Status {
+            kind: StatusKind::Blocked,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_message_with_nul_is_refused_naming_the_scope() {
+        let mut w = ScopeWrites::new(BTreeSet::new());
+        let e = w
+            .set(
+                WitTarget::Unit,
+                "tls".into(),
+                blocked("bad\0message"),
+                Priority::Normal,
+            )
+            .unwrap_err();
+        assert!(e.contains("scope `tls`") && e.contains("NUL"), "{e}");
+        assert!(w.take().is_empty());
+    }
+
+    #[test]
+    fn scopes_per_target_are_bounded_counting_the_store() {
+        let mut w = ScopeWrites::new(BTreeSet::new());
+        let full: BTreeSet<String> = (0..MAX_SCOPES).map(|i| format!("s{i}")).collect();
+        w.set_current(Target::Unit, full);
+        let set = |w: &mut ScopeWrites, target, scope: &str| {
+            w.set(target, scope.into(), blocked("x"), Priority::Normal)
+        };
+        // Full: a new scope is refused, naming the limit…
+        let e = set(&mut w, WitTarget::Unit, "new").unwrap_err();
+        assert!(e.contains("256 scopes") && e.contains("MAX_SCOPES"), "{e}");
+        // …a current one may change, the other target is not full…
+        set(&mut w, WitTarget::Unit, "s3").unwrap();
+        set(&mut w, WitTarget::App, "new").unwrap();
+        // …and a clear makes room, once.
+        w.clear(WitTarget::Unit, "s0".into()).unwrap();
+        set(&mut w, WitTarget::Unit, "new").unwrap();
+        set(&mut w, WitTarget::Unit, "new").unwrap();
+        assert!(set(&mut w, WitTarget::Unit, "newer").is_err());
+        // A scope cleared then set again by the handler is still counted once.
+        w.clear(WitTarget::Unit, "s3".into()).unwrap();
+        set(&mut w, WitTarget::Unit, "s3").unwrap();
+        assert!(set(&mut w, WitTarget::Unit, "newer").is_err());
+        // The next handler starts from what the store holds then.
+        w.take();
+        w.set_current(Target::Unit, BTreeSet::new());
+        set(&mut w, WitTarget::Unit, "newer").unwrap();
     }
 }

@@ -194,8 +194,12 @@ impl ScopeStore {
     }
 
     /// Apply one change made during `event` at `time`. Setting the status a
-    /// scope already has changes nothing (not even its age); a new kind or
-    /// message restarts its age; a new band alone does not.
+    /// scope already has changes nothing (not even its age). A new message of
+    /// the same kind keeps the age, because `since` is the age of the problem
+    /// and ranks scopes in the merge: a handler that rewords its message each
+    /// event (a count, a timestamp) must not move its scope behind older ones
+    /// and flip the winner; the history still records the new message. A new
+    /// kind is a new problem and restarts the age; a new band alone does not.
     pub fn apply(&mut self, write: Write, event: &str, time: u64) {
         let (target, name) = match &write {
             Write::Set { target, scope, .. } | Write::Clear { target, scope } => {
@@ -229,18 +233,19 @@ impl ScopeStore {
                 priority,
                 ..
             } => {
-                if let Some(c) = &mut scope.current
-                    && c.status == status
-                    && c.message == message
-                {
-                    c.priority = priority;
-                    return;
-                }
+                let since = match &mut scope.current {
+                    Some(c) if c.status == status && c.message == message => {
+                        c.priority = priority;
+                        return;
+                    }
+                    Some(c) if c.status == status => c.since,
+                    _ => clock,
+                };
                 scope.current = Some(Current {
                     status,
                     message: message.clone(),
                     priority,
-                    since: clock,
+                    since,
                 });
                 Change {
                     status: Some(status),

@@ -1,4 +1,5 @@
 use super::*;
+use crate::status::merge;
 use proptest::prelude::*;
 
 fn set(target: Target, scope: &str, status: Kind, message: &str) -> Write {
@@ -24,13 +25,44 @@ fn same_status_keeps_its_age() {
     );
     assert_eq!(s.unit["a"].current.as_ref().unwrap().since, since);
     assert_eq!(s.unit["a"].history.len(), 1);
+    // A new message of the same kind: the problem is as old as before, the
+    // history records the new wording.
     s.apply(
         set(Target::Unit, "a", Kind::Blocked, "z"),
         "config-changed",
         12,
     );
-    assert!(s.unit["a"].current.as_ref().unwrap().since > since);
+    assert_eq!(s.unit["a"].current.as_ref().unwrap().since, since);
+    assert_eq!(s.unit["a"].current.as_ref().unwrap().message, "z");
     assert_eq!(s.unit["a"].history.len(), 2);
+    assert_eq!(s.unit["a"].history[1].message, "z");
+    // A new kind is a new problem: its age restarts.
+    s.apply(
+        set(Target::Unit, "a", Kind::Waiting, "z"),
+        "config-changed",
+        13,
+    );
+    assert!(s.unit["a"].current.as_ref().unwrap().since > since);
+    assert_eq!(s.unit["a"].history.len(), 3);
+}
+
+#[test]
+fn rewording_the_older_problem_keeps_it_the_winner() {
+    let mut s = ScopeStore::default();
+    s.apply(
+        set(Target::Unit, "b", Kind::Blocked, "disk 91% full"),
+        "e1",
+        1,
+    );
+    s.apply(set(Target::Unit, "a", Kind::Blocked, "no db"), "e1", 1);
+    let winner = |s: &ScopeStore| merge::merge(s.views(Target::Unit), "").winner;
+    assert_eq!(winner(&s).as_deref(), Some("b"));
+    s.apply(
+        set(Target::Unit, "b", Kind::Blocked, "disk 92% full"),
+        "e2",
+        2,
+    );
+    assert_eq!(winner(&s).as_deref(), Some("b"));
 }
 
 #[test]
@@ -182,6 +214,40 @@ proptest! {
             let got = s.scopes(target).get(&scope).and_then(|sc| sc.current.as_ref()).map(|c| (c.status, c.message.clone()));
             prop_assert_eq!(got, want);
         }
+    }
+
+    /// A new message of the same kind never changes which scope wins the
+    /// merge, nor how many others there are: only its wording moves.
+    #[test]
+    fn rewording_keeps_the_merge_ranking(
+        writes in prop::collection::vec(arb_write(), 1..40),
+        pick in any::<prop::sample::Index>(),
+        message in "\\PC{0,20}",
+    ) {
+        let mut s = ScopeStore::default();
+        for (i, w) in writes.into_iter().enumerate() {
+            s.apply(w, "ev", i as u64);
+        }
+        let names = s.current_names(Target::Unit, |_| true);
+        prop_assume!(!names.is_empty());
+        let name = pick.get(&names).clone();
+        let current = s.unit[&name].current.clone().unwrap();
+        let before = merge::merge(s.views(Target::Unit), "");
+        let history = s.unit[&name].history.len();
+        s.apply(Write::Set {
+            target: Target::Unit,
+            scope: name.clone(),
+            status: current.status,
+            message: message.clone(),
+            priority: current.priority,
+        }, "later", 1000);
+        let after = merge::merge(s.views(Target::Unit), "");
+        prop_assert_eq!(&after.winner, &before.winner);
+        prop_assert_eq!(after.others, before.others);
+        prop_assert_eq!(after.written.status, before.written.status);
+        prop_assert_eq!(s.unit[&name].current.as_ref().unwrap().since, current.since);
+        let changed = message != current.message;
+        prop_assert_eq!(s.unit[&name].history.len(), (history + usize::from(changed)).min(HISTORY));
     }
 
     /// Corrupt bytes are an error, never a panic and never an empty store.

@@ -128,6 +128,70 @@ fn hostile(event: &Event) -> Outcome {
             let leader = model::is_leader()?;
             Ok(Some(Status::active(format!("leader={leader}"))))
         }
+        // input hardening
+        "nul-return" => {
+            // Alone with the marker's waiting scope, this message wins the
+            // merge and reaches status-set.
+            status::clear(Target::Unit, "hostile-partial")?;
+            Ok(Some(Status::blocked("bad\0message")))
+        }
+        "nul-status" => match status::set(Target::Unit, "nul", Status::blocked("bad\0message")) {
+            Ok(()) => Ok(Some(Status::active("NUL message accepted"))),
+            Err(error) => Ok(Some(Status::blocked(error.to_string()))),
+        },
+        "nul-log" => {
+            log::warning("bad\0line");
+            Ok(None)
+        }
+        "nul-version" => version_result("1.0\0beta"),
+        "long-version" => version_result(&"1".repeat(1000)),
+        "log-flood" => {
+            for i in 0..200_000 {
+                log::info(format!("flood {i}"));
+            }
+            Ok(Some(Status::active("logged 200000 lines")))
+        }
+        "relation-flood" => {
+            // 6 MiB per key: the third write would take the event's pending
+            // relation data past 16 MiB.
+            let value = "v".repeat(6 << 20);
+            let mut written = 0;
+            for relation in model::relations("db")? {
+                for key in ["a", "b", "c"] {
+                    if let Err(error) = relation.set_local_unit_data(&[(key, value.as_str())]) {
+                        return Ok(Some(Status::blocked(format!("after {written}: {error}"))));
+                    }
+                    written += 1;
+                }
+            }
+            Ok(Some(Status::active(format!("wrote {written}"))))
+        }
+        "bad-unit" => match model::relations("db")?
+            .first()
+            .map(|r| r.unit_data("pg/01"))
+        {
+            Some(Err(error)) => Ok(Some(Status::blocked(error.to_string()))),
+            other => Ok(Some(Status::active(format!("read: {other:?}")))),
+        },
+        "bad-endpoint" => match model::relations("no-such-endpoint") {
+            Err(error) => Ok(Some(Status::blocked(error.to_string()))),
+            Ok(found) => Ok(Some(Status::active(format!("found {}", found.len())))),
+        },
+        "many-scopes" => {
+            // 200 new scopes per event, named after the event: the second
+            // event would pass MAX_SCOPES (256) current unit scopes.
+            let prefix = event_prefix(event);
+            for i in 0..200 {
+                if let Err(error) = status::set(
+                    Target::Unit,
+                    &format!("many-{prefix}-{i}"),
+                    Status::waiting("many"),
+                ) {
+                    return Ok(Some(Status::blocked(format!("scope {i}: {error}"))));
+                }
+            }
+            Ok(None)
+        }
         other => Err(Error::msg(format!("unknown mode {other:?}"))),
     }
 }
@@ -185,4 +249,23 @@ fn write_db_relations() -> Result<(), Error> {
         relation.set_local_unit_data(&[("written-by", "hostile")])?;
     }
     Ok(())
+}
+
+// input hardening
+
+/// The result of `application-version-set` as the handler's status.
+fn version_result(version: &str) -> Outcome {
+    match model::application_version_set(version) {
+        Ok(()) => Ok(Some(Status::active("version set"))),
+        Err(error) => Ok(Some(Status::blocked(error.to_string()))),
+    }
+}
+
+/// A short name for the event, for scope names.
+fn event_prefix(event: &Event) -> &'static str {
+    match event {
+        Event::Install => "install",
+        Event::ConfigChanged => "config",
+        _ => "other",
+    }
 }
