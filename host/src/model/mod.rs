@@ -969,6 +969,14 @@ mod tests {
     }
 
     #[test]
+    fn a_log_message_is_cut_to_one_argv_element() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Model::log(&mut m, LogLevel::Info, &"é".repeat(MAX_LOG_ARG));
+        let logs = tool_calls(&calls, "juju-log");
+        assert!(logs[0][3].len() <= MAX_LOG_ARG && logs[0][3].len() > MAX_LOG_ARG - 2);
+    }
+
+    #[test]
     fn guest_logs_are_bounded_per_event_and_the_drop_reported_once() {
         let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
         for i in 0..MAX_LOG_MESSAGES_PER_EVENT + 7 {

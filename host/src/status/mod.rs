@@ -282,6 +282,29 @@ mod tests {
     }
 
     #[test]
+    fn a_message_past_the_bound_is_refused_naming_the_scope() {
+        let mut w = ScopeWrites::new(BTreeSet::new());
+        let long = "m".repeat(MAX_MESSAGE + 1);
+        let e = w
+            .set(
+                WitTarget::Unit,
+                "tls".into(),
+                blocked(&long),
+                Priority::Normal,
+            )
+            .unwrap_err();
+        assert!(e.contains("scope `tls`") && e.contains("4096"), "{e}");
+        let exact = "m".repeat(MAX_MESSAGE);
+        w.set(
+            WitTarget::Unit,
+            "tls".into(),
+            blocked(&exact),
+            Priority::Normal,
+        )
+        .unwrap();
+    }
+
+    #[test]
     fn scopes_per_target_are_bounded_counting_the_store() {
         let mut w = ScopeWrites::new(BTreeSet::new());
         let full: BTreeSet<String> = (0..MAX_SCOPES).map(|i| format!("s{i}")).collect();
