@@ -1,11 +1,11 @@
 //! Differential test: the gateway charm on wasm-charm (`examples/gateway`,
-//! packed) against the same charm on `ops` 3.9 (`../shared/ops-gateway`, which
+//! packed) against the same charm on `ops` 3.9 (`tests/ops-peer`, which
 //! recomputes every status in collect-status at each hook). Each runs in its
 //! own unit directory, dispatched as Juju would dispatch it, on the same fake
 //! hook tools, with the same fake state before every event.
 //!
-//! Where DESIGN §4 says they must agree, the test checks that they do, at every
-//! step:
+//! Where `docs/architecture.md` §4 says they must agree, the test checks that
+//! they do, at every step:
 //! * the workload status kind Juju ends up with (`status.unit` of the fake
 //!   state) is the same;
 //! * the problems are the same: the non-active statuses ops' collect-status
@@ -62,23 +62,18 @@ fn ops_charm() -> &'static Path {
     CHARM.get_or_init(set_up_ops_peer)
 }
 
-/// Runs `<workspace>/../shared/ops-gateway/setup.sh <workspace>/target/ops-peer`
+/// Runs `<workspace>/tests/ops-peer/setup.sh <workspace>/target/ops-peer`
 /// unless an earlier run completed (its venv's python and its `env.sh`, which
 /// setup.sh writes once ops is installed, exist). A lock file keeps two test
 /// processes from setting it up at once.
 fn set_up_ops_peer() -> PathBuf {
     let root = workspace_root();
-    let shared = root.join("../shared");
-    let setup = shared.join("ops-gateway/setup.sh");
-    if !setup.is_file() {
-        panic!(
-            "the ops peer is set up by {}, which does not exist: this test looks for the \
-             shared directory at <workspace>/../shared = {} (CI puts a copy of shared/ beside \
-             the clone)",
-            setup.display(),
-            shared.display(),
-        );
-    }
+    let setup = root.join("tests/ops-peer/setup.sh");
+    assert!(
+        setup.is_file(),
+        "the ops peer is set up by {}, which does not exist",
+        setup.display()
+    );
     let dir = root.join("target/ops-peer");
     let charm = dir.join("charm");
     let python = charm.join("venv/bin/python");
@@ -425,7 +420,8 @@ fn problem_scopes(unit: &Unit) -> Vec<Scope> {
         .collect()
 }
 
-/// blocked > maintenance > waiting > active, as ops and DESIGN §4 order them.
+/// blocked > maintenance > waiting > active, as ops and
+/// `docs/architecture.md` §4 order them.
 fn severity(kind: &str) -> u8 {
     match kind {
         "blocked" => 3,
@@ -448,9 +444,9 @@ fn ops_rule(added: &[(String, String)]) -> (String, String) {
     best.cloned().unwrap_or_else(|| owned(ACTIVE))
 }
 
-/// DESIGN §4's rule: the most severe scope, then the priority band, then the
-/// oldest problem, then the name; its message with ` (+N more)` for the N
-/// other problems. Active with the ready message (empty here) otherwise.
+/// The rule of `docs/architecture.md` §4: the most severe scope, then the
+/// priority band, then the oldest problem, then the name; its message with
+/// ` (+N more)` for the N other problems. Active with the ready message (empty here) otherwise.
 fn wasm_rule(problems: &[Scope]) -> (String, String) {
     let band = |b: &str| match b {
         "critical" => 0,

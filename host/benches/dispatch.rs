@@ -1,9 +1,9 @@
 //! Whole-process dispatch, side by side with the same charm on `ops`
-//! (`../shared/ops-gateway`), on the same fake hook tools.
+//! (`tests/ops-peer`), on the same fake hook tools.
 //!
 //! `cargo bench --bench dispatch` (release host). Environment:
-//! `BENCH_RUNS` (default 60 pairs), `OPS_GATEWAY` (default
-//! `<workspace>/../shared/ops-gateway`), `BENCH_DIR` (default
+//! `BENCH_RUNS` (default 60 pairs), `OPS_PEER` (default
+//! `<workspace>/tests/ops-peer`), `BENCH_DIR` (default
 //! `target/bench`; the ops venv is reused when present).
 //!
 //! Each scenario spawns the dispatch as Juju would and measures spawn-to-reap
@@ -117,9 +117,9 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(60);
     let root = workspace();
-    let ops_src = std::env::var_os("OPS_GATEWAY")
+    let ops_src = std::env::var_os("OPS_PEER")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/ops-gateway"));
+        .unwrap_or_else(|| root.join("tests/ops-peer"));
     let dir = std::env::var_os("BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/bench"));
@@ -132,7 +132,7 @@ fn main() {
         );
         run_ok(
             Command::new(ops_src.join("setup.sh")).arg(&peer),
-            "ops-gateway/setup.sh",
+            "tests/ops-peer/setup.sh",
         );
     }
     let host = PathBuf::from(env!("CARGO_BIN_EXE_wasm-charm"));
@@ -154,7 +154,7 @@ fn main() {
     }
 
     println!(
-        "dispatch, whole process, {runs} pairs, same fake hook tools (ops-gateway/fake-tools)"
+        "dispatch, whole process, {runs} pairs, same fake hook tools (tests/ops-peer/fake-tools)"
     );
     println!("host: {}", host.display());
     for hook in ["update-status", "config-changed"] {

@@ -7,7 +7,10 @@ hook-tool *clients* (status-set, relation-get, ...) that a charm runs as
 subprocesses: same argv syntax, same stdout, same `ERROR <message>` on stderr,
 same exit codes (2 for flag and argument errors, 1 for run-time errors).
 
-Sources (see /work/shared/reference/juju-protocol.md):
+Sources: Juju's hook-tool commands (juju/juju
+internal/worker/uniter/runner/jujuc/*.go) and hook context
+(internal/worker/uniter/runner/context/context.go), as the sections of the
+team's protocol notes cited below summarise them:
   * §2.0   flag parsing (juju/gnuflag: interspersed flags, `--` ends flags,
            `--long=value`, short flags take the rest of the argument or the
            next one, so `-r1` works but `-r=1` means the value "=1"), output
@@ -15,8 +18,28 @@ Sources (see /work/shared/reference/juju-protocol.md):
            strings raw, []string one per line, bools True/False, else YAML).
   * §2.1-§2.5, §2.8-§2.13  each tool, cross-checked against
            juju/juju internal/worker/uniter/runner/jujuc/*.go.
+  * §2.7    state-get / state-set / state-delete, their limits.
+  * §1.6   what Juju commits: relation-set and state-set/state-delete are
+           held in the hook context and committed only when the hook exits 0;
+           status-set, juju-log, application-version-set and action-log act
+           at once.
   * §5     the call log is ops' FakeScript format: tool name, then each
            argument preceded by RS (0x1E), then FS (0x1C).
+
+Commit like Juju: relation-set, state-set and state-delete write to the
+state's "pending" area, tagged with the hook's JUJU_CONTEXT_ID. The hook's own
+reads see them where Juju shows them (relation-get of the local unit, or of
+the local application by the leader; state-get); every other read, and every
+other context, sees only what was committed. Whoever ran the hook ends it:
+
+  fake_juju.py commit <context-id>    the hook exited 0: apply the pending
+                                      writes (exit 1, keeping nothing, when the
+                                      charm state then exceeds its total quota)
+  fake_juju.py discard <context-id>   the hook failed: drop them
+
+Both act only on pending writes of that context (pending writes of another
+context are left alone) and then remove the "pending" key; FAKE_JUJU_STATE
+names the state, as for the tools.
 
 Environment:
   FAKE_JUJU_STATE      JSON state file (below); read on every call, rewritten
@@ -35,6 +58,12 @@ State (missing keys mean empty/false/null):
        "local-app-data": {}}},
    "status": {"unit": {"status", "message"} | null, "app": ... | null},
    "application-version": str | null,
+   "charm-state": {key: value},          committed state-set data
+   "max-charm-state-size": int,          bytes, default 2 MiB, 0: unlimited
+   "pending": {"context": JUJU_CONTEXT_ID,  uncommitted writes of that hook:
+       "relations": {"<endpoint>:<id>": {"local-unit-data": {k: v},
+           "local-app-data": {k: v}}},   "" deletes the key at commit
+       "charm-state": {key: value | null}},  null deletes the key at commit
    "action-params": {param: value},      read by action-get
    "action-results": {"<dotted.key>": str},  written by action-set
    "action-failed": str | null,          the message action-fail left
@@ -74,6 +103,9 @@ FLAGS = {
     "relation-list": {**OUT, **REL, **APP},
     "relation-get": {**OUT, **REL, **APP},
     "relation-set": {**REL, **APP, "file": ("file", "str"), "format": ("format", "str")},
+    "state-get": {**OUT, "strict": ("strict", "bool")},
+    "state-set": {"file": ("file", "str")},
+    "state-delete": {},
     "application-version-set": {},
     "action-get": OUT,
     "action-set": {},
@@ -140,6 +172,77 @@ class StateWrite:
                 f.write("\n")
             os.replace(tmp, path)
         self.lock.close()
+
+
+# ---------------------------------------------------------------- pending writes (§1.6)
+
+MAX_STATE_KEY = 256              # core/quota MaxCharmStateKeySize
+MAX_STATE_VALUE = 64 * 1024      # core/quota MaxCharmStateValueSize
+MAX_STATE_TOTAL = 2 * 1024 * 1024  # controller config max-charm-state-size
+
+
+def context_id():
+    return os.environ.get("JUJU_CONTEXT_ID", "")
+
+
+def pending_of(state):
+    """This hook's uncommitted writes, read-only ({} when there are none)."""
+    pending = state.get("pending") or {}
+    return pending if pending.get("context") == context_id() else {}
+
+
+def pending_for_write(st):
+    """This hook's pending area in a state being written. Writes a previous
+    context left (a hook nobody committed or discarded, e.g. killed) are
+    dropped: each hook starts from what was committed, as in Juju."""
+    if (st.get("pending") or {}).get("context") != context_id():
+        st["pending"] = {"context": context_id()}
+    return st["pending"]
+
+
+def overlay(committed, changes, deleted):
+    """`committed` with `changes` applied; keys whose value is `deleted` go."""
+    out = dict(committed or {})
+    for k, v in (changes or {}).items():
+        if v == deleted:
+            out.pop(k, None)
+        else:
+            out[k] = v
+    return out
+
+
+def charm_state_view(state):
+    """The charm state as this hook sees it: committed plus its own writes."""
+    return overlay(state.get("charm-state"), pending_of(state).get("charm-state"), None)
+
+
+def end_hook(action, ctx):
+    """`commit` or `discard` the pending writes of context `ctx`."""
+    with StateWrite() as st:
+        if (st.get("pending") or {}).get("context") != ctx:
+            return 0  # not this hook's: another context's, or none
+        pending = st.pop("pending")
+        if action == "discard":
+            return 0
+        charm_state = overlay(st.get("charm-state"), pending.get("charm-state"), None)
+        limit = st.get("max-charm-state-size", MAX_STATE_TOTAL)
+        size = sum(len(k.encode("utf-8", "surrogateescape"))
+                   + len(v.encode("utf-8", "surrogateescape")) for k, v in charm_state.items())
+        if limit and size > limit:
+            # Juju checks the total at commit; the hook then fails although it
+            # exited 0, and nothing it buffered is kept.
+            sys.stderr.write("ERROR committing requested changes failed: "
+                             "max allowed charm state size (%d) exceeded\n" % limit)
+            return 1
+        if "charm-state" in pending:
+            st["charm-state"] = charm_state
+        for key, bags in (pending.get("relations") or {}).items():
+            rel = (st.get("relations") or {}).get(key)
+            if rel is None:  # the relation is gone: nothing to write to
+                continue
+            for bag, changes in bags.items():
+                rel[bag] = overlay(rel.get(bag), changes, "")
+    return 0
 
 
 # ---------------------------------------------------------------- argv
@@ -447,14 +550,20 @@ def relation_get(flags, args, state):
 
     rel = state["relations"][key]
     remote_app = rel.get("app", "")
+    # Own unit, and own app as leader: the local context, which holds this
+    # hook's uncommitted relation-set changes (§2.10).
+    mine = ((pending_of(state).get("relations") or {}).get(key) or {})
     if not is_app and name == local_unit():
-        settings = rel.get("local-unit-data")
+        settings = overlay(rel.get("local-unit-data"), mine.get("local-unit-data"), "")
     elif is_app and name == local_app():
         # Own app bag: the leader reads its local context; a non-leader asks the
-        # controller, which allows it only for a peer relation.
-        if not state.get("leader") and remote_app != local_app():
+        # controller (committed data only), which allows it only for a peer relation.
+        if state.get("leader"):
+            settings = overlay(rel.get("local-app-data"), mine.get("local-app-data"), "")
+        elif remote_app != local_app():
             raise ToolError("permission denied")
-        settings = rel.get("local-app-data")
+        else:
+            settings = rel.get("local-app-data")
     elif is_app and name == remote_app:
         settings = rel.get("app-data")
     elif not is_app and name.partition("/")[0] == remote_app:
@@ -488,18 +597,21 @@ def parse_settings_file(text):
     return out
 
 
-def relation_set(flags, args, state):
-    key = current_relation(flags, state)
+def parse_key_values(args):
+    """juju/utils keyvalues.Parse(args, allowEmptyValues=true): an Init error."""
     overrides = {}
-    for kv in args:  # juju/utils keyvalues.Parse(args, allowEmptyValues=true)
+    for kv in args:
         k, sep, v = kv.partition("=")
         if not sep or not k:
             raise usage_error("expected \"key=value\", got %s" % go_quote(kv))
         if k in overrides:
             raise usage_error("key %s specified more than once" % go_quote(k))
         overrides[k] = v
-    if "format" in flags:
-        sys.stderr.write('--format flag deprecated for command "relation-set"')
+    return overrides
+
+
+def read_settings_flag(flags):
+    """The YAML map `--file <path>|-` names ({} without --file)."""
     settings = {}
     if flags.get("file"):
         if flags["file"] == "-":
@@ -511,19 +623,66 @@ def relation_set(flags, args, state):
             except OSError as e:
                 raise ToolError("open %s: %s" % (flags["file"], e.strerror.lower()))
         settings = parse_settings_file(text)
+    return settings
+
+
+def relation_set(flags, args, state):
+    key = current_relation(flags, state)
+    overrides = parse_key_values(args)
+    if "format" in flags:
+        sys.stderr.write('--format flag deprecated for command "relation-set"')
+    settings = read_settings_flag(flags)
     settings.update(overrides)
     bag = "local-app-data" if flags.get("app") else "local-unit-data"
-    # Real Juju buffers relation-set in the hook context and commits it only if
-    # the hook succeeds (§2.11); this fake writes immediately.
+    # Held in the hook context, committed only if the hook succeeds (§2.11);
+    # an empty value deletes the key then.
     with StateWrite() as st:
         if flags.get("app") and not st.get("leader"):
             raise ToolError("cannot write relation settings")
-        data = st["relations"][key].setdefault(bag, {})
-        for k, v in settings.items():
-            if v:
-                data[k] = v
-            else:
-                data.pop(k, None)
+        pending = pending_for_write(st)
+        pending.setdefault("relations", {}).setdefault(key, {}).setdefault(bag, {}).update(settings)
+
+
+# ---------------------------------------------------------------- charm state (§2.7)
+
+def state_get(flags, args, state):
+    key = args[0] if args else ""
+    key = "" if key == "-" else key
+    check_empty(args[1:])
+    view = charm_state_view(state)
+    if not key:
+        write_output(flags, view or None)  # an empty state is a nil map: json `null`
+    elif key in view:
+        write_output(flags, view[key])
+    elif flags.get("strict"):
+        raise ToolError("%s not found" % go_quote(key))
+    else:
+        write_output(flags, "")
+
+
+def state_set(flags, args, state):
+    overrides = parse_key_values(args)
+    settings = read_settings_flag(flags)
+    settings.update(overrides)
+    # Checked at the call (core/quota CheckTupleSize), every pair before any
+    # is kept (Juju goes through a Go map, so which pairs a refused call kept
+    # is unspecified there).
+    for k in sorted(settings):
+        if len(k.encode("utf-8", "surrogateescape")) > MAX_STATE_KEY:
+            raise ToolError("max allowed key length (%d) exceeded" % MAX_STATE_KEY)
+        if len(settings[k].encode("utf-8", "surrogateescape")) > MAX_STATE_VALUE:
+            raise ToolError("max allowed value length (%d) exceeded" % MAX_STATE_VALUE)
+    if settings:
+        with StateWrite() as st:
+            pending_for_write(st).setdefault("charm-state", {}).update(settings)
+
+
+def state_delete(flags, args, state):
+    if not args or not args[0]:
+        return  # Juju: no key, nothing to do
+    check_empty(args[1:])
+    with StateWrite() as st:
+        pending_for_write(st).setdefault("charm-state", {})[args[0]] = None
 
 
 def application_version_set(flags, args, state):
@@ -607,6 +766,7 @@ TOOLS = {
     "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
     "relation-list": relation_list, "relation-get": relation_get,
     "relation-set": relation_set, "application-version-set": application_version_set,
+    "state-get": state_get, "state-set": state_set, "state-delete": state_delete,
     "action-get": action_get, "action-set": action_set, "action-fail": action_fail,
     "action-log": action_log,
 }
@@ -627,6 +787,15 @@ def main():
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(encoding="utf-8", errors="surrogateescape")
     tool, argv = os.path.basename(sys.argv[0]), sys.argv[1:]
+    if tool.endswith(".py"):  # run by its own name: end a hook
+        try:
+            if len(argv) != 2 or argv[0] not in ("commit", "discard"):
+                raise usage_error("usage: fake_juju.py commit|discard <context-id>")
+            state_path()
+            return end_hook(argv[0], argv[1])
+        except ToolError as e:
+            sys.stderr.write("ERROR %s\n" % e)
+            return e.code
     log_call(tool, argv)
     try:
         if not os.environ.get("JUJU_CONTEXT_ID"):

@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/tools"
 for t in status-set status-get juju-log config-get is-leader relation-ids relation-list \
     relation-get relation-set application-version-set state-get state-set state-delete \
-    action-get action-set action-fail action-log; do
+    action-get action-set action-fail action-log network-get; do
   ln -s "$here/fake_juju.py" "$tmp/tools/$t"
 done
 export PATH="$tmp/tools:$PATH" FAKE_JUJU_STATE="$tmp/state.json" \
@@ -45,6 +45,13 @@ expect() {
 # state EXPR: print a Python expression over the state `s`
 state() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print($1)" "$FAKE_JUJU_STATE"; }
 mutate() { python3 -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); $1; json.dump(s, open(p,'w'))" "$FAKE_JUJU_STATE"; }
+# end_hook WANT-EXIT commit|discard CONTEXT: what the harness does when a hook ends
+end_hook() {
+  local want=$1; shift
+  local got
+  "$here/fake_juju.py" "$@" 2>"$tmp/stderr"; got=$?
+  same "fake_juju.py $* exits $want" "$got" "$want"
+}
 same() { # same WHAT GOT WANT
   if [[ $2 == "$3" ]]; then printf 'ok   %s\n' "$1"; else
     failures=$((failures + 1)); printf 'FAIL %s\n  got  %q\n  want %q\n' "$1" "$2" "$3"; fi
@@ -56,7 +63,7 @@ expect 2 "" "ERROR option provided but not defined: --bogus" -- is-leader --bogu
 expect 2 "" "ERROR option provided but not defined: -x" -- is-leader -x
 expect 2 "" 'ERROR invalid value "xml" for option --format: unknown format "xml"' -- is-leader --format=xml
 expect 2 "" 'ERROR unrecognized args: ["extra"]' -- is-leader extra
-expect 1 "" "ERROR fake-juju does not implement state-get" -- state-get --format=json
+expect 1 "" "ERROR fake-juju does not implement network-get" -- network-get --format=json db
 
 echo "# is-leader"
 expect 0 "false" "" -- is-leader --format=json
@@ -155,6 +162,88 @@ mutate 's["leader"] = True'
 expect 0 "" "" -- relation-set -r 1 --app=true k=v
 expect 0 '{"k":"v"}' "" -- relation-get --format=json -r 1 --app - gateway
 mutate 's["leader"] = False'
+
+echo "# commit like Juju: relation-set is held until the hook ends"
+bag() { state "json.dumps(s['relations']['$1'].get('$2'), sort_keys=True)"; }
+ctx=$JUJU_CONTEXT_ID
+same "nothing committed during the hook" "$(bag istio-pilot:1 local-unit-data)" "{}"
+same "nothing committed during the hook (app)" "$(bag istio-pilot:1 local-app-data)" "{}"
+expect 0 '{}' "" -- env JUJU_CONTEXT_ID=gateway/0-other-1 relation-get --format=json -r 1 - gateway/0
+end_hook 0 commit "$ctx"
+committed='{"b": "2", "k": "v", "q": "quoted", "x": "from-file", "y": "cli", "z": "1"}'
+same "committed on exit 0" "$(bag istio-pilot:1 local-unit-data)" "$committed"
+same "committed on exit 0 (app)" "$(bag istio-pilot:1 local-app-data)" '{"k": "v"}'
+same "no pending area left" "$(state '"pending" in s')" "False"
+expect 0 "" "" -- relation-set -r 1 b= new=1
+expect 0 '{"k":"v","new":"1","q":"quoted","x":"from-file","y":"cli","z":"1"}' "" -- relation-get --format=json -r 1 - gateway/0
+end_hook 0 discard "$ctx"
+same "dropped when the hook fails" "$(bag istio-pilot:1 local-unit-data)" "$committed"
+same "status-set acts at once, kept after a failed hook" "$(state 's["status"]["unit"]["message"]')" "all good"
+expect 0 "" "" -- relation-set -r 1 stale=1
+expect 0 'null' "" -- env JUJU_CONTEXT_ID=gateway/0-next-2 relation-get --format=json -r 1 stale gateway/0
+expect 0 "" "" -- env JUJU_CONTEXT_ID=gateway/0-next-2 relation-set -r 1 fresh=1
+end_hook 0 commit "$ctx"
+same "ending another context changes nothing" "$(bag istio-pilot:1 local-unit-data)" "$committed"
+same "a hook nobody ended is dropped by the next one" "$(bag istio-pilot:1 local-unit-data)" "$committed"
+end_hook 0 commit gateway/0-next-2
+same "the next hook's writes commit" "$(state "s['relations']['istio-pilot:1']['local-unit-data'].get('fresh')")" "1"
+mutate 's["leader"] = True'
+expect 0 "" "" -- relation-set -r peers:2 --app seed=y
+expect 0 '{"seed":"y"}' "" -- relation-get --format=json -r peers:2 --app - gateway
+mutate 's["leader"] = False'
+expect 0 '{"seed":"x"}' "" -- relation-get --format=json -r peers:2 --app - gateway
+end_hook 0 discard "$ctx"
+same "peer app bag unchanged" "$(bag peers:2 local-app-data)" '{"seed": "x"}'
+end_hook 2 bogus "$ctx"
+end_hook 2 commit
+
+echo "# state-get / state-set / state-delete"
+expect 0 'null' "" -- state-get --format=json
+expect 0 '' "" -- state-get
+expect 0 'null' "" -- state-get --format=json -
+expect 0 '""' "" -- state-get --format=json missing
+expect 0 '' "" -- state-get missing
+expect 1 "" 'ERROR "missing" not found' -- state-get --strict missing
+expect 2 "" 'ERROR unrecognized args: ["x"]' -- state-get a x
+expect 0 "" "" -- state-set a=1 b=two
+printf '%s' '{"doc": "{\"v\": 1}", "b": "file"}' >"$tmp/state-in.json"
+expect 0 "" "" -- sh -c 'state-set --file - b=cli <"$1"' sh "$tmp/state-in.json"
+printf 'y: "from yaml"\n' >"$tmp/state-in.yaml"
+expect 0 "" "" -- state-set --file "$tmp/state-in.yaml"
+expect 0 '{"a":"1","b":"cli","doc":"{\"v\": 1}","y":"from yaml"}' "" -- state-get --format=json
+expect 0 '"1"' "" -- state-get --format=json a
+expect 0 '1' "" -- state-get a
+expect 0 "" "" -- state-set e=
+expect 0 '""' "" -- state-get --format=json --strict e
+expect 0 "" "" -- state-delete a
+expect 0 "" "" -- state-delete never-set
+expect 0 "" "" -- state-delete
+expect 2 "" 'ERROR unrecognized args: ["b"]' -- state-delete a b
+expect 1 "" 'ERROR "a" not found' -- state-get --strict a
+expect 2 "" 'ERROR key "b" specified more than once' -- state-set b=1 b=2
+expect 2 "" 'ERROR expected "key=value", got "novalue"' -- state-set novalue
+expect 1 "" "ERROR open $tmp/missing: no such file or directory" -- state-set --file "$tmp/missing"
+expect 0 "" "" -- state-set "$(printf 'k%.0s' {1..256})=at-the-limit"
+expect 1 "" "ERROR max allowed key length (256) exceeded" -- state-set "$(printf 'k%.0s' {1..257})=v"
+expect 1 "" "ERROR max allowed value length (65536) exceeded" -- state-set ok=1 "big=$(printf '%065537d' 0)"
+expect 0 '""' "" -- state-get --format=json ok
+same "held until the hook ends" "$(state 's.get("charm-state")')" "None"
+expect 0 'null' "" -- env JUJU_CONTEXT_ID=gateway/0-other-3 state-get --format=json
+end_hook 0 commit "$ctx"
+charm_state() { state 'json.dumps({k: v for k, v in s.get("charm-state", {}).items() if len(k) < 200}, sort_keys=True)'; }
+same "committed on exit 0" "$(charm_state)" '{"b": "cli", "doc": "{\"v\": 1}", "e": "", "y": "from yaml"}'
+expect 0 'cli' "" -- env JUJU_CONTEXT_ID=gateway/0-other-4 state-get b
+expect 0 "" "" -- state-delete b
+expect 0 '""' "" -- state-get --format=json b
+end_hook 0 discard "$ctx"
+same "dropped when the hook fails" "$(charm_state)" '{"b": "cli", "doc": "{\"v\": 1}", "e": "", "y": "from yaml"}'
+mutate 's["max-charm-state-size"] = 300'
+expect 0 "" "" -- state-set more=0123456789
+end_hook 1 commit "$ctx"
+same "over the total quota: the hook fails, nothing kept" "$(cat "$tmp/stderr")" "ERROR committing requested changes failed: max allowed charm state size (300) exceeded"
+same "over the total quota: state unchanged" "$(charm_state)" '{"b": "cli", "doc": "{\"v\": 1}", "e": "", "y": "from yaml"}'
+same "over the total quota: pending dropped" "$(state '"pending" in s')" "False"
+mutate 'del s["max-charm-state-size"]'
 
 echo "# application-version-set"
 expect 0 "" "" -- application-version-set -- 1.2.3

@@ -10,6 +10,18 @@
 //! sets (juju-protocol.md §1.2–§1.4), the charm directory as working directory
 //! and stdin closed. See `tests/fake-juju/README.md` for the state format.
 //!
+//! The fake commits like Juju (§1.6 of the protocol notes): `relation-set`,
+//! `state-set` and `state-delete` are held in the state's `pending` area,
+//! tagged with the hook's `JUJU_CONTEXT_ID`, and only the hook's own reads see
+//! them. Every dispatch run here ends its hook with [`Unit::end_hook`]: the
+//! pending writes are committed when the process exited 0 and dropped
+//! otherwise; when the commit itself fails (the charm state over its total
+//! quota) the returned [`Output`] says exit 1, as Juju then counts the hook
+//! failed. A test that runs the process itself ([`Unit::dispatch_command`])
+//! ends the hook with [`Unit::end_hook`] and [`context_id`], or leaves the
+//! writes pending, where the next hook drops them (as Juju would for a hook
+//! that never finished).
+//!
 //! Each test file includes this with `mod support;`; not every test uses every
 //! item.
 #![allow(dead_code)]
@@ -357,9 +369,57 @@ impl Unit {
         cmd
     }
 
+    /// Runs `cmd` and ends its hook ([`Unit::end_hook`]) as Juju would.
     fn run_dispatch(&self, cmd: Command, dispatch_path: &str) -> Output {
-        run_with_timeout(cmd, DISPATCH_TIMEOUT)
-            .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name))
+        let context = context_id(&cmd);
+        let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
+            .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
+        if let Some(context) = context
+            && let Err(error) = self.end_hook(&context, out.status.success())
+        {
+            // Juju: a failed commit fails the hook although the process exited 0.
+            use std::os::unix::process::ExitStatusExt as _;
+            out.status = std::process::ExitStatus::from_raw(1 << 8);
+            out.stderr.extend_from_slice(error.as_bytes());
+        }
+        out
+    }
+
+    /// Ends the hook run with `JUJU_CONTEXT_ID=context_id` as Juju does:
+    /// commits the writes the fake holds for it (`relation-set`, `state-set`,
+    /// `state-delete`) when the process `exited_zero`, drops them otherwise.
+    /// Pending writes of another context are left alone.
+    ///
+    /// `Err` carries the fake's stderr when the commit failed (the charm
+    /// state over `max-charm-state-size`); nothing is kept then, and Juju
+    /// would count the hook as failed. Panics if the fake cannot be run.
+    pub fn end_hook(&self, context_id: &str, exited_zero: bool) -> Result<(), String> {
+        let action = if exited_zero { "commit" } else { "discard" };
+        let script = fake_juju_script();
+        let out = Command::new(&script)
+            .arg(action)
+            .arg(context_id)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("FAKE_JUJU_STATE", &self.state)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("run {} {action}: {e}", script.display()));
+        match out.status.code() {
+            Some(0) => Ok(()),
+            Some(1) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+            _ => panic!(
+                "{} {action} {context_id} failed: {}",
+                script.display(),
+                describe(&out)
+            ),
+        }
+    }
+
+    /// The writes the fake holds for the hook that is running or was last
+    /// left unended (`null` when none): `{"context", "relations", "charm-state"}`.
+    pub fn pending(&self) -> Value {
+        self.state()["pending"].clone()
     }
 
     /// Runs `<endpoint>-relation-<hook_suffix>` (`created`, `joined`, `changed`,
@@ -426,6 +486,15 @@ impl Unit {
     pub fn clear_debug_log(&self) {
         fs::write(&self.debug, "").expect("truncate debug.log");
     }
+}
+
+/// The `JUJU_CONTEXT_ID` a command built by [`Unit::dispatch_command`] runs
+/// its hook under (`None` if it was removed).
+pub fn context_id(cmd: &Command) -> Option<String> {
+    cmd.get_envs()
+        .find(|(key, _)| *key == "JUJU_CONTEXT_ID")
+        .and_then(|(_, value)| value)
+        .map(|value| value.to_string_lossy().into_owned())
 }
 
 /// Copies a charm directory: `dispatch` at the top is hard-linked (falling back
