@@ -11,17 +11,12 @@ mod support;
 
 use hostile_charm::*;
 use serde_json::json;
-use std::os::unix::fs::PermissionsExt as _;
 use support::{assert_failure, assert_success};
 
 /// Replaces fake tool `tool` of `unit` by a script that hangs (with a child,
 /// so that killing only the tool would not be enough to free its pipes).
 fn hang_tool(unit: &support::Unit, tool: &str) {
-    let path = unit.dir().join("tools").join(tool);
-    std::fs::remove_file(&path).expect("remove the fake tool");
-    std::fs::write(&path, "#!/bin/sh\nsleep 3600 &\nsleep 3600\n").expect("write the hanging tool");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .expect("make the hanging tool executable");
+    unit.replace_tool(tool, "#!/bin/sh\nsleep 3600 &\nsleep 3600\n");
 }
 
 // ------------------------------------------------------------ deadlines

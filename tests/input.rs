@@ -55,13 +55,10 @@ fn set_handler_timeout(unit: &support::Unit, ms: u64) {
 /// call as the fake does: hundreds of Python processes take longer than the
 /// handler's deadline on a loaded test machine.
 fn fast_juju_log(unit: &support::Unit) {
-    use std::os::unix::fs::PermissionsExt as _;
-    let path = unit.dir().join("tools/juju-log");
-    std::fs::remove_file(&path).expect("remove juju-log link");
-    let script = "#!/bin/sh\n{ printf 'juju-log'; for a in \"$@\"; do printf '\\036%s' \"$a\"; done; printf '\\034'; } >> \"$FAKE_JUJU_LOG\"\n";
-    std::fs::write(&path, script).expect("write juju-log");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .expect("chmod juju-log");
+    let script = r#"#!/bin/sh
+{ printf 'juju-log'; for a in "$@"; do printf '\036%s' "$a"; done; printf '\034'; } >> "$FAKE_JUJU_LOG"
+"#;
+    unit.replace_tool("juju-log", script);
 }
 
 // ------------------------------------------------------------ NUL

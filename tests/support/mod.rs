@@ -274,6 +274,17 @@ impl Unit {
         self.dir.path()
     }
 
+    /// Replaces the fake hook tool `tool` of this unit by a shell script
+    /// (to make it hang, or answer faster than the Python fake).
+    pub fn replace_tool(&self, tool: &str, script: &str) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.tools.join(tool);
+        fs::remove_file(&path).unwrap_or_else(|e| panic!("remove {}: {e}", path.display()));
+        fs::write(&path, script).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
+    }
+
     /// The fake's current state (see `tests/fake-juju/README.md`).
     pub fn state(&self) -> Value {
         let text = fs::read_to_string(&self.state)
