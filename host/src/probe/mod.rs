@@ -1,12 +1,23 @@
-//! The `probe` WIT interface. A guest runs only probes its manifest declares,
-//! by name. This host version declares none: the probe kinds of DESIGN §5
-//! (systemd, process, tcp, http, Pebble) come with the manifest's `probes`
-//! section, so every name is answered `undeclared` — an error value the
-//! handler can act on, never a trap.
+//! Readiness probes (DESIGN §5): declared in wasm-charm.yaml, run by the host
+//! with a timeout, retries and back-off, gating `active` through the scope
+//! `probe/<name>`, maintenance within a grace period and blocked after it.
+//!
+//! * [`spec`]: the declarations ([`ProbeSpec`]), parsed with the manifest.
+//!
+//! The `probe` WIT interface ([`Probes`]) still answers every name
+//! `undeclared`.
+
+pub mod spec;
+
+#[cfg(test)]
+mod tests;
+
+pub use spec::{Expect, ProbeSpec, Target};
 
 use crate::bindings::probe::{Host, ProbeError, ProbeResult};
 
-/// The probes declared in the manifest.
+/// The probes declared in the manifest, as the `probe` WIT interface sees
+/// them. This version still answers every name `undeclared`.
 #[derive(Debug, Default)]
 pub struct Probes;
 

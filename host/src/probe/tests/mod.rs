@@ -1,0 +1,3 @@
+//! Probe tests: the declarations as wasm-charm.yaml writes them.
+
+mod spec;
