@@ -4,7 +4,9 @@
 use super::support::{ChildGuard, HttpServer, SystemctlStandIn, wait_zombie};
 use crate::probe::run::{attempt, run_gated};
 use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
-use crate::probe::{Check, Expect, ManualClock, ProbeEnv};
+use crate::probe::state::millis;
+use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
+use crate::status::merge::Kind;
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt as _;
@@ -385,4 +387,96 @@ fn gated_probes_run_at_once_under_one_budget() {
         ))
     );
     assert_eq!(out["slow"].attempts, 0);
+}
+
+/// The whole path the pipeline takes, event after event, with a real port
+/// and the grace period on the injected clock.
+#[test]
+fn assess_gates_with_grace_and_heals() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut spec = tcp("127.0.0.1", port);
+    spec.grace = Duration::from_secs(60);
+    let specs = BTreeMap::from([("api-port".to_string(), spec)]);
+    let clock = Arc::new(ManualClock::new(
+        UNIX_EPOCH + Duration::from_secs(1_000_000),
+    ));
+    let env = ProbeEnv::default();
+    let budget = Duration::from_secs(10);
+    let mut states: BTreeMap<String, ProbeState> = BTreeMap::new();
+    let event = |states: &mut BTreeMap<String, ProbeState>| {
+        let mut a = assess(&specs, states, &env, clock.clone(), budget);
+        let a = a.remove("api-port").unwrap();
+        states.insert("api-port".into(), a.state.clone());
+        a
+    };
+    let msg = format!("port 127.0.0.1:{port} not listening");
+    // Event 1: never ran, fails: maintenance; 3 attempts, backing off 200ms
+    // then 400ms on the injected clock.
+    let t0 = clock.now();
+    let a = event(&mut states);
+    assert_eq!(a.outcome.attempts, 3);
+    assert_eq!(
+        clock.sleeps(),
+        [Duration::from_millis(200), Duration::from_millis(400)]
+    );
+    assert_eq!(
+        a.status.as_ref().map(|s| (s.kind, s.message.as_str())),
+        Some((Kind::Maintenance, msg.as_str()))
+    );
+    assert_eq!(
+        a.state.grace_start,
+        Some(millis(t0 + Duration::from_millis(600)))
+    );
+    // Within the grace period: still maintenance.
+    clock.advance(Duration::from_secs(58));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+    // After it: blocked.
+    clock.advance(Duration::from_secs(2));
+    let a = event(&mut states);
+    assert_eq!(
+        a.status.unwrap(),
+        crate::probe::ScopeStatus {
+            kind: Kind::Blocked,
+            message: msg.clone()
+        }
+    );
+    // The service comes up: the scope is cleared.
+    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    clock.advance(Duration::from_secs(5));
+    let a = event(&mut states);
+    assert_eq!(a.status, None);
+    assert_eq!(a.outcome.attempts, 1);
+    // Down again after passing: a fresh grace period.
+    drop(listener);
+    clock.advance(Duration::from_secs(5));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+    clock.advance(Duration::from_secs(61));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Blocked);
+    // The charm restarts the service: maintenance again for the grace period.
+    crate::probe::restart_grace(&mut states, "api-port", clock.now());
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+}
+
+#[test]
+fn assess_grace_zero_is_blocked_at_once() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut spec = tcp("127.0.0.1", port);
+    spec.grace = Duration::ZERO;
+    spec.retries = 0;
+    let specs = BTreeMap::from([("p".to_string(), spec)]);
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
+    let a = assess(
+        &specs,
+        &BTreeMap::new(),
+        &ProbeEnv::default(),
+        clock,
+        Duration::from_secs(10),
+    );
+    assert_eq!(a["p"].status.as_ref().unwrap().kind, Kind::Blocked);
 }
