@@ -78,6 +78,16 @@ impl Check {
     }
 }
 
+impl From<Check> for ProbeResult {
+    /// The WIT interface's shape of a check.
+    fn from(c: Check) -> Self {
+        ProbeResult {
+            healthy: c.healthy,
+            detail: c.detail,
+        }
+    }
+}
+
 /// What one attempt of a kind saw, before `expect` is applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Seen {
