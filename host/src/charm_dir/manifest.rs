@@ -1,8 +1,12 @@
 //! wasm-charm.yaml, the runtime manifest: which component to run, what a
-//! handler's `Err` means, the sandbox limits and the ready message.
+//! handler's `Err` means, the sandbox limits, the ready message and the
+//! readiness probes.
 
 use super::{CharmFileError, parse_yaml};
+use crate::probe::ProbeSpec;
+use crate::probe::spec::{Raw, parse_probes};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -46,6 +50,8 @@ pub struct Manifest {
     /// The unit's message while no scope is a problem.
     pub ready_message: String,
     pub limits: Limits,
+    /// The readiness probes declared (DESIGN §5), by name.
+    pub probes: BTreeMap<String, ProbeSpec>,
 }
 
 impl Default for Manifest {
@@ -55,6 +61,7 @@ impl Default for Manifest {
             on_error: OnError::default(),
             ready_message: String::new(),
             limits: Limits::default(),
+            probes: BTreeMap::new(),
         }
     }
 }
@@ -69,6 +76,8 @@ struct RawManifest {
     ready_message: String,
     #[serde(default)]
     limits: RawLimits,
+    #[serde(default)]
+    probes: BTreeMap<String, Raw>,
 }
 
 #[derive(Deserialize, Default)]
@@ -124,6 +133,8 @@ impl Manifest {
             }
             manifest.limits.handler_timeout = Duration::from_millis(ms);
         }
+        manifest.probes =
+            parse_probes(raw.probes).map_err(|e| CharmFileError::new(file, e.to_string()))?;
         Ok(manifest)
     }
 }

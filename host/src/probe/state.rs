@@ -1,0 +1,117 @@
+//! The grace machine of one gated probe (DESIGN §5), pure: no I/O, no clock
+//! of its own. Given the declaration, what the store kept from earlier
+//! events, this event's check and the time, it gives the state to keep and
+//! the status of the probe's scope `probe/<name>`.
+//!
+//! * A healthy check clears the scope (`None`) and ends any failure.
+//! * The grace period starts at the first failing event after a pass, or
+//!   after the probe never ran; [`ProbeState::restart_grace`] starts it
+//!   again (the charm restarted what the probe watches).
+//! * Within the grace period a failing probe is maintenance, after it
+//!   blocked; `grace: 0s` is blocked at once. The message is the check's
+//!   detail, which names what is wrong and where.
+//! * Time read backwards (a clock set back) counts as no time passed.
+
+use super::Check;
+use super::spec::ProbeSpec;
+use crate::status::merge::Kind;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch: how the state keeps a time.
+pub type Millis = u64;
+
+/// `t` in [`Millis`]; a time before 1970 is 0.
+pub fn millis(t: SystemTime) -> Millis {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// What one probe keeps between events (the status store persists it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeState {
+    /// The last check, `None` before the probe first ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<LastCheck>,
+    /// When the current run of failing events began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<Millis>,
+    /// Where the grace period runs from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_start: Option<Millis>,
+}
+
+/// One check as kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastCheck {
+    pub healthy: bool,
+    pub detail: String,
+    /// When it was made (the last attempt).
+    pub at: Millis,
+}
+
+/// The status a failing probe gives its scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeStatus {
+    /// `Maintenance` within the grace period, `Blocked` after it.
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl ProbeState {
+    /// The next state and the scope's status (`None`: healthy, clear the
+    /// scope) after `check` at `now`.
+    pub fn evaluate(
+        &self,
+        spec: &ProbeSpec,
+        check: &Check,
+        now: SystemTime,
+    ) -> (ProbeState, Option<ScopeStatus>) {
+        let now = millis(now);
+        let last = Some(LastCheck {
+            healthy: check.healthy,
+            detail: check.detail.clone(),
+            at: now,
+        });
+        if check.healthy {
+            let next = ProbeState {
+                last,
+                failing_since: None,
+                grace_start: None,
+            };
+            return (next, None);
+        }
+        let was_failing = self.last.as_ref().is_some_and(|l| !l.healthy);
+        let (failing_since, grace_start) = if was_failing {
+            // A restart noted during this failure moved `grace_start` on.
+            (
+                self.failing_since.unwrap_or(now),
+                self.grace_start.unwrap_or(now),
+            )
+        } else {
+            (now, now)
+        };
+        let elapsed = Duration::from_millis(now.saturating_sub(grace_start));
+        let kind = if spec.grace.is_zero() || elapsed >= spec.grace {
+            Kind::Blocked
+        } else {
+            Kind::Maintenance
+        };
+        let next = ProbeState {
+            last,
+            failing_since: Some(failing_since),
+            grace_start: Some(grace_start),
+        };
+        let status = ScopeStatus {
+            kind,
+            message: check.detail.clone(),
+        };
+        (next, Some(status))
+    }
+
+    /// Start the grace period again at `now`: the charm restarted what the
+    /// probe watches, so a failure from now on is maintenance for `grace`.
+    pub fn restart_grace(&mut self, now: SystemTime) {
+        self.grace_start = Some(millis(now));
+    }
+}

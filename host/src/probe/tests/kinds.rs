@@ -1,0 +1,482 @@
+//! Each kind against a real thing the test starts and stops; systemctl
+//! against the stand-in (tests/probe-fixtures/systemctl).
+
+use super::support::{ChildGuard, HttpServer, SystemctlStandIn, wait_zombie};
+use crate::probe::run::{attempt, run_gated};
+use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
+use crate::probe::state::millis;
+use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
+use crate::status::merge::Kind;
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt as _;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+fn once(spec: &ProbeSpec, env: &ProbeEnv) -> Check {
+    attempt(spec, env, Instant::now() + spec.timeout)
+}
+
+fn tcp(host: &str, port: u16) -> ProbeSpec {
+    ProbeSpec::new(Target::Tcp(HostPort {
+        host: host.into(),
+        port,
+    }))
+}
+
+fn down(mut spec: ProbeSpec) -> ProbeSpec {
+    spec.expect = Expect::Down;
+    spec
+}
+
+fn http(url: &str, status: Option<u16>, body: Option<&str>) -> ProbeSpec {
+    let text = format!("probes:\n  h:\n    http: {{url: '{url}'}}\n");
+    let m =
+        crate::charm_dir::Manifest::parse(&text, std::path::Path::new("wasm-charm.yaml")).unwrap();
+    let Target::Http(mut t) = m.probes["h"].target.clone() else {
+        unreachable!()
+    };
+    t.status = status;
+    t.body = body.map(str::to_string);
+    ProbeSpec::new(Target::Http(HttpTarget { ..t }))
+}
+
+/// Whether this machine can bind IPv6 loopback (containers often cannot).
+fn ipv6() -> Option<TcpListener> {
+    TcpListener::bind("[::1]:0").ok()
+}
+
+#[test]
+fn tcp_listening_then_not() {
+    let env = ProbeEnv::default();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let up = tcp("127.0.0.1", port);
+    assert_eq!(
+        once(&up, &env),
+        Check::healthy(format!("port 127.0.0.1:{port} listening"))
+    );
+    assert_eq!(
+        once(&down(up.clone()), &env),
+        Check::unhealthy(format!("port 127.0.0.1:{port} still listening"))
+    );
+    drop(listener);
+    assert_eq!(
+        once(&up, &env),
+        Check::unhealthy(format!("port 127.0.0.1:{port} not listening"))
+    );
+    assert_eq!(
+        once(&down(up), &env),
+        Check::healthy(format!("port 127.0.0.1:{port} not listening"))
+    );
+}
+
+#[test]
+fn tcp_ipv6_literal() {
+    let Some(listener) = ipv6() else {
+        eprintln!("no IPv6 loopback here: skipped");
+        return;
+    };
+    let port = listener.local_addr().unwrap().port();
+    let spec = tcp("::1", port);
+    assert_eq!(
+        once(&spec, &ProbeEnv::default()),
+        Check::healthy(format!("port [::1]:{port} listening"))
+    );
+    drop(listener);
+    assert_eq!(
+        once(&spec, &ProbeEnv::default()),
+        Check::unhealthy(format!("port [::1]:{port} not listening"))
+    );
+}
+
+#[test]
+fn http_200_then_503_then_nothing() {
+    let env = ProbeEnv::default();
+    let server = HttpServer::start("127.0.0.1:0").unwrap();
+    let url = server.url("/healthcheck");
+    let spec = http(&url, None, None);
+    assert_eq!(
+        once(&spec, &env),
+        Check::healthy(format!("{url} answered 200"))
+    );
+    assert_eq!(
+        once(&down(spec.clone()), &env),
+        Check::unhealthy(format!("{url} still answering 200"))
+    );
+    server.answer(503, "overloaded");
+    assert_eq!(
+        once(&spec, &env),
+        Check::unhealthy(format!("{url} answered 503"))
+    );
+    let addr = server.addr;
+    drop(server);
+    let c = once(&spec, &env);
+    assert!(!c.healthy);
+    assert!(
+        c.detail.starts_with(&format!("{url} not answering (")),
+        "{}",
+        c.detail
+    );
+    assert!(once(&down(spec), &env).healthy, "nothing answers: down");
+    let _ = addr;
+}
+
+#[test]
+fn http_expected_status_and_body() {
+    let env = ProbeEnv::default();
+    let server = HttpServer::start("127.0.0.1:0").unwrap();
+    let url = server.url("/v1/status?full=1");
+    server.answer(204, "");
+    assert!(once(&http(&url, Some(204), None), &env).healthy);
+    assert_eq!(
+        once(&http(&url, Some(200), None), &env),
+        Check::unhealthy(format!("{url} answered 204, expected 200"))
+    );
+    server.answer(200, r#"{"status": "ok", "db": "up"}"#);
+    assert!(once(&http(&url, None, Some(r#""db": "up""#)), &env).healthy);
+    assert_eq!(
+        once(&http(&url, None, Some(r#""db": "down""#)), &env),
+        Check::unhealthy(format!("{url} answered 200, body does not match"))
+    );
+    // A match past the first 64 KiB is not seen.
+    server.answer(
+        200,
+        &format!("{}needle", "x".repeat(crate::probe::http::MAX_BODY)),
+    );
+    assert!(!once(&http(&url, None, Some("needle")), &env).healthy);
+}
+
+#[test]
+fn http_ipv6_literal() {
+    let Some(probe) = ipv6() else {
+        eprintln!("no IPv6 loopback here: skipped");
+        return;
+    };
+    drop(probe);
+    let server = HttpServer::start("[::1]:0").unwrap();
+    let url = server.url("/");
+    assert!(url.starts_with("http://[::1]:"), "{url}");
+    assert_eq!(
+        once(&http(&url, None, None), &ProbeEnv::default()),
+        Check::healthy(format!("{url} answered 200"))
+    );
+}
+
+#[test]
+fn http_that_never_answers_times_out() {
+    let server = HttpServer::start_silent("127.0.0.1:0").unwrap();
+    let url = server.url("/");
+    let mut spec = http(&url, None, None);
+    spec.timeout = Duration::from_millis(200);
+    assert_eq!(
+        once(&spec, &ProbeEnv::default()),
+        Check::unhealthy(format!("{url} did not answer in time"))
+    );
+}
+
+/// A name no other process on the machine has.
+fn unique_name(prefix: &str) -> String {
+    format!("{prefix}{}", std::process::id() % 100_000)
+}
+
+#[test]
+fn process_by_comm_started_and_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique_name("wcprb-"); // at most 15 bytes: the whole comm
+    let exe = dir.path().join(&name);
+    std::fs::copy("/bin/sleep", &exe).unwrap();
+    let env = ProbeEnv::default();
+    let spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    assert_eq!(
+        once(&spec, &env),
+        Check::unhealthy(format!("process {name} not running"))
+    );
+    let mut child = ChildGuard::spawn(Command::new(&exe).arg("600"));
+    let pid = child.pid();
+    assert_eq!(
+        once(&spec, &env),
+        Check::healthy(format!("process {name} running (pid {pid})"))
+    );
+    assert_eq!(
+        once(&down(spec.clone()), &env),
+        Check::unhealthy(format!("process {name} still running (pid {pid})"))
+    );
+    // Killed but not yet reaped: a zombie, which does not count.
+    child.kill();
+    wait_zombie(pid);
+    assert_eq!(
+        once(&spec, &env),
+        Check::unhealthy(format!("process {name} not running"))
+    );
+    child.reap();
+    assert!(once(&down(spec), &env).healthy);
+}
+
+#[test]
+fn process_by_the_base_name_of_argv0() {
+    // comm stays `sleep`; argv[0] carries the long name.
+    let name = unique_name("api-worker-with-a-long-name-");
+    let env = ProbeEnv::default();
+    let spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    let child = ChildGuard::spawn(
+        Command::new("sleep")
+            .arg0(format!("/opt/svc/bin/{name}"))
+            .arg("600"),
+    );
+    assert_eq!(
+        once(&spec, &env),
+        Check::healthy(format!("process {name} running (pid {})", child.pid()))
+    );
+    drop(child);
+    assert!(!once(&spec, &env).healthy);
+}
+
+fn systemd(unit: &str, stand_in: &SystemctlStandIn) -> (ProbeSpec, ProbeEnv) {
+    let env = ProbeEnv {
+        systemctl: stand_in.path(),
+        ..ProbeEnv::default()
+    };
+    (ProbeSpec::new(Target::Systemd { unit: unit.into() }), env)
+}
+
+#[test]
+fn systemd_states_as_systemctl_reports_them() {
+    let stand_in = SystemctlStandIn::new();
+    let (spec, env) = systemd("nova-api", &stand_in);
+    let cases = [
+        ("active", Check::healthy("service nova-api is active")),
+        ("reloading", Check::healthy("service nova-api is reloading")),
+        ("inactive", Check::unhealthy("service nova-api not running")),
+        (
+            "failed",
+            Check::unhealthy("systemd unit nova-api is failed"),
+        ),
+        (
+            "activating",
+            Check::unhealthy("service nova-api not running (activating)"),
+        ),
+        (
+            "deactivating",
+            Check::unhealthy("service nova-api not running (deactivating)"),
+        ),
+        (
+            "unknown",
+            Check::unhealthy("systemd unit nova-api is unknown"),
+        ),
+    ];
+    for (state, want) in cases {
+        stand_in.set("nova-api", state);
+        assert_eq!(once(&spec, &env), want, "{state}");
+    }
+    // A unit systemd does not know is `inactive`.
+    let (other, _) = systemd("no-such.service", &stand_in);
+    assert_eq!(
+        once(&other, &env),
+        Check::unhealthy("service no-such.service not running")
+    );
+}
+
+#[test]
+fn systemd_expect_down() {
+    let stand_in = SystemctlStandIn::new();
+    let (spec, env) = systemd("nova-api", &stand_in);
+    let spec = down(spec);
+    stand_in.set("nova-api", "active");
+    assert_eq!(
+        once(&spec, &env),
+        Check::unhealthy("service nova-api still running")
+    );
+    stand_in.set("nova-api", "inactive");
+    assert_eq!(
+        once(&spec, &env),
+        Check::healthy("service nova-api not running")
+    );
+    // No systemd: neither up nor down, so unhealthy either way.
+    stand_in.set("nova-api", "nobus");
+    let c = once(&spec, &env);
+    assert!(!c.healthy);
+    assert_eq!(
+        c.detail,
+        "systemctl is-active nova-api failed (exit 1): System has not been booted with \
+         systemd as init system (PID 1). Can't operate."
+    );
+}
+
+#[test]
+fn systemctl_that_hangs_is_killed_at_the_deadline() {
+    let stand_in = SystemctlStandIn::new();
+    let (mut spec, env) = systemd("stuck", &stand_in);
+    stand_in.set("stuck", "hang");
+    spec.timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    assert_eq!(
+        once(&spec, &env),
+        Check::unhealthy("systemctl is-active stuck did not answer in time and was killed")
+    );
+    // Killed, not waited out (the stand-in sleeps 600s).
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn systemctl_missing() {
+    let env = ProbeEnv {
+        systemctl: "/nonexistent/systemctl".into(),
+        ..ProbeEnv::default()
+    };
+    let c = once(&ProbeSpec::new(Target::Systemd { unit: "x".into() }), &env);
+    assert!(!c.healthy);
+    assert!(
+        c.detail
+            .starts_with("cannot run /nonexistent/systemctl for service x: "),
+        "{}",
+        c.detail
+    );
+}
+
+/// All gated probes at once: the slow one is cut by the event's budget with
+/// a message saying so; the others are not held up by it; an ungated one
+/// does not run.
+#[test]
+fn gated_probes_run_at_once_under_one_budget() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = listener.local_addr().unwrap().port();
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let silent = HttpServer::start_silent("127.0.0.1:0").unwrap();
+    let mut slow = http(&silent.url("/"), None, None);
+    slow.timeout = Duration::from_secs(30);
+    let mut refused = tcp("127.0.0.1", closed);
+    refused.retries = 0;
+    let mut ungated = tcp("127.0.0.1", closed);
+    ungated.gate = false;
+    let specs: BTreeMap<String, ProbeSpec> = [
+        ("open", tcp("127.0.0.1", open)),
+        ("refused", refused),
+        ("slow", slow),
+        ("ungated", ungated),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_string(), s))
+    .collect();
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
+    let started = Instant::now();
+    let out = run_gated(
+        &specs,
+        &ProbeEnv::default(),
+        clock,
+        Duration::from_millis(500),
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.keys().collect::<Vec<_>>(), ["open", "refused", "slow"]);
+    assert!(out["open"].check.healthy);
+    assert_eq!(out["open"].attempts, 1);
+    assert_eq!(
+        out["refused"].check,
+        Check::unhealthy(format!("port 127.0.0.1:{closed} not listening"))
+    );
+    assert_eq!(
+        out["slow"].check,
+        Check::unhealthy(format!(
+            "{}: no answer within the event's probe budget of 500ms",
+            silent.url("/")
+        ))
+    );
+    assert_eq!(out["slow"].attempts, 0);
+}
+
+/// The whole path the pipeline takes, event after event, with a real port
+/// and the grace period on the injected clock.
+#[test]
+fn assess_gates_with_grace_and_heals() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut spec = tcp("127.0.0.1", port);
+    spec.grace = Duration::from_secs(60);
+    let specs = BTreeMap::from([("api-port".to_string(), spec)]);
+    let clock = Arc::new(ManualClock::new(
+        UNIX_EPOCH + Duration::from_secs(1_000_000),
+    ));
+    let env = ProbeEnv::default();
+    let budget = Duration::from_secs(10);
+    let mut states: BTreeMap<String, ProbeState> = BTreeMap::new();
+    let event = |states: &mut BTreeMap<String, ProbeState>| {
+        let mut a = assess(&specs, states, &env, clock.clone(), budget);
+        let a = a.remove("api-port").unwrap();
+        states.insert("api-port".into(), a.state.clone());
+        a
+    };
+    let msg = format!("port 127.0.0.1:{port} not listening");
+    // Event 1: never ran, fails: maintenance; 3 attempts, backing off 200ms
+    // then 400ms on the injected clock.
+    let t0 = clock.now();
+    let a = event(&mut states);
+    assert_eq!(a.outcome.attempts, 3);
+    assert_eq!(
+        clock.sleeps(),
+        [Duration::from_millis(200), Duration::from_millis(400)]
+    );
+    assert_eq!(
+        a.status.as_ref().map(|s| (s.kind, s.message.as_str())),
+        Some((Kind::Maintenance, msg.as_str()))
+    );
+    assert_eq!(
+        a.state.grace_start,
+        Some(millis(t0 + Duration::from_millis(600)))
+    );
+    // Within the grace period: still maintenance.
+    clock.advance(Duration::from_secs(58));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+    // After it: blocked.
+    clock.advance(Duration::from_secs(2));
+    let a = event(&mut states);
+    assert_eq!(
+        a.status.unwrap(),
+        crate::probe::ScopeStatus {
+            kind: Kind::Blocked,
+            message: msg.clone()
+        }
+    );
+    // The service comes up: the scope is cleared.
+    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    clock.advance(Duration::from_secs(5));
+    let a = event(&mut states);
+    assert_eq!(a.status, None);
+    assert_eq!(a.outcome.attempts, 1);
+    // Down again after passing: a fresh grace period.
+    drop(listener);
+    clock.advance(Duration::from_secs(5));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+    clock.advance(Duration::from_secs(61));
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Blocked);
+    // The charm restarts the service: maintenance again for the grace period.
+    crate::probe::restart_grace(&mut states, "api-port", clock.now());
+    assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
+}
+
+#[test]
+fn assess_grace_zero_is_blocked_at_once() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut spec = tcp("127.0.0.1", port);
+    spec.grace = Duration::ZERO;
+    spec.retries = 0;
+    let specs = BTreeMap::from([("p".to_string(), spec)]);
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
+    let a = assess(
+        &specs,
+        &BTreeMap::new(),
+        &ProbeEnv::default(),
+        clock,
+        Duration::from_secs(10),
+    );
+    assert_eq!(a["p"].status.as_ref().unwrap().kind, Kind::Blocked);
+}
