@@ -137,6 +137,8 @@ const HANDLER_THREAD_STACK: usize = 8 << 20;
 pub struct Runtime {
     engine: Engine,
     pre: CharmPre<HandlerState>,
+    /// The thread the event's instances run on, one after the other.
+    worker: Worker,
     pub source: cache::Source,
 }
 
@@ -186,6 +188,7 @@ impl Runtime {
         Ok(Runtime {
             engine,
             pre,
+            worker: Worker::default(),
             source,
         })
     }
@@ -208,40 +211,37 @@ impl Runtime {
         event.model.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
-        let spawned = std::thread::Builder::new()
-            .name("wasm-charm-handler".into())
-            .stack_size(HANDLER_THREAD_STACK)
-            .spawn(move || {
-                let mut store = new_store(&engine, event, &limits_copy);
-                let result = pre
-                    .instantiate(&mut store)
-                    .and_then(|instance| f(&instance, &mut store));
-                let result = match result {
-                    // A handler that came back from a host call cut at the
-                    // deadline may return before its next epoch check: past
-                    // the deadline is past it, however it ended.
-                    Ok(_) if Instant::now() >= deadline => Err(time_limit(&limits_copy)),
-                    Ok(r) => Ok(r),
-                    Err(e) => Err(describe_trap(&e, store.data(), &limits_copy)),
-                };
-                let state = store.into_data();
-                let output = Output {
-                    stdout: state.stdout.text(),
-                    stderr: state.stderr.text(),
-                };
-                let event = EventState {
-                    status: state.status,
-                    model: state.model,
-                    probes: state.probes,
-                };
-                // The event may have given up on this thread: nobody listens.
-                let _ = tx.send(Finished {
-                    result,
-                    state: Some(event),
-                    output,
-                });
+        let job: Job = Box::new(move || {
+            let mut store = new_store(&engine, event, &limits_copy);
+            let result = pre
+                .instantiate(&mut store)
+                .and_then(|instance| f(&instance, &mut store));
+            let result = match result {
+                // A handler that came back from a host call cut at the
+                // deadline may return before its next epoch check: past
+                // the deadline is past it, however it ended.
+                Ok(_) if Instant::now() >= deadline => Err(time_limit(&limits_copy)),
+                Ok(r) => Ok(r),
+                Err(e) => Err(describe_trap(&e, store.data(), &limits_copy)),
+            };
+            let state = store.into_data();
+            let output = Output {
+                stdout: state.stdout.text(),
+                stderr: state.stderr.text(),
+            };
+            let event = EventState {
+                status: state.status,
+                model: state.model,
+                probes: state.probes,
+            };
+            // The event may have given up on this thread: nobody listens.
+            let _ = tx.send(Finished {
+                result,
+                state: Some(event),
+                output,
             });
-        if let Err(e) = spawned {
+        });
+        if let Err(e) = self.worker.run(job) {
             return Finished {
                 result: Err(format!("could not be started: cannot spawn a thread: {e}")),
                 state: None,
@@ -255,13 +255,17 @@ impl Runtime {
             }
         });
         let wait = (deadline + ABANDON_AFTER).saturating_duration_since(Instant::now());
-        rx.recv_timeout(wait).unwrap_or_else(|_| Finished {
-            result: Err(format!(
-                "{} while blocked in a host call, and was abandoned",
-                time_limit(limits)
-            )),
-            state: None,
-            output: Output::default(),
+        rx.recv_timeout(wait).unwrap_or_else(|_| {
+            // Still blocked: the next instance gets a thread of its own.
+            self.worker.abandon();
+            Finished {
+                result: Err(format!(
+                    "{} while blocked in a host call, and was abandoned",
+                    time_limit(limits)
+                )),
+                state: None,
+                output: Output::default(),
+            }
         })
     }
 
@@ -293,6 +297,47 @@ impl Runtime {
             Err(trap) => Outcome::Trapped(trap),
         };
         (outcome, finished.state, finished.output)
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// One thread that runs an event's instances in turn: a thread per handler
+/// would cost a stack and a malloc arena each. Replaced when an instance is
+/// abandoned at its deadline, since that thread may never come back.
+#[derive(Default)]
+struct Worker {
+    jobs: std::sync::Mutex<Option<mpsc::Sender<Job>>>,
+}
+
+impl Worker {
+    fn run(&self, job: Job) -> std::io::Result<()> {
+        let mut jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        if jobs.is_none() {
+            let (tx, rx) = mpsc::channel::<Job>();
+            std::thread::Builder::new()
+                .name("wasm-charm-handlers".into())
+                .stack_size(HANDLER_THREAD_STACK)
+                .spawn(move || {
+                    for job in rx {
+                        job();
+                    }
+                })?;
+            *jobs = Some(tx);
+        }
+        match jobs.as_ref().map(|tx| tx.send(job)) {
+            Some(Ok(())) => Ok(()),
+            // The thread is gone (it cannot be, short of a panic in the host):
+            // say so rather than wait for an answer that will not come.
+            _ => {
+                *jobs = None;
+                Err(std::io::Error::other("the handler thread has ended"))
+            }
+        }
+    }
+
+    fn abandon(&self) {
+        *self.jobs.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 
