@@ -20,15 +20,15 @@ use crate::event;
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::{HookTools, Unavailable};
 use crate::model::{HOST_CALLS_TIMEOUT, Model, describe_error};
-use crate::probe::Probes;
+use crate::probe::{self, ProbeEnv, ProbeSpec, Probes, SystemClock};
 use crate::runtime::cache::{self, ComponentId};
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
-use crate::status::merge::{self, Merged, Written};
+use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Where the scope store lives for this run.
 pub trait ScopeBackend {
@@ -107,11 +107,13 @@ pub fn run_event(
     };
 
     // 6. scopes whose owner is gone
-    for (target, scope) in expired(&store, &ctx.event, &handlers) {
+    let probes = &charm.manifest.probes;
+    for (target, scope) in expired(&store, &ctx.event, &handlers, probes) {
         store.apply(Write::Clear { target, scope }, &ctx.described, ctx.now);
     }
 
-    // (7. readiness probes: none are declared by this host version.)
+    // 7. readiness probes that gate "active"
+    gate_probes(&ctx, &mut store);
 
     // The host's own tool calls from here on share one budget: a hung tool
     // cannot hold the unit either.
@@ -398,6 +400,47 @@ impl<'c, 'e> EventRun<'c, 'e> {
     }
 }
 
+/// The time all gated probes of one event share (each also has its own
+/// per-attempt timeout and retries, DESIGN §5).
+pub const PROBE_BUDGET: Duration = Duration::from_secs(10);
+
+/// Run the gated probes concurrently and set or clear their scopes
+/// `probe/<name>` (maintenance within the grace period, blocked after it),
+/// keeping each probe's state for the next event. Runs at every event, so a
+/// recovered probe heals the unit with no handler running.
+fn gate_probes(ctx: &EventContext, store: &mut ScopeStore) {
+    let specs = &ctx.charm.manifest.probes;
+    store.probes.retain(|name, _| specs.contains_key(name));
+    if specs.is_empty() {
+        return;
+    }
+    let assessed = probe::assess(
+        specs,
+        &store.probes,
+        &ProbeEnv::default(),
+        Arc::new(SystemClock),
+        PROBE_BUDGET,
+    );
+    for (name, assessed) in assessed {
+        store.probes.insert(name.clone(), assessed.state);
+        let scope = probe::scope_name(&name);
+        let write = match assessed.status {
+            Some(s) => Write::Set {
+                target: Target::Unit,
+                scope,
+                status: s.kind,
+                message: crate::text::status_message(&s.message),
+                priority: Band::Normal,
+            },
+            None => Write::Clear {
+                target: Target::Unit,
+                scope,
+            },
+        };
+        store.apply(write, &ctx.described, ctx.now);
+    }
+}
+
 /// How one handler's run left the event.
 enum Ran {
     /// It returned; its writes are applied and the event goes on.
@@ -510,8 +553,14 @@ fn status_set(
 }
 
 /// Scopes to clear after the handlers ran: the broken relation's, the
-/// departed unit's, and those of handlers the charm no longer declares.
-fn expired(store: &ScopeStore, event: &Event, handlers: &[Handler]) -> Vec<(Target, String)> {
+/// departed unit's, and those of handlers and gated probes the charm no
+/// longer declares.
+fn expired(
+    store: &ScopeStore,
+    event: &Event,
+    handlers: &[Handler],
+    probes: &BTreeMap<String, ProbeSpec>,
+) -> Vec<(Target, String)> {
     let gone_relation = match event {
         Event::RelationBroken(r) => Some(relation_scope(&r.relation.endpoint, r.relation.id)),
         _ => None,
@@ -527,6 +576,8 @@ fn expired(store: &ScopeStore, event: &Event, handlers: &[Handler]) -> Vec<(Targ
             Some(n) == gone_relation.as_deref()
                 || Some(n) == gone_unit.as_deref()
                 || (n.starts_with("handler/") && !declared.contains(n))
+                || n.strip_prefix("probe/")
+                    .is_some_and(|p| !probes.get(p).is_some_and(|s| s.gate))
         }) {
             out.push((target, name));
         }
@@ -743,7 +794,12 @@ mod tests {
             departing_unit: departing.map(Into::into),
         };
         assert_eq!(
-            expired(&store, &Event::RelationBroken(rel(None)), &handlers),
+            expired(
+                &store,
+                &Event::RelationBroken(rel(None)),
+                &handlers,
+                &BTreeMap::new()
+            ),
             vec![
                 (Target::Unit, "handler/removed".to_string()),
                 (Target::Unit, "relation/db:1".to_string()),
@@ -754,7 +810,8 @@ mod tests {
             expired(
                 &store,
                 &Event::RelationDeparted(rel(Some("pg/1"))),
-                &handlers
+                &handlers,
+                &BTreeMap::new()
             ),
             vec![
                 (Target::Unit, "handler/removed".to_string()),
@@ -762,7 +819,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            expired(&store, &Event::UpdateStatus, &handlers),
+            expired(&store, &Event::UpdateStatus, &handlers, &BTreeMap::new()),
             vec![(Target::Unit, "handler/removed".to_string())]
         );
     }

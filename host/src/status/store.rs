@@ -82,6 +82,10 @@ pub struct ScopeStore {
     /// What was last written with `status-set`, per target.
     #[serde(default)]
     pub written: WrittenStatuses,
+    /// The readiness probes' state between events (DESIGN §5), by probe name;
+    /// absent from the document of a charm that declares none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub probes: BTreeMap<String, crate::probe::ProbeState>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +102,7 @@ impl Default for ScopeStore {
             unit: BTreeMap::new(),
             app: BTreeMap::new(),
             written: WrittenStatuses::default(),
+            probes: BTreeMap::new(),
         }
     }
 }
