@@ -140,29 +140,11 @@ pub fn run_event(
     };
 
     // 9. write what changed, then persist
-    let mut to_write = Vec::new();
-    if store.written.unit.as_ref() != Some(&unit.written) {
-        to_write.push((Target::Unit, unit.written.clone()));
-    }
-    if let Some(app) = &app
-        && store.written.app.as_ref() != Some(&app.written)
-    {
-        to_write.push((Target::App, app.written.clone()));
-    }
-    for (target, written) in to_write {
-        if let Err(e) = status_set(&mut state.model, target, &written) {
-            let why = format!(
-                "writing the {} status failed: {}",
-                target.as_str(),
-                describe_error(&e)
-            );
+    match write_statuses(&mut state.model, &mut store, &unit, app.as_ref()) {
+        Ok(wrote) => run.report.wrote = wrote,
+        Err(why) => {
             run.fail(&mut state.model, why);
             return Ok(run.failed(loaded));
-        }
-        run.report.wrote.push(target);
-        match target {
-            Target::Unit => store.written.unit = Some(written),
-            Target::App => store.written.app = Some(written),
         }
     }
     // An event that changed nothing writes nothing: no fsync on update-status.
@@ -533,6 +515,39 @@ fn app_status_was_set(model: &mut Model) -> bool {
         .or_else(|| doc.get("status"))
         .and_then(|s| s.as_str());
     !matches!(status, Some("unknown" | "unset" | ""))
+}
+
+/// One `status-set` per target whose merged status differs from what the
+/// store remembers writing; the store then remembers it. `Err` says which
+/// write failed (the event then keeps nothing, so the retry writes again).
+fn write_statuses(
+    model: &mut Model,
+    store: &mut ScopeStore,
+    unit: &Merged,
+    app: Option<&Merged>,
+) -> Result<Vec<Target>, String> {
+    let mut wrote = Vec::new();
+    let targets = [(Target::Unit, Some(unit)), (Target::App, app)];
+    for (target, merged) in targets {
+        let Some(merged) = merged else { continue };
+        let last = match target {
+            Target::Unit => &mut store.written.unit,
+            Target::App => &mut store.written.app,
+        };
+        if last.as_ref() == Some(&merged.written) {
+            continue;
+        }
+        status_set(model, target, &merged.written).map_err(|e| {
+            format!(
+                "writing the {} status failed: {}",
+                target.as_str(),
+                describe_error(&e)
+            )
+        })?;
+        *last = Some(merged.written.clone());
+        wrote.push(target);
+    }
+    Ok(wrote)
 }
 
 /// `status-set [--application] <kind> -- <message>`; `--` because a message
