@@ -676,4 +676,4 @@ pub fn describe(event: &Event) -> String {
 
 #[cfg(test)]
 #[path = "event_tests.rs"]
-mod tests;
+pub(crate) mod tests;

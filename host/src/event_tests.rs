@@ -2,7 +2,9 @@ use super::*;
 use crate::charm_dir::{Endpoint, Role};
 use proptest::prelude::*;
 
-fn metadata() -> Metadata {
+/// A charm's metadata with every kind of entity, for the tests of modules
+/// that read events too.
+pub(crate) fn metadata() -> Metadata {
     let ep = |role| Endpoint {
         role,
         interface: "x".into(),
@@ -23,7 +25,7 @@ fn metadata() -> Metadata {
     }
 }
 
-fn actions() -> Actions {
+pub(crate) fn actions() -> Actions {
     Actions {
         names: vec!["show-status".into(), "backup".into()],
     }

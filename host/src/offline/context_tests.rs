@@ -2,29 +2,7 @@ use super::*;
 use crate::bindings::EventKind;
 use crate::charm_dir::{Endpoint, Role};
 
-fn metadata() -> Metadata {
-    let ep = |role| Endpoint {
-        role,
-        interface: "x".into(),
-        limit: None,
-    };
-    Metadata {
-        name: "gw".into(),
-        endpoints: [
-            ("istio-pilot".to_string(), ep(Role::Requires)),
-            ("db".to_string(), ep(Role::Requires)),
-        ]
-        .into(),
-        storage: vec!["data".into()],
-        containers: vec!["work-load".into()],
-    }
-}
-
-fn actions() -> Actions {
-    Actions {
-        names: vec!["show-status".into()],
-    }
-}
+use crate::event::tests::{actions, metadata};
 
 #[test]
 fn edit_distances() {
