@@ -1,6 +1,5 @@
 use super::*;
 use crate::bindings::EventKind;
-use crate::charm_dir::{Endpoint, Role};
 
 use crate::event::tests::{actions, metadata};
 
