@@ -190,11 +190,6 @@ impl Model {
         self.deadline = deadline;
     }
 
-    /// The hook tools, for the event to log with after a handler was abandoned.
-    pub fn tools(&self) -> Arc<dyn HookTools> {
-        self.tools.clone()
-    }
-
     /// Tell the model which relation event runs.
     pub fn set_event_relation(&mut self, relation: &RelationRef, remote_app: &str, broken: bool) {
         if !remote_app.is_empty() {
