@@ -1,14 +1,14 @@
 //! Each kind against a real thing the test starts and stops; systemctl
 //! against the stand-in (tests/probe-fixtures/systemctl).
 
-use super::support::{ChildGuard, HttpServer, SystemctlStandIn, wait_zombie};
+use super::support::{ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_zombie};
 use crate::probe::run::{attempt, run_gated};
 use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::state::millis;
 use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
 use crate::status::merge::Kind;
 use std::collections::BTreeMap;
-use std::net::TcpListener;
+use std::net::{Ipv4Addr, Ipv6Addr, TcpListener};
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
 use std::sync::Arc;
@@ -48,46 +48,46 @@ fn ipv6() -> Option<TcpListener> {
 }
 
 #[test]
-fn tcp_listening_then_not() {
+fn tcp_not_listening_then_listening() {
     let env = ProbeEnv::default();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).unwrap();
+    let port = reserved.port;
     let up = tcp("127.0.0.1", port);
-    assert_eq!(
-        once(&up, &env),
-        Check::healthy(format!("port 127.0.0.1:{port} listening"))
-    );
-    assert_eq!(
-        once(&down(up.clone()), &env),
-        Check::unhealthy(format!("port 127.0.0.1:{port} still listening"))
-    );
-    drop(listener);
     assert_eq!(
         once(&up, &env),
         Check::unhealthy(format!("port 127.0.0.1:{port} not listening"))
     );
     assert_eq!(
-        once(&down(up), &env),
+        once(&down(up.clone()), &env),
         Check::healthy(format!("port 127.0.0.1:{port} not listening"))
+    );
+    let _listener = reserved.listen().unwrap();
+    assert_eq!(
+        once(&up, &env),
+        Check::healthy(format!("port 127.0.0.1:{port} listening"))
+    );
+    assert_eq!(
+        once(&down(up), &env),
+        Check::unhealthy(format!("port 127.0.0.1:{port} still listening"))
     );
 }
 
 #[test]
 fn tcp_ipv6_literal() {
-    let Some(listener) = ipv6() else {
+    let Ok(reserved) = ReservedPort::on(Ipv6Addr::LOCALHOST.into(), 0) else {
         eprintln!("no IPv6 loopback here: skipped");
         return;
     };
-    let port = listener.local_addr().unwrap().port();
+    let port = reserved.port;
     let spec = tcp("::1", port);
     assert_eq!(
         once(&spec, &ProbeEnv::default()),
-        Check::healthy(format!("port [::1]:{port} listening"))
+        Check::unhealthy(format!("port [::1]:{port} not listening"))
     );
-    drop(listener);
+    let _listener = reserved.listen().unwrap();
     assert_eq!(
         once(&spec, &ProbeEnv::default()),
-        Check::unhealthy(format!("port [::1]:{port} not listening"))
+        Check::healthy(format!("port [::1]:{port} listening"))
     );
 }
 
@@ -342,11 +342,8 @@ fn systemctl_missing() {
 fn gated_probes_run_at_once_under_one_budget() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let open = listener.local_addr().unwrap().port();
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).unwrap();
+    let closed = reserved.port;
     let silent = HttpServer::start_silent("127.0.0.1:0").unwrap();
     let mut slow = http(&silent.url("/"), None, None);
     slow.timeout = Duration::from_secs(30);
@@ -393,9 +390,8 @@ fn gated_probes_run_at_once_under_one_budget() {
 /// and the grace period on the injected clock.
 #[test]
 fn assess_gates_with_grace_and_heals() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).unwrap();
+    let port = reserved.port;
     let mut spec = tcp("127.0.0.1", port);
     spec.grace = Duration::from_secs(60);
     let specs = BTreeMap::from([("api-port".to_string(), spec)]);
@@ -443,13 +439,15 @@ fn assess_gates_with_grace_and_heals() {
         }
     );
     // The service comes up: the scope is cleared.
-    let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let listener = reserved.listen().unwrap();
     clock.advance(Duration::from_secs(5));
     let a = event(&mut states);
     assert_eq!(a.status, None);
     assert_eq!(a.outcome.attempts, 1);
-    // Down again after passing: a fresh grace period.
+    // Down again after passing: a fresh grace period. The port is reserved
+    // again at once, so nothing else can listen there meanwhile.
     drop(listener);
+    let _reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), port).unwrap();
     clock.advance(Duration::from_secs(5));
     assert_eq!(event(&mut states).status.unwrap().kind, Kind::Maintenance);
     clock.advance(Duration::from_secs(61));
@@ -461,11 +459,8 @@ fn assess_gates_with_grace_and_heals() {
 
 #[test]
 fn assess_grace_zero_is_blocked_at_once() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).unwrap();
+    let port = reserved.port;
     let mut spec = tcp("127.0.0.1", port);
     spec.grace = Duration::ZERO;
     spec.retries = 0;
