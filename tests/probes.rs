@@ -3,10 +3,13 @@
 //! dispatched as Juju would. The port is a real listener the test opens and
 //! closes (port 0, so tests run in parallel).
 
+#[path = "support/reserved_port.rs"]
+mod reserved_port;
 mod support;
 
+use reserved_port::ReservedPort;
 use serde_json::json;
-use std::net::TcpListener;
+use std::net::Ipv4Addr;
 use support::{Unit, assert_success, packed};
 
 /// A gateway unit whose handlers all succeed, with probe `api-port` on
@@ -31,15 +34,15 @@ fn ready_gateway(port: u16) -> Unit {
     unit
 }
 
-/// A port nothing listens on: bound, read, then closed.
-fn closed_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
-    listener.local_addr().expect("local addr").port()
+/// A port nothing listens on, and nothing else can take meanwhile.
+fn closed_port() -> ReservedPort {
+    ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).expect("reserve a port")
 }
 
 #[test]
 fn a_closed_gated_port_keeps_the_unit_from_active_and_its_opening_heals_it() {
-    let port = closed_port();
+    let reserved = closed_port();
+    let port = reserved.port;
     let unit = ready_gateway(port);
 
     // Every handler succeeds, yet the unit is not active: the port is closed.
@@ -52,7 +55,7 @@ fn a_closed_gated_port_keeps_the_unit_from_active_and_its_opening_heals_it() {
 
     // The port opens; update-status, which no gateway handler observes,
     // makes the unit active with no handler running.
-    let _listener = TcpListener::bind(("127.0.0.1", port)).expect("rebind the port");
+    let _listener = reserved.listen().expect("listen on the port");
     unit.clear_calls();
     assert_success(&unit.dispatch("update-status"));
     assert_eq!(
@@ -77,8 +80,8 @@ fn a_closed_gated_port_keeps_the_unit_from_active_and_its_opening_heals_it() {
 
 #[test]
 fn a_probe_no_longer_declared_takes_its_scope_and_state_with_it() {
-    let port = closed_port();
-    let unit = ready_gateway(port);
+    let reserved = closed_port();
+    let unit = ready_gateway(reserved.port);
     assert_success(&unit.dispatch("install"));
     // The operator upgrades to a charm without the probe.
     let manifest = unit.charm_dir().join("wasm-charm.yaml");
