@@ -33,8 +33,8 @@ impl ReservedPort {
         let one: libc::c_int = 1;
         // Only to take a given port back past its TIME_WAIT connections: on a
         // fresh port, SO_REUSEADDR would let another such socket share it.
-        // SAFETY: a valid fd and a pointer to an int of the size given.
         if port != 0 {
+            // SAFETY: a valid fd and a pointer to an int of the size given.
             unsafe {
                 libc::setsockopt(
                     fd.as_raw_fd(),
