@@ -283,7 +283,12 @@ impl<'c, 'e> EventRun<'c, 'e> {
     }
 
     /// One handler.
-    fn run_handler(&mut self, handler: &Handler, state: EventState, store: &mut ScopeStore) -> Ran {
+    fn run_handler(
+        &mut self,
+        handler: &Handler,
+        mut state: EventState,
+        store: &mut ScopeStore,
+    ) -> Ran {
         let limits = self.ctx.charm.manifest.limits;
         let ctx = self.ctx;
         let runtime = match self.runtime() {
@@ -294,7 +299,6 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 return Ran::Failed(model);
             }
         };
-        let mut state = state;
         for target in [Target::Unit, Target::App] {
             let names = store.current_names(target, |_| true).into_iter().collect();
             state.status.set_current(target, names);
