@@ -298,8 +298,8 @@ fn component_of_an_incompatible_wit_version_is_refused_before_it_runs() {
     let out = unit.dispatch("install");
     assert_failure(&out);
     let err = stderr(&out);
-    assert!(err.contains("@0.2.0"), "stderr: {err}");
-    assert!(err.contains("wasm-charm:charm@0.1.0"), "stderr: {err}");
+    assert!(err.contains("@0.3.0"), "stderr: {err}");
+    assert!(err.contains("wasm-charm:charm@0.2.0"), "stderr: {err}");
     assert!(
         err.contains(&charm.join("charm.wasm").display().to_string()),
         "stderr: {err}"
@@ -326,8 +326,8 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
         .expect("run wasm-charm pack");
     assert_failure(&out);
     let err = stderr(&out);
-    assert!(err.contains("@0.2.0"), "stderr: {err}");
-    assert!(err.contains("wasm-charm:charm@0.1.0"), "stderr: {err}");
+    assert!(err.contains("@0.3.0"), "stderr: {err}");
+    assert!(err.contains("wasm-charm:charm@0.2.0"), "stderr: {err}");
     assert!(
         !out_dir.path().join("future-wit").exists(),
         "a refused charm was assembled anyway"

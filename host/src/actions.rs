@@ -3,40 +3,126 @@
 //! first (a charm may observe the action too); then the host sends its results
 //! with one `action-set`, from the scope store as the event left it.
 //!
-//! `show-status` (DESIGN §4: "all scopes stay available in full") sends
-//! `report`, the text `wasm-charm status` prints (every scope, ranked, with
-//! its history), and `scopes`, the store document as compact JSON.
+//! * `show-status` (DESIGN §4: "all scopes stay available in full") sends
+//!   `report`, the text `wasm-charm status` prints (every scope, ranked, with
+//!   its history, and every probe's last result), and `scopes`, the store
+//!   document as compact JSON.
+//! * `self-check` (DESIGN §5) sends what every declared probe found when run
+//!   at this event: `report`, a line per probe, and `probes`, the same as
+//!   JSON. The action fails (`action-fail`) when a probe that gates
+//!   readiness is unhealthy, so a script running it sees the unit is not
+//!   ready; a probe that does not gate (an `expect: down` one while the
+//!   service runs, say) is reported, not counted.
 
 use crate::model::{Model, describe_error};
+use crate::probe::Assessed;
 use crate::status::store::ScopeStore;
 use crate::text::argv_text;
+use std::collections::BTreeMap;
 
 /// The action that shows every scope in full.
 pub const SHOW_STATUS: &str = "show-status";
+/// The action that runs every declared probe now.
+pub const SELF_CHECK: &str = "self-check";
 
 /// Largest result value sent. Each `key=value` travels as one argv element,
 /// which Linux caps at 128 KiB (reference juju-protocol.md §2.0); this
 /// leaves room for the key.
 pub const MAX_VALUE: usize = 120 * 1024;
 
-/// Answer the action `name` when it is built in. Any other action is the
-/// charm's alone: the host sends nothing for it. `Err` says why the action
-/// fails, naming the tool.
-pub fn answer(name: &str, model: &mut Model, store: &ScopeStore) -> Result<(), String> {
-    if name != SHOW_STATUS {
-        return Ok(());
-    }
-    let args: Vec<String> = show_status(store)
+/// Answer the action `name` when it is built in, from the store as the event
+/// left it and what the probes found at it (`probed`). Any other action is
+/// the charm's alone: the host sends nothing for it. `Err` says why the
+/// action fails, naming the tool.
+pub fn answer(
+    name: &str,
+    model: &mut Model,
+    store: &ScopeStore,
+    probed: &BTreeMap<String, Assessed>,
+) -> Result<(), String> {
+    let (results, failed) = match name {
+        SHOW_STATUS => (show_status(store), None),
+        SELF_CHECK => self_check(probed),
+        _ => return Ok(()),
+    };
+    let args: Vec<String> = results
         .into_iter()
         .map(|(key, value)| format!("{key}={value}"))
         .collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    model.run("action-set", &args, None).map(drop).map_err(|e| {
+    model
+        .run("action-set", &args, None)
+        .map_err(|e| format!("the {name} results were not sent: {}", describe_error(&e)))?;
+    if let Some(message) = failed {
+        model
+            .run("action-fail", &["--", &message], None)
+            .map_err(|e| format!("{name} could not fail the action: {}", describe_error(&e)))?;
+    }
+    Ok(())
+}
+
+/// The results of `self-check`, and the action's failure message when a
+/// gating probe is unhealthy.
+pub fn self_check(
+    probed: &BTreeMap<String, Assessed>,
+) -> (Vec<(&'static str, String)>, Option<String>) {
+    let mut lines = Vec::new();
+    let mut json = serde_json::Map::new();
+    let mut unhealthy = Vec::new();
+    for (name, a) in probed {
+        let check = &a.outcome.check;
+        lines.push(format!(
+            "{name:<24} {:<9} {:<10} {}",
+            if check.healthy {
+                "healthy"
+            } else {
+                "unhealthy"
+            },
+            if a.gating { "gating" } else { "not gating" },
+            check.detail
+        ));
+        json.insert(
+            name.clone(),
+            serde_json::json!({
+                "healthy": check.healthy,
+                "gating": a.gating,
+                "detail": check.detail,
+                "attempts": a.outcome.attempts,
+            }),
+        );
+        if a.gating && !check.healthy {
+            unhealthy.push(format!("{name} ({})", check.detail));
+        }
+    }
+    let gating = probed.values().filter(|a| a.gating).count();
+    let summary = if probed.is_empty() {
+        "no probes are declared in wasm-charm.yaml".to_string()
+    } else {
         format!(
-            "the {SHOW_STATUS} results were not sent: {}",
-            describe_error(&e)
+            "{} probes run, {} of {gating} gating probes healthy",
+            probed.len(),
+            gating - unhealthy.len()
         )
-    })
+    };
+    let failed = (!unhealthy.is_empty()).then(|| {
+        let message = format!(
+            "{} of {gating} gating probes unhealthy: {}",
+            unhealthy.len(),
+            unhealthy.join("; ")
+        );
+        bounded(argv_text(&message).into_owned(), MAX_VALUE)
+    });
+    lines.push(summary.clone());
+    let carried = |v: String| bounded(argv_text(&v).into_owned(), MAX_VALUE);
+    let results = vec![
+        ("summary", carried(summary)),
+        ("report", carried(lines.join("\n") + "\n")),
+        (
+            "probes",
+            carried(serde_json::Value::Object(json).to_string()),
+        ),
+    ];
+    (results, failed)
 }
 
 /// The results of `show-status`, each value within [`MAX_VALUE`] and
@@ -108,7 +194,7 @@ mod tests {
     fn show_status_sends_the_report_and_the_store_in_one_action_set() {
         let store = store();
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer(SHOW_STATUS, &mut m, &store).unwrap();
+        answer(SHOW_STATUS, &mut m, &store, &BTreeMap::new()).unwrap();
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), 1, "{calls:?}");
         let (tool, args, _) = &calls[0];
@@ -129,15 +215,15 @@ mod tests {
     #[test]
     fn other_actions_get_nothing_from_the_host() {
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer("backup", &mut m, &store()).unwrap();
-        answer("show-status-extra", &mut m, &store()).unwrap();
+        answer("backup", &mut m, &store(), &BTreeMap::new()).unwrap();
+        answer("show-status-extra", &mut m, &store(), &BTreeMap::new()).unwrap();
         assert!(calls.lock().unwrap().is_empty());
     }
 
     #[test]
     fn a_failing_action_set_fails_the_action_naming_the_tool() {
         let (mut m, _) = model(ToolOutput::error(1, "not running an action"));
-        let e = answer(SHOW_STATUS, &mut m, &store()).unwrap_err();
+        let e = answer(SHOW_STATUS, &mut m, &store(), &BTreeMap::new()).unwrap_err();
         assert_eq!(
             e,
             "the show-status results were not sent: action-set exited with code 1: not running an action"

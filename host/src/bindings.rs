@@ -16,6 +16,6 @@ pub use self::wasm_charm::charm::types::{
 };
 
 /// The version of the WIT package this host implements.
-pub const WIT_VERSION: &str = "0.1.0";
+pub const WIT_VERSION: &str = "0.2.0";
 /// The WIT package name, as it appears in component import names.
 pub const WIT_PACKAGE: &str = "wasm-charm:charm";

@@ -20,7 +20,7 @@ use crate::event;
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::{HookTools, Unavailable};
 use crate::model::{HOST_CALLS_TIMEOUT, Model, describe_error};
-use crate::probe::{self, ProbeEnv, ProbeSpec, Probes, SystemClock};
+use crate::probe::{self, Assessed, ProbeSpec, Prober, Probes};
 use crate::runtime::cache::{self, ComponentId};
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
@@ -80,6 +80,7 @@ pub fn run_event(
     env: &JujuEnv,
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
+    prober: &Prober,
     now: u64,
 ) -> anyhow::Result<Report> {
     // 1.–2. the event and the charm
@@ -97,7 +98,7 @@ pub fn run_event(
     };
     // 3.–4. the component and the store
     let loaded = backend.load()?;
-    let mut run = EventRun::new(&ctx, tools)?;
+    let mut run = EventRun::new(&ctx, tools, prober)?;
     let handlers = run.handlers()?;
     let mut store = loaded.clone();
 
@@ -107,13 +108,14 @@ pub fn run_event(
     };
 
     // 6. scopes whose owner is gone
-    let probes = &charm.manifest.probes;
-    for (target, scope) in expired(&store, &ctx.event, &handlers, probes) {
+    let gating = probe::gates(&charm.manifest.probes, &store.probes);
+    for (target, scope) in expired(&store, &ctx.event, &handlers, &gating) {
         store.apply(Write::Clear { target, scope }, &ctx.described, ctx.now);
     }
 
-    // 7. readiness probes that gate "active"
-    gate_probes(&ctx, &mut store);
+    // 7. readiness probes that gate "active" (all of them for a self-check)
+    let self_check = matches!(&ctx.event, Event::Action(a) if a.name == actions::SELF_CHECK);
+    let probed = gate_probes(&ctx, &mut store, prober, self_check);
 
     // The host's own tool calls from here on share one budget: a hung tool
     // cannot hold the unit either.
@@ -154,7 +156,7 @@ pub fn run_event(
 
     // Built-in actions (DESIGN §9) answer from the store as the event left it.
     if let Event::Action(action) = &ctx.event
-        && let Err(why) = actions::answer(&action.name, &mut state.model, &store)
+        && let Err(why) = actions::answer(&action.name, &mut state.model, &store, &probed)
     {
         run.fail(&mut state.model, why);
     }
@@ -170,6 +172,9 @@ pub fn run_event(
 struct EventRun<'c, 'e> {
     ctx: &'e EventContext<'c>,
     tools: Arc<dyn HookTools>,
+    /// The declared probes, shared with every handler's `probe` interface.
+    probe_specs: Arc<BTreeMap<String, ProbeSpec>>,
+    prober: &'e Prober,
     component: ComponentId,
     /// Loaded at the first handler that runs: an event no handler observes
     /// needs neither wasmtime nor the component.
@@ -178,11 +183,17 @@ struct EventRun<'c, 'e> {
 }
 
 impl<'c, 'e> EventRun<'c, 'e> {
-    fn new(ctx: &'e EventContext<'c>, tools: Arc<dyn HookTools>) -> anyhow::Result<Self> {
+    fn new(
+        ctx: &'e EventContext<'c>,
+        tools: Arc<dyn HookTools>,
+        prober: &'e Prober,
+    ) -> anyhow::Result<Self> {
         Ok(EventRun {
             component: runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?,
             ctx,
             tools,
+            probe_specs: Arc::new(ctx.charm.manifest.probes.clone()),
+            prober,
             runtime: None,
             report: Report {
                 event: Some(ctx.described.clone()),
@@ -221,7 +232,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         EventState {
             status: ScopeWrites::new(self.ctx.endpoints.clone()),
             model,
-            probes: Probes,
+            probes: Probes::new(self.probe_specs.clone(), self.prober.clone()),
         }
     }
 
@@ -291,6 +302,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
     ) -> Ran {
         let limits = self.ctx.charm.manifest.limits;
         let ctx = self.ctx;
+        let gates = probe::gates(&self.probe_specs, &store.probes);
         let runtime = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
@@ -303,6 +315,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             let names = store.current_names(target, |_| true).into_iter().collect();
             state.status.set_current(target, names);
         }
+        state.probes.begin(gates);
         let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
@@ -321,6 +334,13 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
+        let (choices, warnings) = state.probes.take();
+        for w in warnings {
+            state.model.log(
+                LogLevel::Warning,
+                &format!("handler `{}`: {w}", handler.name),
+            );
+        }
         let own = |status: Option<Status>| own_write(handler, status);
         let (result, own_write) = match outcome {
             Outcome::Returned(Ok(status)) => (
@@ -367,6 +387,11 @@ impl<'c, 'e> EventRun<'c, 'e> {
         for w in writes.into_iter().chain([own_write]) {
             store.apply(w, &self.ctx.described, self.ctx.now);
         }
+        choices.apply(
+            &self.probe_specs,
+            &mut store.probes,
+            self.prober.clock.now(),
+        );
         self.report.handlers.push((handler.name.clone(), result));
         Ran::Returned(state)
     }
@@ -390,27 +415,36 @@ impl<'c, 'e> EventRun<'c, 'e> {
 /// per-attempt timeout and retries, DESIGN §5).
 pub const PROBE_BUDGET: Duration = Duration::from_secs(10);
 
-/// Run the gated probes concurrently and set or clear their scopes
-/// `probe/<name>` (maintenance within the grace period, blocked after it),
-/// keeping each probe's state for the next event. Runs at every event, so a
-/// recovered probe heals the unit with no handler running.
-fn gate_probes(ctx: &EventContext, store: &mut ScopeStore) {
+/// Run the gating probes concurrently (every declared one for a
+/// self-check) and set or clear their scopes `probe/<name>` (maintenance
+/// within the grace period, blocked after it), keeping each probe's state
+/// for the next event. Runs at every event, so a recovered probe heals the
+/// unit with no handler running. Returns what each probe found.
+fn gate_probes(
+    ctx: &EventContext,
+    store: &mut ScopeStore,
+    prober: &Prober,
+    all: bool,
+) -> BTreeMap<String, Assessed> {
     let specs = &ctx.charm.manifest.probes;
     store.probes.retain(|name, _| specs.contains_key(name));
     if specs.is_empty() {
-        return;
+        return BTreeMap::new();
     }
-    let assessed = probe::assess(
-        specs,
-        &store.probes,
-        &ProbeEnv::default(),
-        Arc::new(SystemClock),
-        PROBE_BUDGET,
-    );
-    for (name, assessed) in assessed {
-        store.probes.insert(name.clone(), assessed.state);
-        let scope = probe::scope_name(&name);
-        let write = match assessed.status {
+    let also = if all {
+        specs.keys().cloned().collect()
+    } else {
+        BTreeSet::new()
+    };
+    let assessed = probe::assess(specs, &store.probes, &also, prober, PROBE_BUDGET);
+    for (name, assessed) in &assessed {
+        if !assessed.gating {
+            // Run for a self-check only: nothing to judge or keep.
+            continue;
+        }
+        store.probes.insert(name.clone(), assessed.state.clone());
+        let scope = probe::scope_name(name);
+        let write = match assessed.status.clone() {
             Some(s) => Write::Set {
                 target: Target::Unit,
                 scope,
@@ -425,6 +459,7 @@ fn gate_probes(ctx: &EventContext, store: &mut ScopeStore) {
         };
         store.apply(write, &ctx.described, ctx.now);
     }
+    assessed
 }
 
 /// How one handler's run left the event.
@@ -572,13 +607,13 @@ fn status_set(
 }
 
 /// Scopes to clear after the handlers ran: the broken relation's, the
-/// departed unit's, and those of handlers and gated probes the charm no
-/// longer declares.
+/// departed unit's, those of handlers the charm no longer declares, and
+/// those of probes that no longer gate (or are no longer declared).
 fn expired(
     store: &ScopeStore,
     event: &Event,
     handlers: &[Handler],
-    probes: &BTreeMap<String, ProbeSpec>,
+    gating: &BTreeMap<String, bool>,
 ) -> Vec<(Target, String)> {
     let gone_relation = match event {
         Event::RelationBroken(r) => Some(relation_scope(&r.relation.endpoint, r.relation.id)),
@@ -596,7 +631,7 @@ fn expired(
                 || Some(n) == gone_unit.as_deref()
                 || (n.starts_with("handler/") && !declared.contains(n))
                 || n.strip_prefix("probe/")
-                    .is_some_and(|p| !probes.get(p).is_some_and(|s| s.gate))
+                    .is_some_and(|p| !gating.get(p).copied().unwrap_or(false))
         }) {
             out.push((target, name));
         }

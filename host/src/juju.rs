@@ -50,6 +50,7 @@ fn run() -> anyhow::Result<Report> {
         &env,
         std::sync::Arc::new(ProcessTools),
         &mut store,
+        &crate::probe::Prober::default(),
         unix_now(),
     )
 }

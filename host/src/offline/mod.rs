@@ -176,8 +176,15 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let now = crate::juju::unix_now();
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
-    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, now)
-        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    let report = dispatch::run_event(
+        &charm,
+        &env,
+        Arc::new(tools),
+        &mut backend,
+        &crate::probe::Prober::default(),
+        now,
+    )
+    .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed);

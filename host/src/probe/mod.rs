@@ -10,27 +10,12 @@
 //!   keeps between events.
 //! * [`clock`]: the injectable time source.
 //!
-//! # Wiring it into an event (for the pipeline)
+//! * [`Probes`]: the `probe` WIT interface: a handler runs a declared probe,
+//!   chooses which probes gate, and restarts a grace period. Its choices are
+//!   [`Choices`], applied to the kept states only when the handler returned.
 //!
-//! After the handlers, with the states the store kept:
-//!
-//! ```ignore
-//! let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-//! let assessed = probe::assess(&charm.manifest.probes, &kept_states,
-//!                              &ProbeEnv::default(), clock, budget);
-//! for (name, a) in assessed {
-//!     // a.status: None → clear scope probe::scope_name(&name);
-//!     //           Some(s) → set it to s.kind / s.message
-//!     // a.state: keep for the next event
-//! }
-//! ```
-//!
-//! When the charm restarts what a probe watches:
-//! `probe::restart_grace(&mut kept_states, name, clock.now())`.
-//!
-//! The `probe` WIT interface ([`Probes`]) still answers every name
-//! `undeclared`; running a declared probe for a guest is [`run::with_retries`]
-//! over [`run::attempt`].
+//! The pipeline (`dispatch`) calls [`assess`] after the handlers, with the
+//! states the store kept, and sets or clears each gating probe's scope.
 
 pub mod clock;
 pub(crate) mod http;
@@ -45,14 +30,14 @@ mod tcp;
 mod tests;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use run::{Outcome, ProbeEnv};
+pub use run::{Outcome, ProbeEnv, Prober};
 pub use spec::{Expect, ProbeSpec, Target};
 pub use state::{ProbeState, ScopeStatus};
 
-use crate::bindings::probe::{Host, ProbeError, ProbeResult};
-use std::collections::BTreeMap;
+use crate::bindings::probe::{Gating, Host, ProbeError, ProbeResult};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// The result of one probe run: whether its expectation held, and what was
 /// seen, phrased for a status message ("port 127.0.0.1:8774 not listening").
@@ -109,31 +94,62 @@ pub fn scope_name(probe: &str) -> String {
 /// status of its scope (`None`: clear it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assessed {
+    /// Whether the probe gates readiness (one run for a self-check only
+    /// does not, and is not judged).
+    pub gating: bool,
     pub outcome: Outcome,
     pub state: ProbeState,
     pub status: Option<ScopeStatus>,
 }
 
-/// Run the gated probes of `specs` at once within `budget` and judge each
-/// against the state kept from earlier events (`states`; a probe without one
-/// never ran). The time of judgement is `clock.now()` once all have
-/// finished.
+/// Whether each declared probe gates readiness now, given the states kept:
+/// a handler's choice, or the manifest's `gate`.
+pub fn gates(
+    specs: &BTreeMap<String, ProbeSpec>,
+    states: &BTreeMap<String, ProbeState>,
+) -> BTreeMap<String, bool> {
+    specs
+        .iter()
+        .map(|(name, spec)| {
+            let gate = states.get(name).map_or(spec.gate, |s| s.gates(spec));
+            (name.clone(), gate)
+        })
+        .collect()
+}
+
+/// Run the probes that gate now at once within `budget`, plus `also` (a
+/// self-check runs them all), and judge each gating one against the state
+/// kept from earlier events (`states`; a probe without one never ran). The
+/// time of judgement is the clock's once all have finished. Probes in
+/// `also` that do not gate are run, not judged: their `Assessed` keeps the
+/// state as it was and has no status.
 pub fn assess(
     specs: &BTreeMap<String, ProbeSpec>,
     states: &BTreeMap<String, ProbeState>,
-    env: &ProbeEnv,
-    clock: Arc<dyn Clock>,
+    also: &BTreeSet<String>,
+    prober: &Prober,
     budget: Duration,
 ) -> BTreeMap<String, Assessed> {
-    let outcomes = run::run_gated(specs, env, clock.clone(), budget);
-    let now = clock.now();
+    let gating = gates(specs, states);
+    let names: Vec<&str> = gating
+        .iter()
+        .filter(|(name, gate)| **gate || also.contains(*name))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let outcomes = run::run_all(specs, &names, prober, budget);
+    let now = prober.clock.now();
     outcomes
         .into_iter()
         .map(|(name, outcome)| {
             let spec = &specs[&name];
             let prev = states.get(&name).cloned().unwrap_or_default();
-            let (state, status) = prev.evaluate(spec, &outcome.check, now);
+            let (state, status) = if gating[&name] {
+                prev.evaluate(spec, &outcome.check, now)
+            } else {
+                (prev, None)
+            };
             let assessed = Assessed {
+                gating: gating[&name],
                 outcome,
                 state,
                 status,
@@ -141,6 +157,44 @@ pub fn assess(
             (name, assessed)
         })
         .collect()
+}
+
+/// What one handler chose through the `probe` interface, kept apart until
+/// it returns (a handler that fails changes nothing). Bounded by the
+/// declared probes: a later choice for the same probe replaces an earlier.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Choices {
+    /// Whether a probe gates, by name.
+    pub gates: BTreeMap<String, bool>,
+    /// Probes whose grace period starts again.
+    pub restarts: BTreeSet<String>,
+}
+
+impl Choices {
+    pub fn is_empty(&self) -> bool {
+        self.gates.is_empty() && self.restarts.is_empty()
+    }
+
+    /// Apply to the kept `states` at `now`: gating first, so a probe that
+    /// starts gating and is restarted has its grace period from `now`
+    /// either way.
+    pub fn apply(
+        self,
+        specs: &BTreeMap<String, ProbeSpec>,
+        states: &mut BTreeMap<String, ProbeState>,
+        now: SystemTime,
+    ) {
+        for (name, gate) in self.gates {
+            if let Some(spec) = specs.get(&name) {
+                states.entry(name).or_default().set_gate(gate, spec, now);
+            }
+        }
+        for name in self.restarts {
+            if specs.contains_key(&name) {
+                restart_grace(states, &name, now);
+            }
+        }
+    }
 }
 
 /// Start probe `name`'s grace period again at `now` (the charm restarted
@@ -152,19 +206,112 @@ pub fn restart_grace(states: &mut BTreeMap<String, ProbeState>, name: &str, now:
         .restart_grace(now);
 }
 
-/// The probes declared in the manifest, as the `probe` WIT interface sees
-/// them. This version still answers every name `undeclared`.
-#[derive(Debug, Default)]
-pub struct Probes;
+/// How long a guest's probe run may take when no handler deadline was set
+/// (the pipeline always sets one).
+const RUN_WITHOUT_DEADLINE: Duration = Duration::from_secs(30);
 
-impl Host for Probes {
-    fn run(&mut self, name: String) -> Result<ProbeResult, ProbeError> {
-        Err(ProbeError::Undeclared(format!(
-            "no probe named `{name}` is declared in wasm-charm.yaml"
-        )))
+/// The `probe` WIT interface for one handler: the declared probes, how they
+/// run, the gating the store holds, and the handler's choices so far.
+#[derive(Debug)]
+pub struct Probes {
+    specs: Arc<BTreeMap<String, ProbeSpec>>,
+    prober: Prober,
+    deadline: Option<Instant>,
+    /// Gating as kept when the handler started.
+    kept: BTreeMap<String, bool>,
+    choices: Choices,
+    /// Warnings for the unit's log (an undeclared name), logged by the
+    /// pipeline when the handler ends.
+    warnings: Vec<String>,
+}
+
+impl Probes {
+    pub fn new(specs: Arc<BTreeMap<String, ProbeSpec>>, prober: Prober) -> Self {
+        Probes {
+            specs,
+            prober,
+            deadline: None,
+            kept: BTreeMap::new(),
+            choices: Choices::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Probe runs end by the handler's deadline.
+    pub fn set_deadline(&mut self, deadline: Instant) {
+        self.deadline = Some(deadline);
+    }
+
+    /// A handler starts, with the gating the store holds.
+    pub fn begin(&mut self, kept: BTreeMap<String, bool>) {
+        self.kept = kept;
+        self.choices = Choices::default();
+        self.warnings.clear();
+    }
+
+    /// The handler ended: its choices (to apply only if it returned) and
+    /// the warnings to log either way.
+    pub fn take(&mut self) -> (Choices, Vec<String>) {
+        (
+            std::mem::take(&mut self.choices),
+            std::mem::take(&mut self.warnings),
+        )
+    }
+
+    /// The declaration of `name`, or the error a guest gets (and a warning
+    /// for the log: a charm naming a probe its manifest lacks is a bug).
+    fn declared(&mut self, name: &str, call: &str) -> Result<ProbeSpec, ProbeError> {
+        if let Some(spec) = self.specs.get(name) {
+            return Ok(spec.clone());
+        }
+        let why = format!(
+            "no probe named {name:?} is declared in wasm-charm.yaml (probes: {})",
+            if self.specs.is_empty() {
+                "none".to_string()
+            } else {
+                self.specs.keys().cloned().collect::<Vec<_>>().join(", ")
+            }
+        );
+        self.warnings.push(format!("probe.{call}: {why}"));
+        Err(ProbeError::Undeclared(why))
     }
 }
 
+impl Host for Probes {
+    fn run(&mut self, name: String) -> Result<ProbeResult, ProbeError> {
+        let spec = self.declared(&name, "run")?;
+        let budget = self
+            .deadline
+            .unwrap_or_else(|| Instant::now() + RUN_WITHOUT_DEADLINE);
+        Ok(self.prober.run(&name, &spec, budget).check.into())
+    }
+
+    fn gates(&mut self) -> Vec<Gating> {
+        self.specs
+            .iter()
+            .map(|(name, spec)| {
+                let kept = self.kept.get(name).copied().unwrap_or(spec.gate);
+                let gate = self.choices.gates.get(name).copied().unwrap_or(kept);
+                Gating {
+                    name: name.clone(),
+                    gate,
+                }
+            })
+            .collect()
+    }
+
+    fn set_gate(&mut self, name: String, gate: bool) -> Result<(), ProbeError> {
+        self.declared(&name, "set-gate")?;
+        self.choices.gates.insert(name, gate);
+        Ok(())
+    }
+
+    fn restart_grace(&mut self, name: String) -> Result<(), ProbeError> {
+        self.declared(&name, "restart-grace")?;
+        self.choices.restarts.insert(name);
+        Ok(())
+    }
+}
 /// Register the `probe` interface, answered by the [`Probes`] that `get`
 /// finds in an instance's state.
 pub fn add_to_linker<T: 'static>(

@@ -92,34 +92,75 @@ pub fn with_retries(
     }
 }
 
-/// Run every gated probe of `specs` at once, one thread each, for at most
+/// How probes are run in this process: what the kinds reach, the time
+/// source, and outcomes given in place of running (offline scenarios, from
+/// the state file).
+#[derive(Clone)]
+pub struct Prober {
+    pub env: ProbeEnv,
+    pub clock: Arc<dyn Clock>,
+    /// Outcomes by probe name, used instead of running those probes.
+    pub scripted: BTreeMap<String, Check>,
+}
+
+impl Default for Prober {
+    /// The machine itself: `systemctl` on `PATH`, `/proc`, the system clock.
+    fn default() -> Self {
+        Prober {
+            env: ProbeEnv::default(),
+            clock: Arc::new(super::SystemClock),
+            scripted: BTreeMap::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Prober {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prober")
+            .field("env", &self.env)
+            .field("scripted", &self.scripted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prober {
+    /// Run probe `name` (declared as `spec`) with its retries, finishing by
+    /// `budget`; a scripted outcome is answered at once.
+    pub fn run(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
+        if let Some(check) = self.scripted.get(name) {
+            return Outcome {
+                check: check.clone(),
+                attempts: 1,
+            };
+        }
+        with_retries(spec, self.clock.as_ref(), budget, |deadline| {
+            attempt(spec, &self.env, deadline)
+        })
+    }
+}
+
+/// Run the probes `names` of `specs` at once, one thread each, for at most
 /// `budget`. A probe still running then is unhealthy with a message saying
 /// so (its thread is left to end at its own deadline; its answer is
 /// dropped).
-pub fn run_gated(
+pub fn run_all(
     specs: &BTreeMap<String, ProbeSpec>,
-    env: &ProbeEnv,
-    clock: Arc<dyn Clock>,
+    names: &[&str],
+    prober: &Prober,
     budget: Duration,
 ) -> BTreeMap<String, Outcome> {
     let end = Instant::now() + budget;
     let (tx, rx) = mpsc::channel();
     let mut outcomes = BTreeMap::new();
     let mut running = 0;
-    for (probe, spec) in specs.iter().filter(|(_, s)| s.gate) {
-        let (tx, name, spec, env, clock) = (
-            tx.clone(),
-            probe.clone(),
-            spec.clone(),
-            env.clone(),
-            clock.clone(),
-        );
+    let chosen = || names.iter().filter_map(|n| Some((*n, specs.get(*n)?)));
+    for (probe, spec) in chosen() {
+        let (tx, name, owned, prober) =
+            (tx.clone(), probe.to_string(), spec.clone(), prober.clone());
         let spawned = std::thread::Builder::new()
             .name(format!("probe-{name}"))
             .spawn(move || {
-                let outcome = with_retries(&spec, clock.as_ref(), end, |deadline| {
-                    attempt(&spec, &env, deadline)
-                });
+                let outcome = prober.run(&name, &owned, end);
                 // The receiver is gone only once the budget is spent.
                 let _ = tx.send((name, outcome));
             });
@@ -127,11 +168,11 @@ pub fn run_gated(
             Ok(_) => running += 1,
             Err(e) => {
                 outcomes.insert(
-                    probe.clone(),
+                    probe.to_string(),
                     Outcome {
                         check: Check::unhealthy(format!(
                             "{}: cannot start the probe: {e}",
-                            specs[probe].target
+                            spec.target
                         )),
                         attempts: 0,
                     },
@@ -150,8 +191,8 @@ pub fn run_gated(
             Err(_) => break,
         }
     }
-    for (name, spec) in specs.iter().filter(|(_, s)| s.gate) {
-        outcomes.entry(name.clone()).or_insert_with(|| Outcome {
+    for (name, spec) in chosen() {
+        outcomes.entry(name.to_string()).or_insert_with(|| Outcome {
             check: Check::unhealthy(format!(
                 "{}: no answer within the event's probe budget of {}",
                 spec.target,

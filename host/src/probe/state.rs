@@ -11,6 +11,9 @@
 //!   blocked; `grace: 0s` is blocked at once. The message is the check's
 //!   detail, which names what is wrong and where.
 //! * Time read backwards (a clock set back) counts as no time passed.
+//! * Whether a probe gates is the manifest's `gate` until a handler chooses
+//!   ([`ProbeState::set_gate`]); a probe that starts gating starts its grace
+//!   period.
 
 use super::Check;
 use super::spec::ProbeSpec;
@@ -39,6 +42,10 @@ pub struct ProbeState {
     /// Where the grace period runs from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grace_start: Option<Millis>,
+    /// A handler's choice of whether the probe gates; `None`: the
+    /// manifest's `gate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<bool>,
 }
 
 /// One check as kept.
@@ -48,6 +55,10 @@ pub struct LastCheck {
     pub detail: String,
     /// When it was made (the last attempt).
     pub at: Millis,
+    /// Since when the probe has been healthy, or unhealthy, without a
+    /// break.
+    #[serde(default)]
+    pub since: Millis,
 }
 
 /// The status a failing probe gives its scope.
@@ -68,16 +79,22 @@ impl ProbeState {
         now: SystemTime,
     ) -> (ProbeState, Option<ScopeStatus>) {
         let now = millis(now);
+        let since = match &self.last {
+            Some(l) if l.healthy == check.healthy => l.since.min(now),
+            _ => now,
+        };
         let last = Some(LastCheck {
             healthy: check.healthy,
             detail: check.detail.clone(),
             at: now,
+            since,
         });
         if check.healthy {
             let next = ProbeState {
                 last,
                 failing_since: None,
                 grace_start: None,
+                gate: self.gate,
             };
             return (next, None);
         }
@@ -101,6 +118,7 @@ impl ProbeState {
             last,
             failing_since: Some(failing_since),
             grace_start: Some(grace_start),
+            gate: self.gate,
         };
         let status = ScopeStatus {
             kind,
@@ -113,5 +131,21 @@ impl ProbeState {
     /// probe watches, so a failure from now on is maintenance for `grace`.
     pub fn restart_grace(&mut self, now: SystemTime) {
         self.grace_start = Some(millis(now));
+    }
+
+    /// Whether the probe gates readiness now.
+    pub fn gates(&self, spec: &ProbeSpec) -> bool {
+        self.gate.unwrap_or(spec.gate)
+    }
+
+    /// A handler chose whether the probe gates, at `now`. A probe that
+    /// starts gating starts its grace period: what it watches may only now
+    /// be expected to be up (or, for `expect: down`, down).
+    pub fn set_gate(&mut self, gate: bool, spec: &ProbeSpec, now: SystemTime) {
+        if gate && !self.gates(spec) {
+            self.failing_since = None;
+            self.grace_start = Some(millis(now));
+        }
+        self.gate = Some(gate);
     }
 }

@@ -209,6 +209,7 @@ impl Runtime {
     ) -> Finished<R> {
         let deadline = Instant::now() + limits.handler_timeout;
         event.model.set_deadline(deadline);
+        event.probes.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
@@ -523,9 +524,11 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(incompatibility("0.1.0"), None);
-        assert!(incompatibility("0.1.1").unwrap().contains("newer host"));
-        assert!(incompatibility("0.2.0").unwrap().contains("rebuild"));
+        assert_eq!(incompatibility("0.2.0"), None);
+        assert!(incompatibility("0.2.1").unwrap().contains("newer host"));
+        // A charm built against 0.1 (before probes could gate) is refused.
+        assert!(incompatibility("0.1.0").unwrap().contains("rebuild"));
+        assert!(incompatibility("0.3.0").unwrap().contains("rebuild"));
         assert!(incompatibility("1.0.0").unwrap().contains("rebuild"));
         assert!(incompatibility("").is_some());
     }

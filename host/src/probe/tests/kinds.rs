@@ -2,12 +2,12 @@
 //! against the stand-in (tests/probe-fixtures/systemctl).
 
 use super::support::{ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_zombie};
-use crate::probe::run::{attempt, run_gated};
+use crate::probe::run::{Prober, attempt, run_all};
 use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::state::millis;
 use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
 use crate::status::merge::Kind;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{Ipv4Addr, Ipv6Addr, TcpListener};
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
@@ -362,12 +362,13 @@ fn gated_probes_run_at_once_under_one_budget() {
     .collect();
     let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
     let started = Instant::now();
-    let out = run_gated(
-        &specs,
-        &ProbeEnv::default(),
-        clock,
-        Duration::from_millis(500),
-    );
+    // The pipeline runs the probes that gate.
+    let gated: Vec<&str> = specs
+        .iter()
+        .filter(|(_, s)| s.gate)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let out = run_all(&specs, &gated, &on_clock(clock), Duration::from_millis(500));
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.keys().collect::<Vec<_>>(), ["open", "refused", "slow"]);
     assert!(out["open"].check.healthy);
@@ -398,11 +399,11 @@ fn assess_gates_with_grace_and_heals() {
     let clock = Arc::new(ManualClock::new(
         UNIX_EPOCH + Duration::from_secs(1_000_000),
     ));
-    let env = ProbeEnv::default();
+    let prober = on_clock(clock.clone());
     let budget = Duration::from_secs(10);
     let mut states: BTreeMap<String, ProbeState> = BTreeMap::new();
     let event = |states: &mut BTreeMap<String, ProbeState>| {
-        let mut a = assess(&specs, states, &env, clock.clone(), budget);
+        let mut a = assess(&specs, states, &BTreeSet::new(), &prober, budget);
         let a = a.remove("api-port").unwrap();
         states.insert("api-port".into(), a.state.clone());
         a
@@ -469,9 +470,17 @@ fn assess_grace_zero_is_blocked_at_once() {
     let a = assess(
         &specs,
         &BTreeMap::new(),
-        &ProbeEnv::default(),
-        clock,
+        &BTreeSet::new(),
+        &on_clock(clock),
         Duration::from_secs(10),
     );
     assert_eq!(a["p"].status.as_ref().unwrap().kind, Kind::Blocked);
+}
+
+/// The machine's probes, timed by `clock`.
+fn on_clock(clock: Arc<ManualClock>) -> Prober {
+    Prober {
+        clock,
+        ..Prober::default()
+    }
 }
