@@ -10,10 +10,21 @@
 //! wall time and the process's own peak RSS (`wait4`). Runs alternate
 //! between the peers, so drift on a shared machine hits both; the ratio is
 //! taken pair by pair, then its median is printed.
+//!
+//! A last scenario measures readiness probes: update-status (which no
+//! gateway handler observes, so the host runs nothing but the gated probes)
+//! on copies of the packed charm declaring 0, 1, 4 and 16 healthy probes
+//! against a TCP listener and an HTTP server of this process and against
+//! processes that exist. Runs rotate between the copies; each count's ratio
+//! to the copy without probes is taken run by run. The store of every copy
+//! is checked after each run: every probe ran at that event and passed, and
+//! the unit is active, or the benchmark stops.
 
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 struct Sample {
     wall_ms: f64,
@@ -110,6 +121,255 @@ fn run_ok(cmd: &mut Command, what: &str) {
     );
 }
 
+/// Copy the directory `from` to `to` (files keep their permissions).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst)
+                .unwrap_or_else(|e| panic!("{} → {}: {e}", src.display(), dst.display()));
+        }
+    }
+}
+
+/// A listener on 127.0.0.1, port 0, whose thread accepts every connection
+/// and closes it: what a TCP probe connects to.
+fn tcp_target() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the TCP probe target");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            drop(stream);
+        }
+    });
+    addr
+}
+
+/// An HTTP server on 127.0.0.1, port 0: one thread that reads each
+/// request's head and answers `200 OK` with a two-byte body, then closes.
+fn http_target() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the HTTP probe target");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            // Read the whole head first: closing with unread bytes would
+            // reset the connection under the client's feet.
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 << 10 {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+            );
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+        }
+    });
+    addr
+}
+
+/// One probe declaration of the benchmark: its kind, for the output, and
+/// its target, as wasm-charm.yaml writes it.
+struct ProbeDecl {
+    kind: &'static str,
+    target: String,
+}
+
+/// The `probes:` section declaring `decls`, with the brief's settings.
+fn probes_yaml(decls: &[ProbeDecl]) -> String {
+    let mut yaml = String::from("probes:\n");
+    for (i, d) in decls.iter().enumerate() {
+        yaml.push_str(&format!(
+            "  p{i}:\n    {}: {}\n    timeout: 2s\n    retries: 2\n    grace: 60s\n",
+            d.kind, d.target
+        ));
+    }
+    yaml
+}
+
+/// "1 tcp, 1 http, 2 process"
+fn kinds(decls: &[ProbeDecl]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for d in decls {
+        match counts.iter_mut().find(|(k, _)| *k == d.kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((d.kind, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// Panic unless the store of `charm` shows its `n` probes all checked at or
+/// after `since` (ms since the epoch) and healthy, no `probe/…` scope set,
+/// and the unit's written status active: a failing probe (retried, then
+/// maintenance) must never be measured as if it were the cost of probing.
+fn assert_probes_passed(charm: &Path, n: usize, since: u64) {
+    let path = charm.join(".wasm-charm/scopes.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let store: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    let fail = |why: String| -> ! {
+        panic!(
+            "probe benchmark, {n} probes: {why}; the probes must all pass or the figures \
+             measure retries ({})\n{text}",
+            path.display()
+        )
+    };
+    let probes = store["probes"].as_object().cloned().unwrap_or_default();
+    if probes.len() != n {
+        fail(format!("the store keeps {} probe states", probes.len()));
+    }
+    for (name, state) in &probes {
+        let last = &state["last"];
+        if last["healthy"] != serde_json::Value::Bool(true) {
+            fail(format!("probe {name} is unhealthy: {}", last["detail"]));
+        }
+        if last["at"].as_u64().is_none_or(|at| at < since) {
+            fail(format!("probe {name} did not run at the last event"));
+        }
+    }
+    if let Some(scopes) = store["unit"].as_object() {
+        for (scope, s) in scopes {
+            if scope.starts_with("probe/") && !s["current"].is_null() {
+                fail(format!("scope {scope} is set: {}", s["current"]));
+            }
+        }
+    }
+    let unit = &store["written"]["unit"];
+    if unit["status"] != "active" {
+        fail(format!("the unit's written status is {unit}, not active"));
+    }
+}
+
+/// update-status on copies of the packed charm `wasm` declaring 0, 1, 4
+/// and 16 healthy probes, `runs` rounds, each round running every copy once
+/// in an order that rotates.
+fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
+    let hook = "update-status";
+    let tcp = tcp_target();
+    let http = http_target();
+    // Processes that surely exist: pid 1 (its comm) and this benchmark.
+    let init = std::fs::read_to_string("/proc/1/comm")
+        .expect("/proc/1/comm")
+        .trim_end()
+        .to_string();
+    let me = std::env::current_exe()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let decl = |i: usize| match i % 4 {
+        0 => ProbeDecl {
+            kind: "tcp",
+            target: tcp.to_string(),
+        },
+        1 => ProbeDecl {
+            kind: "http",
+            target: format!("http://{http}/health"),
+        },
+        2 => ProbeDecl {
+            kind: "process",
+            target: serde_json::to_string(&init).unwrap(),
+        },
+        _ => ProbeDecl {
+            kind: "process",
+            target: serde_json::to_string(&me).unwrap(),
+        },
+    };
+    let counts = [0usize, 1, 4, 16];
+    let mut variants = Vec::new();
+    for &n in &counts {
+        let charm = dir.join(format!("wasm-gateway-probes-{n}"));
+        let _ = std::fs::remove_dir_all(&charm);
+        copy_dir(wasm, &charm);
+        let decls: Vec<ProbeDecl> = (0..n).map(decl).collect();
+        if n > 0 {
+            let manifest = charm.join("wasm-charm.yaml");
+            let mut text = std::fs::read_to_string(&manifest).unwrap();
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&probes_yaml(&decls));
+            std::fs::write(&manifest, text).unwrap();
+        }
+        let label = match n {
+            0 => "no probes".to_string(),
+            1 => format!("1 probe ({})", kinds(&decls)),
+            n => format!("{n} probes ({})", kinds(&decls)),
+        };
+        // Warm-up, then the check that every probe passed.
+        let since = now_millis();
+        for _ in 0..3 {
+            measure(&mut hook_command(peer, &charm, hook));
+        }
+        assert_probes_passed(&charm, n, since);
+        variants.push((n, charm, label, Vec::<Sample>::new()));
+    }
+    for run in 0..runs {
+        for k in 0..variants.len() {
+            let i = (run + k) % variants.len();
+            let (n, charm, _, samples) = &mut variants[i];
+            let since = now_millis();
+            samples.push(measure(&mut hook_command(peer, charm, hook)));
+            assert_probes_passed(charm, *n, since);
+        }
+    }
+    let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall_ms).collect());
+    let rss = |v: &[Sample]| median(v.iter().map(|s| s.rss_kib as f64).collect()) / 1024.0;
+    let base = &variants[0].3;
+    println!();
+    println!("{hook}, gated readiness probes, all healthy (copies of the wasm charm, own stores)");
+    println!(
+        "  {:<38} {:>9} {:>12} {:>20} {:>8}",
+        "", "median ms", "peak RSS MiB", "/ no probes (paired)", "max ms"
+    );
+    for (_, _, label, samples) in &variants {
+        let ratio = median(
+            samples
+                .iter()
+                .zip(base)
+                .map(|(s, b)| s.wall_ms / b.wall_ms)
+                .collect(),
+        );
+        let max = samples.iter().map(|s| s.wall_ms).fold(0.0, f64::max);
+        println!(
+            "  {:<38} {:>9.2} {:>12.1} {:>19.2}x {:>8.1}",
+            label,
+            wall(samples),
+            rss(samples),
+            ratio,
+            max
+        );
+    }
+    // The store shows the last attempt only: a probe passing on a retry
+    // would look healthy, but only after a back-off of 200 ms.
+    println!("  (a probe that passes only on a retry waits 200 ms first: see max ms)");
+    println!(
+        "  probe targets: tcp {tcp}, http http://{http}/health, process {init:?} (pid 1) and {me:?} (this benchmark)"
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
     let runs: usize = std::env::var("BENCH_RUNS")
@@ -147,7 +407,8 @@ fn main() {
             .env("CARGO_TARGET_DIR", root.join("target/wasm-guests")),
         "wasm-charm pack",
     );
-    let _ = std::fs::remove_dir_all(wasm.join(".wasm-charm/scopes.json"));
+    // A fresh store: the history below is the whole of it.
+    let _ = std::fs::remove_file(wasm.join(".wasm-charm/scopes.json"));
     // The same history as the peer's setup: install, then config-changed.
     for hook in ["install", "config-changed"] {
         run_ok(&mut hook_command(&peer, &wasm, hook), hook);
@@ -208,4 +469,5 @@ fn main() {
             "  ops / wasm-charm (paired median): {ratio:.1}x; wasm-charm / true: {over_true:.2}x"
         );
     }
+    probe_scenario(&peer, &wasm, &dir, runs);
 }
