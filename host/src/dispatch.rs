@@ -149,8 +149,9 @@ pub fn run_event(
             return Ok(run.failed(loaded));
         }
     }
-    // An event that changed nothing writes nothing: no fsync on update-status.
-    if store != loaded {
+    // An event that changed nothing writes nothing: no fsync on an
+    // update-status whose probes found what they found before.
+    if store.worth_saving_over(&loaded) {
         backend.save(&store)?;
     }
 

@@ -146,6 +146,30 @@ pub enum Write {
 }
 
 impl ScopeStore {
+    /// Whether `self` says more than `before` did: any change but the times
+    /// at which unchanged probe results were checked again. An update-status
+    /// whose probes all find what they found before then saves nothing (a
+    /// write and two fsyncs saved per event); the kept `at` is the last check
+    /// that changed something, while `since` stays exact.
+    pub fn worth_saving_over(&self, before: &ScopeStore) -> bool {
+        if self == before {
+            return false;
+        }
+        let mut rechecked = self.clone();
+        for (name, state) in &mut rechecked.probes {
+            if let (Some(now), Some(then)) = (
+                state.last.as_mut(),
+                before.probes.get(name).and_then(|p| p.last.as_ref()),
+            ) && now.healthy == then.healthy
+                && now.detail == then.detail
+                && now.since == then.since
+            {
+                now.at = then.at;
+            }
+        }
+        rechecked != *before
+    }
+
     /// Decode a document, refusing formats this host does not know.
     pub fn decode(bytes: &[u8]) -> Result<ScopeStore, DecodeError> {
         #[derive(Deserialize)]

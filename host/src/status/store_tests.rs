@@ -161,6 +161,53 @@ fn decode_refuses_what_it_cannot_read() {
     );
 }
 
+#[test]
+fn a_probe_rechecked_with_the_same_result_is_not_worth_a_save() {
+    use crate::probe::state::LastCheck;
+    let check = |healthy: bool, detail: &str, at: u64, since: u64| crate::probe::ProbeState {
+        last: Some(LastCheck {
+            healthy,
+            detail: detail.into(),
+            at,
+            since,
+        }),
+        ..Default::default()
+    };
+    let mut before = ScopeStore::default();
+    before
+        .probes
+        .insert("api".into(), check(true, "port open", 1_000, 500));
+    // Checked again later, same finding: nothing worth a write.
+    let mut after = before.clone();
+    after
+        .probes
+        .insert("api".into(), check(true, "port open", 9_000, 500));
+    assert!(!after.worth_saving_over(&before));
+    assert!(!before.worth_saving_over(&before));
+    // Anything else is: a new detail, a new health, a new probe, a gate.
+    for changed in [
+        check(true, "port open, pid 7", 9_000, 500),
+        check(false, "port closed", 9_000, 9_000),
+        crate::probe::ProbeState {
+            gate: Some(false),
+            ..check(true, "port open", 9_000, 500)
+        },
+    ] {
+        let mut after = before.clone();
+        after.probes.insert("api".into(), changed);
+        assert!(after.worth_saving_over(&before), "{after:?}");
+    }
+    let mut after = before.clone();
+    after
+        .probes
+        .insert("db".into(), check(true, "port open", 9_000, 9_000));
+    assert!(after.worth_saving_over(&before));
+    // And so is any scope change, probes or not.
+    let mut after = before.clone();
+    after.apply(set(Target::Unit, "x", Kind::Blocked, "m"), "ev", 1);
+    assert!(after.worth_saving_over(&before));
+}
+
 fn arb_write() -> impl Strategy<Value = Write> {
     let target = prop_oneof![Just(Target::Unit), Just(Target::App)];
     let kind = prop_oneof![
