@@ -265,7 +265,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     if json {
         print!("{}", String::from_utf8_lossy(&store.encode()));
     } else {
-        print!("{}", crate::show::status_report(&store, true));
+        print!("{}", crate::show::status_report(&store, true, None));
     }
     Ok(())
 }
