@@ -273,9 +273,16 @@ fn undeclared_probe_is_an_error_value_not_a_trap() {
         &store(&unit),
         "handler/hostile",
         "waiting",
-        "undeclared probe: no probe named `nope` is declared in wasm-charm.yaml",
+        "undeclared probe: no probe named \"nope\" is declared in wasm-charm.yaml (probes: none)",
     );
     assert_eq!(logged(&unit, "ERROR"), Vec::<String>::new());
+    // A charm naming a probe its manifest lacks has a bug: the log says so.
+    assert_eq!(
+        logged(&unit, "WARNING"),
+        [
+            "handler `hostile`: probe.run: no probe named \"nope\" is declared in wasm-charm.yaml (probes: none)"
+        ]
+    );
 }
 
 #[test]

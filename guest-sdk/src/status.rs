@@ -43,7 +43,11 @@ impl Status {
         }
     }
 
-    /// `active`: all is well. A handler usually returns `Ok(None)` instead.
+    /// `active`: all is well. A handler usually returns `Ok(None)` instead;
+    /// an active status with a message is for saying something while all is
+    /// well ("Unit is paused"): when no scope is a problem, the unit shows the
+    /// message of the best-ranked active scope that has one, else the
+    /// manifest's `ready-message`.
     pub fn active(message: impl Into<String>) -> Self {
         Self::new(StatusKind::Active, message)
     }

@@ -9,7 +9,10 @@
 //!
 //! The winner's message is shown, followed by ` (+N more)` when N other scopes
 //! are not active, cut to [`MESSAGE_LIMIT`] characters. When no scope is a
-//! problem the result is active with the charm's ready message.
+//! problem the result is active, with the message of the best-ranked active
+//! scope that has one (the same rule: band, age, name), else the charm's
+//! ready message: a unit can say it is active and paused, as `ops`'s
+//! `ActiveStatus("…")` does.
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -73,7 +76,8 @@ pub struct Written {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
     pub written: Written,
-    /// The winning scope; `None` when nothing is a problem.
+    /// The winning scope; `None` when nothing is a problem and no active
+    /// scope has a message (the ready message is shown).
     pub winner: Option<String>,
     /// How many other scopes are not active.
     pub others: usize,
@@ -90,18 +94,20 @@ pub fn rank(a: &ScopeView<'_>, b: &ScopeView<'_>) -> Ordering {
 
 /// Merge scopes into one status.
 pub fn merge<'a>(scopes: impl IntoIterator<Item = ScopeView<'a>>, ready_message: &str) -> Merged {
-    let mut problems: Vec<ScopeView<'a>> = scopes
-        .into_iter()
-        .filter(|s| s.kind != Kind::Active)
-        .collect();
+    let (mut problems, active): (Vec<ScopeView<'a>>, Vec<ScopeView<'a>>) =
+        scopes.into_iter().partition(|s| s.kind != Kind::Active);
     problems.sort_by(rank);
     let Some(winner) = problems.first() else {
+        let said = active
+            .into_iter()
+            .filter(|s| !s.message.is_empty())
+            .min_by(rank);
         return Merged {
             written: Written {
                 status: Kind::Active,
-                message: cut(ready_message, ""),
+                message: cut(said.map_or(ready_message, |s| s.message), ""),
             },
-            winner: None,
+            winner: said.map(|s| s.name.to_string()),
             others: 0,
         };
     };

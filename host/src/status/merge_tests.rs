@@ -58,7 +58,11 @@ fn tie_break_band_then_age_then_name() {
 
 #[test]
 fn nothing_wrong_is_active_with_the_ready_message() {
-    let m = merge([view("a", Kind::Active, Band::Normal, 1)], "Serving");
+    let quiet = ScopeView {
+        message: "",
+        ..view("a", Kind::Active, Band::Normal, 1)
+    };
+    let m = merge([quiet], "Serving");
     assert_eq!(
         m.written,
         Written {
@@ -68,6 +72,39 @@ fn nothing_wrong_is_active_with_the_ready_message() {
     );
     assert_eq!(m.winner, None);
     assert_eq!(merge([], "").written.message, "");
+}
+
+#[test]
+fn an_active_scope_with_a_message_says_it_when_nothing_is_wrong() {
+    // Paused, with every service down as it should be: active, and saying so.
+    let scopes = || {
+        [
+            ScopeView {
+                message: "",
+                ..view("quiet", Kind::Active, Band::Critical, 0)
+            },
+            view("newer", Kind::Active, Band::Normal, 9),
+            ScopeView {
+                message: "Unit is paused",
+                ..view("paused", Kind::Active, Band::Normal, 5)
+            },
+        ]
+    };
+    let m = merge(scopes(), "Serving");
+    assert_eq!(
+        m.written,
+        Written {
+            status: Kind::Active,
+            message: "Unit is paused".into()
+        }
+    );
+    assert_eq!(m.winner.as_deref(), Some("paused"));
+    // A problem still outranks every active scope.
+    let mut with_problem = scopes().to_vec();
+    with_problem.push(view("probe/api", Kind::Maintenance, Band::Normal, 10));
+    let m = merge(with_problem, "Serving");
+    assert_eq!(m.written.status, Kind::Maintenance);
+    assert_eq!(m.written.message, "probe/api");
 }
 
 #[test]
@@ -156,7 +193,10 @@ proptest! {
         let problems: Vec<_> = vs.iter().filter(|v| v.kind != Kind::Active).collect();
         prop_assert_eq!(m.others, problems.len().saturating_sub(1));
         match &m.winner {
-            None => prop_assert!(problems.is_empty()),
+            None => {
+                prop_assert!(problems.is_empty());
+                prop_assert!(vs.iter().all(|v| v.message.is_empty()));
+            }
             Some(w) => {
                 let winner = vs.iter().find(|v| v.name == w).unwrap();
                 prop_assert_eq!(m.written.status, winner.kind);

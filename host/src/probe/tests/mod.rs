@@ -3,6 +3,7 @@
 //! stand-in in tests/probe-fixtures (no systemd runs where the tests run).
 //! Grace, retries and back-off run on a [`ManualClock`](super::ManualClock).
 
+mod interface;
 mod kinds;
 mod retries;
 mod spec;

@@ -85,6 +85,36 @@ fn hostile(event: &Event) -> Outcome {
             Ok(_) => Ok(Some(Status::blocked("probe unexpectedly ran"))),
             Err(error) => Ok(Some(Status::waiting(error.to_string()))),
         },
+        // The probe interface, for a manifest that declares `up` and `extra`
+        // (tests/probes.rs writes it).
+        "probe-run" => {
+            let seen: Vec<String> = ["up", "extra"]
+                .into_iter()
+                .map(|name| {
+                    let r = probe::run(name)?;
+                    let health = if r.healthy { "healthy" } else { "unhealthy" };
+                    Ok(format!("{name}: {health} ({})", r.detail))
+                })
+                .collect::<Result<_, probe::ProbeError>>()?;
+            Ok(Some(Status::waiting(seen.join("; "))))
+        }
+        "probe-gate-extra" => {
+            probe::set_gate("extra", true)?;
+            Ok(Some(Status::waiting(gating())))
+        }
+        "probe-gate-extra-then-panic" => {
+            probe::set_gate("extra", true)?;
+            panic!("deliberate panic after choosing a gate")
+        }
+        "probe-ungate-extra" => {
+            probe::set_gate("extra", false)?;
+            Ok(None)
+        }
+        "probe-restart-extra" => {
+            probe::restart_grace("extra")?;
+            Ok(None)
+        }
+        "probe-gates" => Ok(Some(Status::waiting(gating()))),
         "bad-scope" => match status::set(Target::Unit, "handler/evil", Status::blocked("evil")) {
             Ok(()) => Ok(Some(Status::active("bad scope accepted"))),
             Err(error) => Ok(Some(Status::blocked(error.to_string()))),
@@ -268,4 +298,14 @@ fn event_prefix(event: &Event) -> &'static str {
         Event::ConfigChanged => "config",
         _ => "other",
     }
+}
+
+/// `gating: a, b` from the probe interface.
+fn gating() -> String {
+    let names: Vec<String> = probe::gates()
+        .into_iter()
+        .filter(|g| g.gate)
+        .map(|g| g.name)
+        .collect();
+    format!("gating: {}", names.join(", "))
 }
