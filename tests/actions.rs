@@ -1,11 +1,16 @@
-//! The built-in `show-status` action (DESIGN §4, §9), dispatched as Juju runs
-//! an action: `JUJU_DISPATCH_PATH=actions/<name>`, `JUJU_ACTION_NAME`,
-//! `JUJU_ACTION_UUID` and an empty `JUJU_HOOK_NAME` (juju-protocol.md §1.2,
-//! §1.3), with the results sent by `action-set` (§2.12).
+//! The built-in actions `show-status` and `self-check` (DESIGN §4, §5, §9),
+//! dispatched as Juju runs an action: `JUJU_DISPATCH_PATH=actions/<name>`,
+//! `JUJU_ACTION_NAME`, `JUJU_ACTION_UUID` and an empty `JUJU_HOOK_NAME`
+//! (juju-protocol.md §1.2, §1.3), with the results sent by `action-set` and
+//! a failure by `action-fail` (§2.12).
 
+#[path = "support/reserved_port.rs"]
+mod reserved_port;
 mod support;
 
+use reserved_port::ReservedPort;
 use serde_json::{Value, json};
+use std::net::{Ipv4Addr, TcpListener};
 use std::process::{Command, Output};
 use support::{Unit, assert_failure, assert_success, offline_ok as run, packed};
 
@@ -235,4 +240,162 @@ fn show_status_offline_prints_the_report() {
     run(&charm, &state, &["--event", "update-status"]);
     let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     assert_eq!(doc["action-results"], json!({}));
+}
+
+const SELF_CHECK_ENV: &[(&str, &str)] = &[
+    ("JUJU_ACTION_NAME", "self-check"),
+    ("JUJU_ACTION_UUID", "3"),
+];
+
+/// A gateway unit whose handlers all succeed, declaring the `self-check`
+/// action and three probes (as tests/probes.rs adds one): `api-port`, gated,
+/// on a port nothing listens on; `web`, gated, on `listening`; and
+/// `paused`, which does not gate (`gate: false`), on the closed port too.
+fn probed_gateway(closed: u16, listening: u16) -> Unit {
+    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    unit.set_state(json!({
+        "leader": true,
+        "config": {"kind": "ingress"},
+        "relations": {"istio-pilot:4": {
+            "app": "pilot", "units": ["pilot/0"],
+            "app-data": {"service-name": "p", "service-port": "1"},
+        }},
+        "status": {"unit": null, "app": null},
+    }));
+    let append = |file: &str, more: String| {
+        let path = unit.charm_dir().join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        std::fs::write(&path, text + &more).unwrap_or_else(|e| panic!("write {file}: {e}"));
+    };
+    append(
+        "actions.yaml",
+        "self-check:\n  description: Run every probe now.\n".to_string(),
+    );
+    let probe = |name: &str, port: u16, extra: &str| {
+        format!(
+            "  {name}:\n    tcp: 127.0.0.1:{port}\n    timeout: 500ms\n    retries: 0\n    grace: 0s\n{extra}"
+        )
+    };
+    append(
+        "wasm-charm.yaml",
+        format!(
+            "probes:\n{}{}{}",
+            probe("api-port", closed, ""),
+            probe("web", listening, ""),
+            probe("paused", closed, "    gate: false\n"),
+        ),
+    );
+    unit
+}
+
+#[test]
+fn self_check_runs_every_probe_and_fails_naming_the_unhealthy_gating_one() {
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).expect("reserve a port");
+    let closed = reserved.port;
+    let web = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("listen");
+    let listening = web.local_addr().expect("the listener's address").port();
+    let unit = probed_gateway(closed, listening);
+    assert_success(&unit.dispatch("install"));
+
+    unit.clear_calls();
+    assert_success(&unit.dispatch_with("actions/self-check", SELF_CHECK_ENV));
+    let down = format!("port 127.0.0.1:{closed} not listening");
+    let up = format!("port 127.0.0.1:{listening} listening");
+    let state = unit.state();
+    let results = &state["action-results"];
+    assert_eq!(
+        results["summary"], "3 probes run, 1 of 2 gating probes healthy",
+        "{results:#}"
+    );
+    assert_eq!(
+        results["report"],
+        format!(
+            "api-port                 unhealthy gating     {down}\n\
+             paused                   unhealthy not gating {down}\n\
+             web                      healthy   gating     {up}\n\
+             3 probes run, 1 of 2 gating probes healthy\n"
+        )
+    );
+    let probes: Value =
+        serde_json::from_str(results["probes"].as_str().expect("probes is a string"))
+            .expect("probes is JSON");
+    assert_eq!(
+        probes,
+        json!({
+            "api-port": {"healthy": false, "gating": true, "detail": down, "attempts": 1},
+            "paused": {"healthy": false, "gating": false, "detail": down, "attempts": 1},
+            "web": {"healthy": true, "gating": true, "detail": up, "attempts": 1},
+        })
+    );
+    // The action fails, naming the gating probe that is unhealthy and its
+    // port; `paused` does not gate and is not counted.
+    let failed = format!("1 of 2 gating probes unhealthy: api-port ({down})");
+    assert_eq!(state["action-failed"], failed);
+    assert_eq!(
+        unit.calls_of("action-fail"),
+        vec![vec!["action-fail".to_string(), "--".to_string(), failed]]
+    );
+    // The unit's status is the gated probe's, as at install: unchanged.
+    assert_eq!(state["status"]["unit"]["message"], down);
+    assert!(unit.calls_of("status-set").is_empty(), "{:?}", unit.calls());
+
+    // show-status now shows each probe's last result, since when, and
+    // whether it gates.
+    assert_success(&unit.dispatch_with("actions/show-status", SHOW_STATUS_ENV));
+    let report = unit.state()["action-results"]["report"]
+        .as_str()
+        .expect("a report")
+        .to_string();
+    let probes_at = report
+        .find("probes, last result and since when:\n")
+        .unwrap_or_else(|| panic!("no probes in:\n{report}"));
+    let lines: Vec<&str> = report[probes_at..].lines().skip(1).collect();
+    // The probes that gate, which the store keeps. `paused` neither gates
+    // nor has a kept result, and the action is not told the manifest (only
+    // what this event ran), so it is not listed; `wasm-charm status`,
+    // which reads the manifest, lists it.
+    assert_eq!(lines.len(), 4, "{report}");
+    assert_eq!(
+        lines[0],
+        format!("  api-port                     unhealthy   {down:?}")
+    );
+    let about = |line: &str| -> (String, String) {
+        let line = line.strip_prefix("      since ").expect("since when");
+        let (times, rest) = line.split_once("; ").expect("then the gate");
+        (times.to_string(), rest.to_string())
+    };
+    let (times, rest) = about(lines[1]);
+    assert!(times.contains("Z, checked "), "{times}");
+    assert!(
+        rest.starts_with("gating (the manifest's gate); grace from "),
+        "{rest}"
+    );
+    assert_eq!(
+        lines[2],
+        format!("  web                          healthy     {up:?}")
+    );
+    assert_eq!(about(lines[3]).1, "gating (the manifest's gate)");
+
+    // The port opens: every gating probe is healthy, and the action does
+    // not fail.
+    let _api = reserved.listen().expect("listen on the reserved port");
+    unit.update_state(|s| s["action-failed"] = Value::Null);
+    unit.clear_calls();
+    assert_success(&unit.dispatch_with("actions/self-check", SELF_CHECK_ENV));
+    let state = unit.state();
+    assert_eq!(
+        state["action-results"]["summary"],
+        "3 probes run, 2 of 2 gating probes healthy"
+    );
+    assert!(
+        unit.calls_of("action-fail").is_empty(),
+        "{:?}",
+        unit.calls()
+    );
+    assert_eq!(state["action-failed"], Value::Null);
+    // The gated probe healed the unit, with no handler observing the action.
+    assert_eq!(
+        unit.calls_of("status-set"),
+        vec![vec!["status-set", "active", "--", ""]]
+    );
 }

@@ -407,7 +407,169 @@ fn help_documents_the_defaults() {
         "--secret-revision",
         "--notice-id",
         "--storage",
+        "the state's `probes`",
+        "action failed: <message>",
     ] {
         assert!(help.contains(default), "{default} in:\n{help}");
     }
+}
+
+/// Edit the state file as an operator would, through its YAML.
+fn edit(state: &Path, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut d = doc(state);
+    f(&mut d);
+    std::fs::write(state, serde_saphyr::to_string(&d).unwrap()).unwrap();
+}
+
+/// The state file scripts probe outcomes, so an operator can play "the
+/// service went down" offline: a scripted name is answered from the file
+/// (here against what the port says), kept from run to run; a probe not
+/// scripted runs for real; an undeclared name is refused.
+#[test]
+fn scripted_probe_outcomes_drive_the_unit_offline() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let charm = dir.path().join("gw");
+    copy_dir(&packed("examples/gateway"), &charm);
+    let manifest = charm.join("wasm-charm.yaml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap_or_default();
+    for name in ["api-port", "web"] {
+        text.push_str(if name == "api-port" { "probes:\n" } else { "" });
+        text.push_str(&format!(
+            "  {name}:\n    tcp: 127.0.0.1:{port}\n    retries: 0\n    grace: 0s\n"
+        ));
+    }
+    std::fs::write(&manifest, text).unwrap();
+    let actions = charm.join("actions.yaml");
+    let mut text = std::fs::read_to_string(&actions).unwrap_or_default();
+    text.push_str("self-check:\n  description: Run every probe now.\n");
+    std::fs::write(&actions, text).unwrap();
+    let state = dir.path().join("state.yaml");
+    // Every handler of the gateway succeeds with this config and relation.
+    std::fs::write(
+        &state,
+        "config: {kind: ingress}\n\
+         relations:\n  istio-pilot:4:\n    app: pilot\n    units: [pilot/0]\n    \
+         app-data: {service-name: p, service-port: \"1\"}\n\
+         probes:\n  api-port: {healthy: false, detail: \"api answered 503 (scripted)\"}\n",
+    )
+    .unwrap();
+
+    // The port listens, yet the scripted outcome blocks the unit at once
+    // (`grace: 0s`) with the scripted detail; `web`, not scripted, ran for
+    // real.
+    let out = ok(&charm, &state, &["--event", "install"]);
+    assert_eq!(
+        unit_line(&out),
+        "unit: blocked \"api answered 503 (scripted)\" (status-set)"
+    );
+    assert!(
+        out.contains(
+            "probes:\n  api-port                     unhealthy   \"api answered 503 (scripted)\"\n      since "
+        ),
+        "{out}"
+    );
+    let web =
+        format!("  web                          healthy     \"port 127.0.0.1:{port} listening\"\n");
+    assert!(out.contains(&web), "{out}");
+    assert!(
+        out.contains("  scripted by the state file: api-port\n"),
+        "{out}"
+    );
+    // The scenario stays in the file for the next run.
+    assert_eq!(
+        doc(&state)["probes"],
+        json!({"api-port": {"healthy": false, "detail": "api answered 503 (scripted)"}})
+    );
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert_eq!(
+        unit_line(&out),
+        "unit: blocked \"api answered 503 (scripted)\" (unchanged)"
+    );
+
+    // The self-check action fails on the simulated Juju too, naming the
+    // probe; the failure belongs to the run that made it.
+    let out = ok(&charm, &state, &["--event", "actions/self-check"]);
+    let failed = "1 of 2 gating probes unhealthy: api-port (api answered 503 (scripted))";
+    assert!(
+        out.contains(&format!("\naction failed: {failed}\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains("result summary: 2 probes run, 1 of 2 gating probes healthy\n"),
+        "{out}"
+    );
+    assert_eq!(doc(&state)["action-failed"], failed);
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert!(!out.contains("action failed"), "{out}");
+    assert!(doc(&state).get("action-failed").is_none());
+
+    // `wasm-charm status` shows each probe's last result and since when.
+    let out = wasm_charm(&[
+        "status".as_ref(),
+        charm.as_os_str(),
+        "--state".as_ref(),
+        state.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let probes = stdout
+        .split_once("probes, last result and since when:\n")
+        .unwrap_or_else(|| panic!("no probes in:\n{stdout}"))
+        .1;
+    let lines: Vec<&str> = probes.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert_eq!(
+        lines[0],
+        "  api-port                     unhealthy   \"api answered 503 (scripted)\""
+    );
+    assert!(lines[1].starts_with("      since "), "{stdout}");
+    assert!(
+        lines[1].contains("Z; gating (the manifest's gate); grace from "),
+        "{stdout}"
+    );
+    assert_eq!(format!("{}\n", lines[2]), web);
+    assert!(
+        lines[3].ends_with("Z; gating (the manifest's gate)"),
+        "{stdout}"
+    );
+
+    // The operator flips the outcome: the unit is active.
+    edit(&state, |d| d["probes"]["api-port"]["healthy"] = json!(true));
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert_eq!(unit_line(&out), "unit: active \"\" (status-set)");
+
+    // Without `detail`, the message names the probe and says it is scripted.
+    edit(&state, |d| {
+        d["probes"]["api-port"] = json!({"healthy": false})
+    });
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert_eq!(
+        unit_line(&out),
+        format!(
+            "unit: blocked \"probe api-port (port 127.0.0.1:{port}) unhealthy, as the state \
+             file scripts it\" (status-set)"
+        )
+    );
+
+    // A name the manifest does not declare is a usage error naming the file
+    // and the field, and the file is left as it was.
+    edit(&state, |d| {
+        d["probes"]["api-prot"] = json!({"healthy": true})
+    });
+    let before = std::fs::read_to_string(&state).unwrap();
+    let out = run(&charm, &state, &["--event", "update-status"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: `probes.api-prot`: the charm's wasm-charm.yaml declares no probe `api-prot` \
+             (declared: api-port, web)",
+            state.display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
+    drop(listener);
 }

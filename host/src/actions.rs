@@ -5,8 +5,9 @@
 //!
 //! * `show-status` (DESIGN §4: "all scopes stay available in full") sends
 //!   `report`, the text `wasm-charm status` prints (every scope, ranked, with
-//!   its history, and every probe's last result), and `scopes`, the store
-//!   document as compact JSON.
+//!   its history, and every probe's last result, since when it holds and
+//!   whether the probe gates), and `scopes`, the store document as compact
+//!   JSON.
 //! * `self-check` (DESIGN §5) sends what every declared probe found when run
 //!   at this event: `report`, a line per probe, and `probes`, the same as
 //!   JSON. The action fails (`action-fail`) when a probe that gates
@@ -41,7 +42,7 @@ pub fn answer(
     probed: &BTreeMap<String, Assessed>,
 ) -> Result<(), String> {
     let (results, failed) = match name {
-        SHOW_STATUS => (show_status(store), None),
+        SHOW_STATUS => (show_status(store, Some(&gates_now(store, probed))), None),
         SELF_CHECK => self_check(probed),
         _ => return Ok(()),
     };
@@ -125,11 +126,30 @@ pub fn self_check(
     (results, failed)
 }
 
+/// Whether each probe gates now, as far as this event tells: the event ran
+/// every probe that gates (and, for a self-check, every declared one,
+/// `gating` saying which gate); a probe the store keeps that it did not run
+/// does not gate. A declared probe that never gated and is not run at this
+/// event is not known here.
+pub fn gates_now(
+    store: &ScopeStore,
+    probed: &BTreeMap<String, Assessed>,
+) -> BTreeMap<String, bool> {
+    let mut gates: BTreeMap<String, bool> =
+        store.probes.keys().map(|n| (n.clone(), false)).collect();
+    gates.extend(probed.iter().map(|(n, a)| (n.clone(), a.gating)));
+    gates
+}
+
 /// The results of `show-status`, each value within [`MAX_VALUE`] and
 /// carried by argv: a NUL a store holds (one written by an older host) is
-/// replaced, before the cut so the bound holds after it.
-pub fn show_status(store: &ScopeStore) -> Vec<(&'static str, String)> {
-    let report = crate::show::status_report(store, true);
+/// replaced, before the cut so the bound holds after it. `gates` as
+/// [`crate::show::probe_lines`] takes it.
+pub fn show_status(
+    store: &ScopeStore,
+    gates: Option<&BTreeMap<String, bool>>,
+) -> Vec<(&'static str, String)> {
+    let report = crate::show::status_report(store, true, gates);
     let scopes = serde_json::to_string(store).unwrap_or_default();
     let carried = |v: String| bounded(argv_text(&v).into_owned(), MAX_VALUE);
     vec![("report", carried(report)), ("scopes", carried(scopes))]
@@ -159,11 +179,13 @@ mod tests {
     use crate::model::Identity;
     use crate::model::hook_tools::ToolOutput;
     use crate::model::hook_tools::table::{Calls, ToolTable};
+    use crate::probe::ProbeState;
     use crate::status::merge::{Band, Kind};
     use crate::status::store::{Target, Write};
 
     fn model(answer: ToolOutput) -> (Model, Calls) {
-        let (tools, calls) = ToolTable::new(&[("action-set", answer)]);
+        let (tools, calls) =
+            ToolTable::new(&[("action-set", answer), ("action-fail", ToolOutput::ok(""))]);
         let model = Model::new(
             std::sync::Arc::new(tools),
             ConfigSchema::default(),
@@ -202,7 +224,10 @@ mod tests {
         assert_eq!(
             args,
             &[
-                format!("report={}", crate::show::status_report(&store, true)),
+                format!(
+                    "report={}",
+                    crate::show::status_report(&store, true, Some(&BTreeMap::new()))
+                ),
                 format!("scopes={}", serde_json::to_string(&store).unwrap()),
             ]
         );
@@ -283,7 +308,7 @@ mod tests {
         );
         // Both values quote it escaped (the report as Rust strings, the
         // document as JSON); `argv_text` keeps that true whatever they become.
-        for (key, value) in show_status(&s) {
+        for (key, value) in show_status(&s, None) {
             assert!(!value.contains('\0'), "{key}: {value}");
         }
     }
@@ -304,7 +329,7 @@ mod tests {
                 i,
             );
         }
-        let results = show_status(&s);
+        let results = show_status(&s, None);
         assert_eq!(
             results.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             ["report", "scopes"]
@@ -318,5 +343,156 @@ mod tests {
             // The whole argv element stays under Linux's 128 KiB.
             assert!(key.len() + 1 + value.len() < 128 * 1024);
         }
+    }
+
+    /// What one probe found at this event.
+    fn assessed(gating: bool, healthy: bool, detail: &str, attempts: u32) -> Assessed {
+        let check = crate::probe::Check {
+            healthy,
+            detail: detail.into(),
+        };
+        let state = ProbeState::default()
+            .evaluate(
+                &crate::probe::ProbeSpec::new(crate::probe::Target::Tcp(
+                    crate::probe::spec::HostPort {
+                        host: "127.0.0.1".into(),
+                        port: 1,
+                    },
+                )),
+                &check,
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(60),
+            )
+            .0;
+        Assessed {
+            gating,
+            outcome: crate::probe::Outcome { check, attempts },
+            state,
+            status: None,
+        }
+    }
+
+    fn probed() -> BTreeMap<String, Assessed> {
+        [
+            (
+                "api".to_string(),
+                assessed(true, false, "port 127.0.0.1:8774 not listening", 3),
+            ),
+            (
+                "db".to_string(),
+                assessed(true, true, "port 127.0.0.1:5432 listening", 1),
+            ),
+            (
+                "paused".to_string(),
+                assessed(false, false, "service old-api still running", 1),
+            ),
+        ]
+        .into()
+    }
+
+    #[test]
+    fn self_check_reports_every_probe_and_fails_naming_the_unhealthy_gating_ones() {
+        let (mut m, calls) = model(ToolOutput::ok(""));
+        answer(SELF_CHECK, &mut m, &ScopeStore::default(), &probed()).unwrap();
+        let calls = calls.lock().unwrap();
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        let (tool, args, _) = &calls[0];
+        assert_eq!(tool, "action-set");
+        assert_eq!(
+            args[0],
+            "summary=3 probes run, 1 of 2 gating probes healthy"
+        );
+        assert_eq!(
+            args[1],
+            "report=\
+             api                      unhealthy gating     port 127.0.0.1:8774 not listening\n\
+             db                       healthy   gating     port 127.0.0.1:5432 listening\n\
+             paused                   unhealthy not gating service old-api still running\n\
+             3 probes run, 1 of 2 gating probes healthy\n"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(args[2].strip_prefix("probes=").unwrap()).unwrap();
+        assert_eq!(
+            json["api"],
+            serde_json::json!({"healthy": false, "gating": true,
+                "detail": "port 127.0.0.1:8774 not listening", "attempts": 3})
+        );
+        assert_eq!(json["paused"]["gating"], false);
+        // The message names the unhealthy gating probe and what it saw; the
+        // probe that does not gate is not counted.
+        assert_eq!(
+            calls[1].1,
+            [
+                "--",
+                "1 of 2 gating probes unhealthy: api (port 127.0.0.1:8774 not listening)"
+            ]
+        );
+    }
+
+    #[test]
+    fn self_check_with_every_gating_probe_healthy_does_not_fail() {
+        let mut probed = probed();
+        probed.remove("api");
+        let (mut m, calls) = model(ToolOutput::ok(""));
+        answer(SELF_CHECK, &mut m, &ScopeStore::default(), &probed).unwrap();
+        let calls = calls.lock().unwrap();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert_eq!(
+            calls[0].1[0],
+            "summary=2 probes run, 1 of 1 gating probes healthy"
+        );
+
+        let (results, failed) = self_check(&BTreeMap::new());
+        assert_eq!(failed, None);
+        assert_eq!(results[0].1, "no probes are declared in wasm-charm.yaml");
+    }
+
+    #[test]
+    fn show_status_shows_each_probe_gating_as_the_event_found() {
+        // The store as a self-check left it: `api` and `db` gate and were
+        // judged; `paused` was run, not judged, and is not kept.
+        let mut store = ScopeStore::default();
+        let probed = probed();
+        for (name, a) in &probed {
+            if a.gating {
+                store.probes.insert(name.clone(), a.state.clone());
+            }
+        }
+        let gates = gates_now(&store, &probed);
+        assert_eq!(
+            gates,
+            [
+                ("api".to_string(), true),
+                ("db".to_string(), true),
+                ("paused".to_string(), false)
+            ]
+            .into()
+        );
+        // At a show-status event only the gating probes run; a kept probe
+        // that did not run does not gate (a handler chose so).
+        let mut at_show_status = probed.clone();
+        at_show_status.remove("paused");
+        at_show_status.remove("db");
+        assert!(!gates_now(&store, &at_show_status)["db"]);
+
+        let (mut m, calls) = model(ToolOutput::ok(""));
+        answer(SHOW_STATUS, &mut m, &store, &probed).unwrap();
+        let calls = calls.lock().unwrap();
+        let report = calls[0].1[0].strip_prefix("report=").unwrap();
+        assert_eq!(
+            report,
+            crate::show::status_report(&store, true, Some(&gates))
+        );
+        assert!(
+            report.ends_with(
+                "probes, last result and since when:\n  \
+                 api                          unhealthy   \"port 127.0.0.1:8774 not listening\"\n      \
+                 since 1970-01-01T00:01:00Z, checked 1970-01-01T00:01:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:00Z\n  \
+                 db                           healthy     \"port 127.0.0.1:5432 listening\"\n      \
+                 since 1970-01-01T00:01:00Z, checked 1970-01-01T00:01:00Z; gating (the manifest's gate)\n  \
+                 paused                       no result\n      \
+                 not gating (the manifest's gate)\n"
+            ),
+            "{report}"
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! The scope store rendered for people: `wasm-charm status` and the report of
 //! `wasm-charm run`. Pure: strings in, strings out.
 
+use crate::probe::ProbeState;
 use crate::status::merge::{Written, rank};
 use crate::status::store::{ScopeStore, Target};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One line per scope holding a status, most important first (the merge's
 /// order), with its band and the event and time it was set.
@@ -39,8 +41,74 @@ pub fn written_line(w: Option<&Written>) -> String {
     }
 }
 
-/// Everything `wasm-charm status` shows.
-pub fn status_report(store: &ScopeStore, history: bool) -> String {
+/// Two lines per probe, by name: its last result (healthy, unhealthy or
+/// no result kept) with the check's detail, then since when that result holds,
+/// when it was last checked, whether it gates readiness and who chose, and
+/// where its grace period runs from while it fails.
+///
+/// `states` are what the store keeps; `gates`, when the manifest is known,
+/// whether each declared probe gates now ([`crate::probe::gates`]): every
+/// declared probe is shown then, one with no result kept included, and a kept
+/// one no longer declared says so. Without it, a probe whose gating no
+/// handler chose gates as the manifest says ("manifest default").
+pub fn probe_lines(
+    states: &BTreeMap<String, ProbeState>,
+    gates: Option<&BTreeMap<String, bool>>,
+) -> Vec<String> {
+    let names: BTreeSet<&String> = states
+        .keys()
+        .chain(gates.into_iter().flatten().map(|(n, _)| n))
+        .collect();
+    let mut out = Vec::new();
+    for name in names {
+        let state = states.get(name);
+        let last = state.and_then(|s| s.last.as_ref());
+        out.push(match last {
+            Some(l) => format!(
+                "  {name:<28} {:<11} {:?}",
+                if l.healthy { "healthy" } else { "unhealthy" },
+                l.detail
+            ),
+            None => format!("  {name:<28} no result"),
+        });
+        let chosen = state.and_then(|s| s.gate);
+        let gate = match (gates.map(|g| g.get(name).copied()), chosen) {
+            (Some(None), _) => "no longer declared in wasm-charm.yaml".to_string(),
+            (Some(Some(g)), Some(_)) | (None, Some(g)) => {
+                format!("{} (a handler's choice)", gating(g))
+            }
+            (Some(Some(g)), None) => format!("{} (the manifest's gate)", gating(g)),
+            (None, None) => "gate: manifest default".to_string(),
+        };
+        let mut about = Vec::new();
+        if let Some(l) = last {
+            about.push(format!(
+                "since {}, checked {}",
+                utc_millis(l.since),
+                utc_millis(l.at)
+            ));
+        }
+        about.push(gate);
+        if let Some(start) = state.and_then(|s| s.grace_start) {
+            about.push(format!("grace from {}", utc_millis(start)));
+        }
+        out.push(format!("      {}", about.join("; ")));
+    }
+    out
+}
+
+fn gating(gate: bool) -> &'static str {
+    if gate { "gating" } else { "not gating" }
+}
+
+/// Everything `wasm-charm status` shows: the statuses last written, every
+/// scope ranked (with its history when `history`), and every probe's last
+/// result ([`probe_lines`], `gates` as there).
+pub fn status_report(
+    store: &ScopeStore,
+    history: bool,
+    gates: Option<&BTreeMap<String, bool>>,
+) -> String {
     let mut out = vec![
         format!("unit: {}", written_line(store.written.unit.as_ref())),
         format!("app: {}", written_line(store.written.app.as_ref())),
@@ -68,7 +136,17 @@ pub fn status_report(store: &ScopeStore, history: bool) -> String {
                 .join(", ")
         ));
     }
+    let probes = probe_lines(&store.probes, gates);
+    if !probes.is_empty() {
+        out.push("probes, last result and since when:".to_string());
+        out.extend(probes);
+    }
     out.join("\n") + "\n"
+}
+
+/// Milliseconds since the Unix epoch as [`utc`], to the second.
+pub fn utc_millis(millis: u64) -> String {
+    utc(millis / 1000)
 }
 
 /// Seconds since the Unix epoch as RFC 3339 UTC (`2026-11-29T16:22:16Z`).
@@ -96,6 +174,7 @@ pub fn utc(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::state::LastCheck;
     use crate::status::merge::{Band, Kind};
     use crate::status::store::Write;
 
@@ -126,7 +205,7 @@ mod tests {
             "start",
             120,
         );
-        let text = status_report(&s, true);
+        let text = status_report(&s, true, None);
         assert_eq!(
             text,
             "unit: never written (left to Juju)\n\
@@ -136,5 +215,91 @@ mod tests {
              1970-01-01T00:01:00Z config-changed               blocked \"stop\"\n\
              cleared scopes with history: w\n"
         );
+    }
+
+    /// A store keeping three probes: `api` failing since 00:01:00 (checked
+    /// at 00:02:00, its grace period restarted at 00:01:30), `web` healthy
+    /// since 00:00:10 with a handler's choice that it does not gate, and
+    /// `old` chosen to gate by a handler before it ever ran.
+    fn probes() -> ScopeStore {
+        let mut s = ScopeStore::default();
+        s.probes.insert(
+            "api".into(),
+            ProbeState {
+                last: Some(LastCheck {
+                    healthy: false,
+                    detail: "port 127.0.0.1:8774 not listening".into(),
+                    at: 120_000,
+                    since: 60_000,
+                }),
+                failing_since: Some(60_000),
+                grace_start: Some(90_500),
+                gate: None,
+            },
+        );
+        s.probes.insert(
+            "web".into(),
+            ProbeState {
+                last: Some(LastCheck {
+                    healthy: true,
+                    detail: "http://127.0.0.1/ answered 200".into(),
+                    at: 120_999,
+                    since: 10_000,
+                }),
+                gate: Some(false),
+                ..ProbeState::default()
+            },
+        );
+        s.probes.insert(
+            "old".into(),
+            ProbeState {
+                gate: Some(true),
+                grace_start: Some(5_000),
+                ..ProbeState::default()
+            },
+        );
+        s
+    }
+
+    #[test]
+    fn report_shows_each_probe_since_when_and_whether_it_gates() {
+        let s = probes();
+        // Without the manifest: what the store knows.
+        assert_eq!(
+            status_report(&s, true, None),
+            "unit: never written (left to Juju)\n\
+             app: never written (left to Juju)\n\
+             probes, last result and since when:\n  \
+             api                          unhealthy   \"port 127.0.0.1:8774 not listening\"\n      \
+             since 1970-01-01T00:01:00Z, checked 1970-01-01T00:02:00Z; gate: manifest default; grace from 1970-01-01T00:01:30Z\n  \
+             old                          no result\n      \
+             gating (a handler's choice); grace from 1970-01-01T00:00:05Z\n  \
+             web                          healthy     \"http://127.0.0.1/ answered 200\"\n      \
+             since 1970-01-01T00:00:10Z, checked 1970-01-01T00:02:00Z; not gating (a handler's choice)\n"
+        );
+        // With the manifest: every declared probe, `new` never ran; `old`
+        // is no longer declared.
+        let gates: BTreeMap<String, bool> = [
+            ("api".to_string(), true),
+            ("new".to_string(), false),
+            ("web".to_string(), false),
+        ]
+        .into();
+        assert_eq!(
+            probe_lines(&s.probes, Some(&gates)),
+            [
+                "  api                          unhealthy   \"port 127.0.0.1:8774 not listening\"",
+                "      since 1970-01-01T00:01:00Z, checked 1970-01-01T00:02:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:30Z",
+                "  new                          no result",
+                "      not gating (the manifest's gate)",
+                "  old                          no result",
+                "      no longer declared in wasm-charm.yaml; grace from 1970-01-01T00:00:05Z",
+                "  web                          healthy     \"http://127.0.0.1/ answered 200\"",
+                "      since 1970-01-01T00:00:10Z, checked 1970-01-01T00:02:00Z; not gating (a handler's choice)",
+            ]
+        );
+        // No probes, no section.
+        assert!(probe_lines(&BTreeMap::new(), Some(&BTreeMap::new())).is_empty());
+        assert!(!status_report(&ScopeStore::default(), true, None).contains("probes"));
     }
 }

@@ -9,9 +9,11 @@ pub mod sim;
 use crate::charm_dir::CharmDir;
 use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
 use crate::juju_env::JujuEnv;
+use crate::probe::{Check, Prober};
 use crate::status::store::{ScopeStore, Target, check_format};
 use anyhow::Context as _;
 use sim::{SimState, SimTools};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +39,16 @@ Defaults (the state file records them; edit it to change them):
                else its first unit; departed: the relation's first unit
   storage      <storage>/0, filesystem, at /var/lib/juju/storage/<storage>/0
   notice type  custom
+  probes       run for real, as on the unit; the state's `probes` scripts
+               outcomes by name instead, kept from run to run until edited:
+                 probes:
+                   api-port: {healthy: false, detail: \"port 127.0.0.1:8774 not listening\"}
+               (`detail` defaults to a message naming the probe); a name the
+               charm's wasm-charm.yaml does not declare is refused (exit 2)
+
+An action's results are printed as `result <key>: <value>`, and a message it
+left with `action-fail` as `action failed: <message>`; the run still exits 0,
+as the action's process does in Juju.
 
 Exit codes: 0 success, 1 the hook failed (relation data and scopes are then
 not saved, as Juju commits nothing of a failed hook), 2 bad arguments.")]
@@ -148,6 +160,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         None => default_state_path(&args.charm)?,
     };
     let mut state = load_state(&state_path)?;
+    let prober = scripted_prober(&charm, &state, &state_path)?;
     let unit = state
         .unit
         .clone()
@@ -158,6 +171,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     state.log.clear();
     state.calls.clear();
     state.action_results.clear();
+    state.action_failed = None;
     // The model as the hook finds it: the flags are the operator's and the
     // remote side's doing, which a failed hook does not undo.
     let before = state.clone();
@@ -176,20 +190,13 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let now = crate::juju::unix_now();
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
-    let report = dispatch::run_event(
-        &charm,
-        &env,
-        Arc::new(tools),
-        &mut backend,
-        &crate::probe::Prober::default(),
-        now,
-    )
-    .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, &prober, now)
+        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed);
     save_state(&state_path, &state)?;
-    print_report(&report, &state, &state_path);
+    print_report(&report, &charm, &state, &state_path);
     if failed {
         anyhow::bail!(
             "the hook failed: {}; its relation data and scopes were not saved",
@@ -197,6 +204,49 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// How `run` runs probes: for real, except those whose outcome the state's
+/// `probes` scripts. A scripted name the manifest does not declare is a
+/// usage error naming the file and the field: nothing would ever read it.
+fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::Result<Prober> {
+    let specs = &charm.manifest.probes;
+    let mut scripted = BTreeMap::new();
+    for (name, outcome) in &state.probes {
+        let Some(spec) = specs.get(name) else {
+            let declared = if specs.is_empty() {
+                "none".to_string()
+            } else {
+                specs.keys().cloned().collect::<Vec<_>>().join(", ")
+            };
+            return Err(UsageError(format!(
+                "{}: `probes.{name}`: the charm's wasm-charm.yaml declares no probe `{name}` \
+                 (declared: {declared})",
+                path.display()
+            ))
+            .into());
+        };
+        let detail = outcome.detail.clone().unwrap_or_else(|| {
+            format!(
+                "probe {name} ({}) {}, as the state file scripts it",
+                spec.target,
+                if outcome.healthy {
+                    "healthy"
+                } else {
+                    "unhealthy"
+                }
+            )
+        });
+        let check = Check {
+            healthy: outcome.healthy,
+            detail,
+        };
+        scripted.insert(name.clone(), check);
+    }
+    Ok(Prober {
+        scripted,
+        ..Prober::default()
+    })
 }
 
 /// What the state file keeps of an event, as Juju commits a hook (reference
@@ -265,7 +315,20 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     if json {
         print!("{}", String::from_utf8_lossy(&store.encode()));
     } else {
-        print!("{}", crate::show::status_report(&store, true));
+        // Whether each probe gates is the manifest's until a handler
+        // chooses; a charm directory that cannot be read still shows the
+        // store.
+        let gates = match CharmDir::load(charm) {
+            Ok(c) => Some(crate::probe::gates(&c.manifest.probes, &store.probes)),
+            Err(e) => {
+                eprintln!("not reading the probes' gating from the manifest: {e}");
+                None
+            }
+        };
+        print!(
+            "{}",
+            crate::show::status_report(&store, true, gates.as_ref())
+        );
     }
     Ok(())
 }
@@ -330,7 +393,7 @@ fn result_lines(key: &str, value: &str) -> String {
     out
 }
 
-fn print_report(report: &Report, state: &SimState, state_path: &Path) {
+fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path: &Path) {
     if let Some(why) = &report.ignored {
         println!("{why}");
         return;
@@ -383,8 +446,23 @@ fn print_report(report: &Report, state: &SimState, state_path: &Path) {
         }
         None => println!("app: left to Juju"),
     }
+    let gates = crate::probe::gates(&charm.manifest.probes, &report.store.probes);
+    let probes = crate::show::probe_lines(&report.store.probes, Some(&gates));
+    if !probes.is_empty() {
+        println!("probes:");
+        for line in probes {
+            println!("{line}");
+        }
+        if !state.probes.is_empty() {
+            let names: Vec<&str> = state.probes.keys().map(String::as_str).collect();
+            println!("  scripted by the state file: {}", names.join(", "));
+        }
+    }
     for (key, value) in &state.action_results {
         print!("{}", result_lines(key, value));
+    }
+    if let Some(message) = &state.action_failed {
+        println!("action failed: {message}");
     }
     for line in &state.log {
         println!("log: {line}");

@@ -31,6 +31,18 @@ pub struct SimRelation {
     pub local_app_data: Bag,
 }
 
+/// A probe outcome the operator scripts in the state file: `wasm-charm run`
+/// answers the probe with it instead of running the probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ScriptedProbe {
+    pub healthy: bool,
+    /// What the check saw, as a status message says it; when absent, a
+    /// message naming the probe and saying it is scripted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimStatuses {
@@ -54,6 +66,11 @@ pub struct SimState {
     /// Relations by id (`db:1`).
     #[serde(default)]
     pub relations: BTreeMap<String, SimRelation>,
+    /// Probe outcomes by name, used instead of running those probes (the
+    /// operator's scenario: kept from run to run until edited). Probes not
+    /// named here run for real.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub probes: BTreeMap<String, ScriptedProbe>,
     /// What `status-set` last wrote.
     #[serde(default)]
     pub status: SimStatuses,
@@ -68,6 +85,10 @@ pub struct SimState {
     /// What `action-set` stored during the last event (an action), by dotted key.
     #[serde(default)]
     pub action_results: BTreeMap<String, String>,
+    /// The message `action-fail` left during the last event (an action):
+    /// the action failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_failed: Option<String>,
     /// The scope store, kept here rather than in the charm directory.
     #[serde(default)]
     pub scopes: Option<ScopeStore>,
@@ -84,11 +105,13 @@ impl Default for SimState {
             leader: true,
             config: BTreeMap::new(),
             relations: BTreeMap::new(),
+            probes: BTreeMap::new(),
             status: SimStatuses::default(),
             application_version: None,
             log: Vec::new(),
             calls: Vec::new(),
             action_results: BTreeMap::new(),
+            action_failed: None,
             scopes: None,
         }
     }
@@ -213,6 +236,7 @@ impl SimTools {
             "status-set" => self.status_set(state, args),
             "application-version-set" => self.application_version_set(state, args),
             "action-set" => self.action_set(state, args),
+            "action-fail" => self.action_fail(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
@@ -447,7 +471,37 @@ impl SimTools {
         }
         Ok(ToolOutput::ok(Vec::new()))
     }
+
+    /// `action-fail` (reference §2.12): at most one argument, the message,
+    /// checked before the run-time check that an action runs. A later call
+    /// replaces the message.
+    fn action_fail(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        let message = match a.positional.as_slice() {
+            [] => DEFAULT_ACTION_FAIL,
+            [message] => message,
+            [_, extra @ ..] => {
+                // juju/cmd's CheckEmpty, which prints the extras with Go's %q.
+                let quoted: Vec<String> = extra
+                    .iter()
+                    .map(|e| serde_json::Value::from(*e).to_string())
+                    .collect();
+                return Err(ToolOutput::error(
+                    2,
+                    format!("unrecognized args: [{}]", quoted.join(" ")),
+                ));
+            }
+        };
+        if self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        state.action_failed = Some(message.to_string());
+        Ok(ToolOutput::ok(Vec::new()))
+    }
 }
+
+/// The message of an `action-fail` given none (reference §2.12).
+pub const DEFAULT_ACTION_FAIL: &str = "action failed without reason given, check action for errors";
 
 impl HookTools for SimTools {
     fn call(
@@ -709,6 +763,97 @@ mod tests {
         assert!(!results(&t).contains_key("x-y.z0"));
         assert_eq!(results(&t)["a.b"], "1");
         assert!(!results(&t).contains_key("a"));
+    }
+
+    #[test]
+    fn action_fail_takes_at_most_one_message_and_needs_an_action_like_juju() {
+        let mut t = tools(SimState::default());
+        let failed = |t: &SimTools| t.state.lock().unwrap().action_failed.clone();
+        // Arguments are checked first (exit 2), then that an action runs
+        // (exit 1).
+        let out = call(&mut t, "action-fail", &["--", "a", "b", "c d"]);
+        assert_eq!(out.code, 2);
+        assert_eq!(out.stderr, "ERROR unrecognized args: [\"b\" \"c d\"]\n");
+        let out = call(&mut t, "action-fail", &["--bogus"]);
+        assert_eq!(out.code, 2);
+        assert_eq!(
+            out.stderr,
+            "ERROR option provided but not defined: --bogus\n"
+        );
+        let out = call(&mut t, "action-fail", &["--", "why"]);
+        assert_eq!(out.code, 1);
+        assert_eq!(out.stderr, "ERROR not running an action\n");
+        assert_eq!(failed(&t), None);
+
+        t.action = Some("self-check".into());
+        let out = call(&mut t, "action-fail", &[]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.stdout, b"");
+        assert_eq!(failed(&t).as_deref(), Some(DEFAULT_ACTION_FAIL));
+        assert_eq!(
+            DEFAULT_ACTION_FAIL,
+            "action failed without reason given, check action for errors"
+        );
+        // A later call replaces the message; `--` lets it start with `-`.
+        assert_eq!(
+            call(&mut t, "action-fail", &["--", "-1 of 2 unhealthy"]).code,
+            0
+        );
+        assert_eq!(failed(&t).as_deref(), Some("-1 of 2 unhealthy"));
+        assert_eq!(call(&mut t, "action-fail", &["plain"]).code, 0);
+        assert_eq!(failed(&t).as_deref(), Some("plain"));
+        // Results and the failure are kept apart, as Juju keeps them.
+        assert!(t.state.lock().unwrap().action_results.is_empty());
+        assert_eq!(
+            t.state.lock().unwrap().calls,
+            [
+                "action-fail -- a b 'c d'  → exit 2",
+                "action-fail --bogus  → exit 2",
+                "action-fail -- why  → exit 1",
+                "action-fail",
+                "action-fail -- '-1 of 2 unhealthy'",
+                "action-fail plain",
+            ]
+        );
+    }
+
+    #[test]
+    fn scripted_probes_are_read_and_written_back() {
+        let text = "probes:\n  api-port: {healthy: false, detail: \"port 127.0.0.1:8774 not listening\"}\n  \
+                    web: {healthy: true}\n";
+        let state: SimState = serde_saphyr::from_str(text).unwrap();
+        assert_eq!(
+            state.probes,
+            [
+                (
+                    "api-port".to_string(),
+                    ScriptedProbe {
+                        healthy: false,
+                        detail: Some("port 127.0.0.1:8774 not listening".into())
+                    }
+                ),
+                (
+                    "web".to_string(),
+                    ScriptedProbe {
+                        healthy: true,
+                        detail: None
+                    }
+                ),
+            ]
+            .into()
+        );
+        let again: SimState =
+            serde_saphyr::from_str(&serde_saphyr::to_string(&state).unwrap()).unwrap();
+        assert_eq!(again, state);
+        // A typo in a scripted outcome is refused, not ignored.
+        let e = serde_saphyr::from_str::<SimState>("probes:\n  web: {healty: true}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("healty"), "{e}");
+        // Neither section is written when empty.
+        let empty = serde_saphyr::to_string(&SimState::default()).unwrap();
+        assert!(!empty.contains("probes"), "{empty}");
+        assert!(!empty.contains("action-failed"), "{empty}");
     }
 
     #[test]
