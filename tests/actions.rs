@@ -350,11 +350,9 @@ fn self_check_runs_every_probe_and_fails_naming_the_unhealthy_gating_one() {
         .find("probes, last result and since when:\n")
         .unwrap_or_else(|| panic!("no probes in:\n{report}"));
     let lines: Vec<&str> = report[probes_at..].lines().skip(1).collect();
-    // The probes that gate, which the store keeps. `paused` neither gates
-    // nor has a kept result, and the action is not told the manifest (only
-    // what this event ran), so it is not listed; `wasm-charm status`,
-    // which reads the manifest, lists it.
-    assert_eq!(lines.len(), 4, "{report}");
+    // Every declared probe: the two that gate, with their kept results,
+    // and `paused`, which neither gates nor ever was judged.
+    assert_eq!(lines.len(), 6, "{report}");
     assert_eq!(
         lines[0],
         format!("  api-port                     unhealthy   {down:?}")
@@ -365,16 +363,18 @@ fn self_check_runs_every_probe_and_fails_naming_the_unhealthy_gating_one() {
         (times.to_string(), rest.to_string())
     };
     let (times, rest) = about(lines[1]);
-    assert!(times.contains("Z, checked "), "{times}");
+    assert!(times.contains("Z, recorded "), "{times}");
     assert!(
         rest.starts_with("gating (the manifest's gate); grace from "),
         "{rest}"
     );
+    assert_eq!(lines[2], "  paused                       no result");
+    assert_eq!(lines[3], "      not gating (the manifest's gate)");
     assert_eq!(
-        lines[2],
+        lines[4],
         format!("  web                          healthy     {up:?}")
     );
-    assert_eq!(about(lines[3]).1, "gating (the manifest's gate)");
+    assert_eq!(about(lines[5]).1, "gating (the manifest's gate)");
 
     // The port opens: every gating probe is healthy, and the action does
     // not fail.

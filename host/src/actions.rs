@@ -40,9 +40,10 @@ pub fn answer(
     model: &mut Model,
     store: &ScopeStore,
     probed: &BTreeMap<String, Assessed>,
+    gates: &BTreeMap<String, bool>,
 ) -> Result<(), String> {
     let (results, failed) = match name {
-        SHOW_STATUS => (show_status(store, Some(&gates_now(store, probed))), None),
+        SHOW_STATUS => (show_status(store, Some(gates)), None),
         SELF_CHECK => self_check(probed),
         _ => return Ok(()),
     };
@@ -126,21 +127,6 @@ pub fn self_check(
     (results, failed)
 }
 
-/// Whether each probe gates now, as far as this event tells: the event ran
-/// every probe that gates (and, for a self-check, every declared one,
-/// `gating` saying which gate); a probe the store keeps that it did not run
-/// does not gate. A declared probe that never gated and is not run at this
-/// event is not known here.
-pub fn gates_now(
-    store: &ScopeStore,
-    probed: &BTreeMap<String, Assessed>,
-) -> BTreeMap<String, bool> {
-    let mut gates: BTreeMap<String, bool> =
-        store.probes.keys().map(|n| (n.clone(), false)).collect();
-    gates.extend(probed.iter().map(|(n, a)| (n.clone(), a.gating)));
-    gates
-}
-
 /// The results of `show-status`, each value within [`MAX_VALUE`] and
 /// carried by argv: a NUL a store holds (one written by an older host) is
 /// replaced, before the cut so the bound holds after it. `gates` as
@@ -216,7 +202,14 @@ mod tests {
     fn show_status_sends_the_report_and_the_store_in_one_action_set() {
         let store = store();
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer(SHOW_STATUS, &mut m, &store, &BTreeMap::new()).unwrap();
+        answer(
+            SHOW_STATUS,
+            &mut m,
+            &store,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
+        .unwrap();
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), 1, "{calls:?}");
         let (tool, args, _) = &calls[0];
@@ -240,15 +233,36 @@ mod tests {
     #[test]
     fn other_actions_get_nothing_from_the_host() {
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer("backup", &mut m, &store(), &BTreeMap::new()).unwrap();
-        answer("show-status-extra", &mut m, &store(), &BTreeMap::new()).unwrap();
+        answer(
+            "backup",
+            &mut m,
+            &store(),
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
+        .unwrap();
+        answer(
+            "show-status-extra",
+            &mut m,
+            &store(),
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
+        .unwrap();
         assert!(calls.lock().unwrap().is_empty());
     }
 
     #[test]
     fn a_failing_action_set_fails_the_action_naming_the_tool() {
         let (mut m, _) = model(ToolOutput::error(1, "not running an action"));
-        let e = answer(SHOW_STATUS, &mut m, &store(), &BTreeMap::new()).unwrap_err();
+        let e = answer(
+            SHOW_STATUS,
+            &mut m,
+            &store(),
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             "the show-status results were not sent: action-set exited with code 1: not running an action"
@@ -392,7 +406,14 @@ mod tests {
     #[test]
     fn self_check_reports_every_probe_and_fails_naming_the_unhealthy_gating_ones() {
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer(SELF_CHECK, &mut m, &ScopeStore::default(), &probed()).unwrap();
+        answer(
+            SELF_CHECK,
+            &mut m,
+            &ScopeStore::default(),
+            &probed(),
+            &BTreeMap::new(),
+        )
+        .unwrap();
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), 2, "{calls:?}");
         let (tool, args, _) = &calls[0];
@@ -433,7 +454,14 @@ mod tests {
         let mut probed = probed();
         probed.remove("api");
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer(SELF_CHECK, &mut m, &ScopeStore::default(), &probed).unwrap();
+        answer(
+            SELF_CHECK,
+            &mut m,
+            &ScopeStore::default(),
+            &probed,
+            &BTreeMap::new(),
+        )
+        .unwrap();
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), 1, "{calls:?}");
         assert_eq!(
@@ -457,25 +485,16 @@ mod tests {
                 store.probes.insert(name.clone(), a.state.clone());
             }
         }
-        let gates = gates_now(&store, &probed);
-        assert_eq!(
-            gates,
-            [
-                ("api".to_string(), true),
-                ("db".to_string(), true),
-                ("paused".to_string(), false)
-            ]
-            .into()
-        );
-        // At a show-status event only the gating probes run; a kept probe
-        // that did not run does not gate (a handler chose so).
-        let mut at_show_status = probed.clone();
-        at_show_status.remove("paused");
-        at_show_status.remove("db");
-        assert!(!gates_now(&store, &at_show_status)["db"]);
-
+        // Gating as the pipeline works it out from the manifest and the
+        // store: a declared probe that does not gate is listed too.
+        let gates: BTreeMap<String, bool> = [
+            ("api".to_string(), true),
+            ("db".to_string(), true),
+            ("paused".to_string(), false),
+        ]
+        .into();
         let (mut m, calls) = model(ToolOutput::ok(""));
-        answer(SHOW_STATUS, &mut m, &store, &probed).unwrap();
+        answer(SHOW_STATUS, &mut m, &store, &probed, &gates).unwrap();
         let calls = calls.lock().unwrap();
         let report = calls[0].1[0].strip_prefix("report=").unwrap();
         assert_eq!(
@@ -486,9 +505,9 @@ mod tests {
             report.ends_with(
                 "probes, last result and since when:\n  \
                  api                          unhealthy   \"port 127.0.0.1:8774 not listening\"\n      \
-                 since 1970-01-01T00:01:00Z, checked 1970-01-01T00:01:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:00Z\n  \
+                 since 1970-01-01T00:01:00Z, recorded 1970-01-01T00:01:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:00Z\n  \
                  db                           healthy     \"port 127.0.0.1:5432 listening\"\n      \
-                 since 1970-01-01T00:01:00Z, checked 1970-01-01T00:01:00Z; gating (the manifest's gate)\n  \
+                 since 1970-01-01T00:01:00Z, recorded 1970-01-01T00:01:00Z; gating (the manifest's gate)\n  \
                  paused                       no result\n      \
                  not gating (the manifest's gate)\n"
             ),

@@ -157,7 +157,13 @@ pub fn run_event(
 
     // Built-in actions (DESIGN §9) answer from the store as the event left it.
     if let Event::Action(action) = &ctx.event
-        && let Err(why) = actions::answer(&action.name, &mut state.model, &store, &probed)
+        && let Err(why) = actions::answer(
+            &action.name,
+            &mut state.model,
+            &store,
+            &probed,
+            &probe::gates(&charm.manifest.probes, &store.probes),
+        )
     {
         run.fail(&mut state.model, why);
     }

@@ -83,7 +83,7 @@ pub fn probe_lines(
         let mut about = Vec::new();
         if let Some(l) = last {
             about.push(format!(
-                "since {}, checked {}",
+                "since {}, recorded {}",
                 utc_millis(l.since),
                 utc_millis(l.at)
             ));
@@ -271,11 +271,11 @@ mod tests {
              app: never written (left to Juju)\n\
              probes, last result and since when:\n  \
              api                          unhealthy   \"port 127.0.0.1:8774 not listening\"\n      \
-             since 1970-01-01T00:01:00Z, checked 1970-01-01T00:02:00Z; gate: manifest default; grace from 1970-01-01T00:01:30Z\n  \
+             since 1970-01-01T00:01:00Z, recorded 1970-01-01T00:02:00Z; gate: manifest default; grace from 1970-01-01T00:01:30Z\n  \
              old                          no result\n      \
              gating (a handler's choice); grace from 1970-01-01T00:00:05Z\n  \
              web                          healthy     \"http://127.0.0.1/ answered 200\"\n      \
-             since 1970-01-01T00:00:10Z, checked 1970-01-01T00:02:00Z; not gating (a handler's choice)\n"
+             since 1970-01-01T00:00:10Z, recorded 1970-01-01T00:02:00Z; not gating (a handler's choice)\n"
         );
         // With the manifest: every declared probe, `new` never ran; `old`
         // is no longer declared.
@@ -289,13 +289,13 @@ mod tests {
             probe_lines(&s.probes, Some(&gates)),
             [
                 "  api                          unhealthy   \"port 127.0.0.1:8774 not listening\"",
-                "      since 1970-01-01T00:01:00Z, checked 1970-01-01T00:02:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:30Z",
+                "      since 1970-01-01T00:01:00Z, recorded 1970-01-01T00:02:00Z; gating (the manifest's gate); grace from 1970-01-01T00:01:30Z",
                 "  new                          no result",
                 "      not gating (the manifest's gate)",
                 "  old                          no result",
                 "      no longer declared in wasm-charm.yaml; grace from 1970-01-01T00:00:05Z",
                 "  web                          healthy     \"http://127.0.0.1/ answered 200\"",
-                "      since 1970-01-01T00:00:10Z, checked 1970-01-01T00:02:00Z; not gating (a handler's choice)",
+                "      since 1970-01-01T00:00:10Z, recorded 1970-01-01T00:02:00Z; not gating (a handler's choice)",
             ]
         );
         // No probes, no section.

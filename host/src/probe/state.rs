@@ -53,7 +53,9 @@ pub struct ProbeState {
 pub struct LastCheck {
     pub healthy: bool,
     pub detail: String,
-    /// When it was made (the last attempt).
+    /// When it was made (the last attempt). A check that finds what the
+    /// kept one found is not saved on its own (no store write for a healthy
+    /// update-status), so this is the last check that changed the store.
     pub at: Millis,
     /// Since when the probe has been healthy, or unhealthy, without a
     /// break.
