@@ -252,33 +252,19 @@ const SELF_CHECK_ENV: &[(&str, &str)] = &[
 /// on a port nothing listens on; `web`, gated, on `listening`; and
 /// `paused`, which does not gate (`gate: false`), on the closed port too.
 fn probed_gateway(closed: u16, listening: u16) -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
-    unit.set_state(json!({
-        "leader": true,
-        "config": {"kind": "ingress"},
-        "relations": {"istio-pilot:4": {
-            "app": "pilot", "units": ["pilot/0"],
-            "app-data": {"service-name": "p", "service-port": "1"},
-        }},
-        "status": {"unit": null, "app": null},
-    }));
-    let append = |file: &str, more: String| {
-        let path = unit.charm_dir().join(file);
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        std::fs::write(&path, text + &more).unwrap_or_else(|e| panic!("write {file}: {e}"));
-    };
-    append(
+    let unit = support::ready_gateway();
+    unit.append_to(
         "actions.yaml",
-        "self-check:\n  description: Run every probe now.\n".to_string(),
+        "self-check:\n  description: Run every probe now.\n",
     );
     let probe = |name: &str, port: u16, extra: &str| {
         format!(
             "  {name}:\n    tcp: 127.0.0.1:{port}\n    timeout: 500ms\n    retries: 0\n    grace: 0s\n{extra}"
         )
     };
-    append(
+    unit.append_to(
         "wasm-charm.yaml",
-        format!(
+        &format!(
             "probes:\n{}{}{}",
             probe("api-port", closed, ""),
             probe("web", listening, ""),

@@ -13,27 +13,18 @@ use hostile_charm::{assert_current, logged, set_mode, store};
 use reserved_port::ReservedPort;
 use serde_json::json;
 use std::net::{Ipv4Addr, TcpListener};
-use support::{Unit, assert_failure, assert_success, packed};
+use support::{Unit, assert_failure, assert_success};
 
 /// A gateway unit whose handlers all succeed, with probe `api-port` on
 /// 127.0.0.1:`port` (`grace: 0s`: blocked at once, no retry to wait for).
 fn ready_gateway(port: u16) -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
-    unit.set_state(json!({
-        "leader": true,
-        "config": {"kind": "ingress"},
-        "relations": {"istio-pilot:4": {
-            "app": "pilot", "units": ["pilot/0"],
-            "app-data": {"service-name": "p", "service-port": "1"},
-        }},
-        "status": {"unit": null, "app": null},
-    }));
-    let manifest = unit.charm_dir().join("wasm-charm.yaml");
-    let mut text = std::fs::read_to_string(&manifest).unwrap_or_default();
-    text.push_str(&format!(
-        "probes:\n  api-port:\n    tcp: 127.0.0.1:{port}\n    timeout: 500ms\n    retries: 0\n    grace: 0s\n"
-    ));
-    std::fs::write(&manifest, text).expect("write wasm-charm.yaml");
+    let unit = support::ready_gateway();
+    unit.append_to(
+        "wasm-charm.yaml",
+        &format!(
+            "probes:\n  api-port:\n    tcp: 127.0.0.1:{port}\n    timeout: 500ms\n    retries: 0\n    grace: 0s\n"
+        ),
+    );
     unit
 }
 
@@ -122,14 +113,14 @@ fn probing_unit_with_grace(mode: &str, grace: &str) -> ProbingUnit {
     let up_port = up.local_addr().expect("local addr").port();
     let extra = closed_port();
     let unit = hostile_charm::unit(mode);
-    let manifest = unit.charm_dir().join("wasm-charm.yaml");
-    let mut text = std::fs::read_to_string(&manifest).unwrap_or_default();
-    text.push_str(&format!(
+    unit.append_to(
+        "wasm-charm.yaml",
+        &format!(
         "probes:\n  up:\n    tcp: 127.0.0.1:{up_port}\n    retries: 0\n  \
          extra:\n    tcp: 127.0.0.1:{}\n    gate: false\n    timeout: 500ms\n    retries: 0\n    grace: {grace}\n",
         extra.port
-    ));
-    std::fs::write(&manifest, text).expect("write wasm-charm.yaml");
+    ),
+    );
     ProbingUnit {
         unit,
         extra_port: extra.port,

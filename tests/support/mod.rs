@@ -274,6 +274,14 @@ impl Unit {
         self.dir.path()
     }
 
+    /// Appends `text` to `file` of the charm directory (a probe section to
+    /// `wasm-charm.yaml`, an action to `actions.yaml`).
+    pub fn append_to(&self, file: &str, text: &str) {
+        let path = self.charm_dir().join(file);
+        let before = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(&path, before + text).unwrap_or_else(|e| panic!("write {file}: {e}"));
+    }
+
     /// Replaces the fake hook tool `tool` of this unit by a shell script
     /// (to make it hang, or answer faster than the Python fake).
     pub fn replace_tool(&self, tool: &str, script: &str) {
@@ -683,4 +691,20 @@ pub fn offline_ok(charm: &Path, state: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// A unit `gateway/0` of the gateway example whose handlers all succeed: the
+/// leader, `kind=ingress`, and a pilot relation with its data.
+pub fn ready_gateway() -> Unit {
+    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    unit.set_state(serde_json::json!({
+        "leader": true,
+        "config": {"kind": "ingress"},
+        "relations": {"istio-pilot:4": {
+            "app": "pilot", "units": ["pilot/0"],
+            "app-data": {"service-name": "p", "service-port": "1"},
+        }},
+        "status": {"unit": null, "app": null},
+    }));
+    unit
 }
