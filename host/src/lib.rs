@@ -5,7 +5,8 @@
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
 //! [`status`], [`model`] and [`probe`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
-//! something argv and Juju's YAML can carry.
+//! something argv and Juju's YAML can carry. [`pack`] builds a
+//! charm and zips it.
 
 pub mod actions;
 pub mod atomic_file;

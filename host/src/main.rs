@@ -19,13 +19,24 @@ enum Command {
     Dispatch,
     /// Run one event offline, against a simulated Juju whose state is a YAML file.
     Run(Box<offline::RunArgs>),
-    /// Build a charm project for wasm32-wasip2 and assemble a charm directory.
+    /// Build a charm project for wasm32-wasip2, assemble a charm directory,
+    /// and zip it into a `.charm` for `juju deploy`.
+    ///
+    /// The `.charm` holds the directory's files and a `manifest.yaml` naming
+    /// the Ubuntu bases and the architecture `dispatch` really runs on (all
+    /// of them for a static dispatch: scripts/build-static-host builds one).
     Pack {
         /// The project: a Cargo package with metadata.yaml beside its Cargo.toml.
         project: PathBuf,
         /// Where to assemble the charm directory.
         #[arg(long)]
         out: PathBuf,
+        /// The host executable to ship as `dispatch` [default: this binary].
+        #[arg(long, value_name = "PATH")]
+        dispatch: Option<PathBuf>,
+        /// The `.charm` to write [default: `<name>.charm` beside the charm directory].
+        #[arg(long, value_name = "FILE")]
+        charm: Option<PathBuf>,
     },
     /// Every scope of a charm, its history and the statuses last written.
     ///
@@ -75,8 +86,28 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dispatch => return juju::main(),
         Command::Run(args) => offline::main(*args),
-        Command::Pack { project, out } => pack::pack(&project, &out).map(|charm| {
-            println!("packed {}", charm.display());
+        Command::Pack {
+            project,
+            out,
+            dispatch,
+            charm,
+        } => pack::pack(
+            &project,
+            &out,
+            &pack::Options {
+                dispatch,
+                archive: charm,
+            },
+        )
+        .map(|packed| {
+            println!(
+                "wrote {}: ubuntu {} on {} (dispatch: {})",
+                packed.archive.display(),
+                packed.channels.join(", "),
+                packed.dispatch.arch.juju_name(),
+                packed.dispatch
+            );
+            println!("packed {}", packed.dir.display());
         }),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)

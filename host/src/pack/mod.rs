@@ -1,5 +1,14 @@
-//! `wasm-charm pack`: build a charm project's component for wasm32-wasip2 and
-//! assemble the charm directory Juju runs (DESIGN §8).
+//! `wasm-charm pack`: build a charm project's component for wasm32-wasip2,
+//! assemble the charm directory Juju runs (DESIGN §8), and zip it into the
+//! `.charm` file `juju deploy` takes, with the `manifest.yaml` naming the
+//! bases and architectures its `dispatch` really runs on.
+//!
+//! [`elf`] reads what `dispatch` needs from a machine, [`manifest`] turns
+//! that into bases, [`archive`] writes and reads the zip.
+
+pub mod archive;
+pub mod elf;
+pub mod manifest;
 
 use anyhow::{Context as _, bail};
 use std::io::{BufRead as _, Write};
@@ -14,9 +23,36 @@ const CHARM_FILES: &[&str] = &[
     "actions.yaml",
     "wasm-charm.yaml",
 ];
+/// charmcraft's name for the file of bases and architectures.
+pub const MANIFEST_FILE: &str = "manifest.yaml";
 
-/// Pack the project at `project` into `out`, returning `out`.
-pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+/// Where `pack` takes `dispatch` from and where it writes the `.charm`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The host executable shipped as `dispatch` (a static build, say);
+    /// `None`: this very binary.
+    pub dispatch: Option<PathBuf>,
+    /// The `.charm` to write; `None`: `<charm name>.charm` beside the charm
+    /// directory.
+    pub archive: Option<PathBuf>,
+}
+
+/// What `pack` made.
+#[derive(Debug)]
+pub struct Packed {
+    /// The charm directory.
+    pub dir: PathBuf,
+    /// The `.charm` zip of it.
+    pub archive: PathBuf,
+    /// What the `dispatch` inside needs to run.
+    pub dispatch: elf::Executable,
+    /// The Ubuntu releases `manifest.yaml` names.
+    pub channels: Vec<&'static str>,
+}
+
+/// Pack the project at `project` into the charm directory `out` and its
+/// `.charm` archive.
+pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Packed> {
     let manifest = project.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
@@ -30,15 +66,22 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
             project.join("metadata.yaml").display()
         );
     }
-    // Validate the charm files before spending a build on them.
+    // Validate the charm files and the dispatch before spending a build on
+    // them: a charm whose dispatch runs on no base is not packed at all.
     let staged = crate::charm_dir::CharmDir::load(project)?;
+    let (dispatch_source, this_binary) = match &options.dispatch {
+        Some(path) => (path.clone(), false),
+        None => (
+            std::env::current_exe()
+                .context("cannot find the wasm-charm binary to install as dispatch")?,
+            true,
+        ),
+    };
+    let (dispatch, channels) = check_dispatch(&dispatch_source)?;
     let wasm = build(&manifest)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let parent = crate::atomic_file::parent(out);
     std::fs::create_dir_all(parent)
         .with_context(|| format!("{}: cannot create", parent.display()))?;
     let staging = tempfile::Builder::new()
@@ -48,11 +91,13 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     crate::runtime::precompile(&wasm, staging.path())?;
 
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let mut files: Vec<(String, u32)> = Vec::new();
     for f in CHARM_FILES {
         let from = project.join(f);
         if from.is_file() {
             std::fs::copy(&from, out.join(f))
                 .with_context(|| format!("{}: cannot copy", from.display()))?;
+            files.push((f.to_string(), 0o644));
         }
     }
     let component = out.join(&staged.manifest.component);
@@ -61,7 +106,19 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     }
     std::fs::copy(&wasm, &component)
         .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
-    install_dispatch(out)?;
+    files.push((archive_name(&staged.manifest.component)?, 0o644));
+    install_dispatch(&dispatch_source, out)?;
+    files.push(("dispatch".to_string(), 0o755));
+    let started_at = crate::show::utc(started_at());
+    let manifest_text = manifest::text(
+        env!("CARGO_PKG_VERSION"),
+        &started_at,
+        &channels,
+        dispatch.arch.juju_name(),
+    );
+    std::fs::write(out.join(MANIFEST_FILE), manifest_text)
+        .with_context(|| format!("{}: cannot write", out.join(MANIFEST_FILE).display()))?;
+    files.push((MANIFEST_FILE.to_string(), 0o644));
     // The artifact compiled above, so the first event on the unit loads it
     // instead of compiling: same bytes and engine, same key.
     let cache = out.join(crate::status::store_file::STATE_DIR).join("cache");
@@ -75,7 +132,104 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&cache)
         .with_context(|| format!("{}: cannot create", cache.display()))?;
-    for entry in std::fs::read_dir(staging.path().join("cache"))? {
+    if this_binary {
+        install_artifacts(&staging.path().join("cache"), &cache)?;
+    } else if dispatch.arch.machine_name() == std::env::consts::ARCH {
+        // Another host's engine may key (or build) artifacts differently:
+        // the dispatch shipped compiles its own, which also shows it runs
+        // and accepts this component.
+        precompile_with(&dispatch_source, out)?;
+    }
+    // Else the dispatch cannot run here: the unit compiles at its first event.
+    for entry in std::fs::read_dir(&cache)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".cwasm") {
+            files.push((
+                format!("{}/cache/{name}", crate::status::store_file::STATE_DIR),
+                0o644,
+            ));
+        }
+    }
+
+    let dir = out.canonicalize()?;
+    let archive = match &options.archive {
+        Some(path) => path.clone(),
+        None => crate::atomic_file::parent(&dir).join(format!("{}.charm", staged.metadata.name)),
+    };
+    let entries: Vec<archive::Entry> = files
+        .into_iter()
+        .map(|(name, mode)| archive::Entry {
+            source: dir.join(&name),
+            name,
+            mode,
+        })
+        .collect();
+    archive::write(&archive, &entries)?;
+    Ok(Packed {
+        dir,
+        archive,
+        dispatch,
+        channels,
+    })
+}
+
+/// What the executable at `path` needs to run, and the Ubuntu releases it
+/// runs on; an error naming the file when it is no Linux executable of an
+/// architecture Juju deploys to, or runs on no base.
+pub fn check_dispatch(path: &Path) -> anyhow::Result<(elf::Executable, Vec<&'static str>)> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("{}: cannot read the dispatch executable", path.display()))?;
+    let exe = elf::read(&bytes)
+        .map_err(|e| anyhow::anyhow!("{}: cannot ship it as dispatch: {e}", path.display()))?;
+    let channels = manifest::channels(&exe)
+        .map_err(|e| anyhow::anyhow!("{}: cannot ship it as dispatch: {e}", path.display()))?;
+    if let elf::Linking::Dynamic { .. } = exe.linking
+        && channels.len() < manifest::UBUNTU_BASES.len()
+    {
+        eprintln!(
+            "warning: {} is {exe}: the charm runs on ubuntu {} only; \
+             `wasm-charm pack --dispatch $(scripts/build-static-host)` ships one that runs on every base",
+            path.display(),
+            channels.join(", ")
+        );
+    }
+    Ok((exe, channels))
+}
+
+/// The component's path in the archive: relative, `/`-separated.
+fn archive_name(component: &Path) -> anyhow::Result<String> {
+    let parts: Option<Vec<&str>> = component
+        .components()
+        .map(|c| match c {
+            std::path::Component::Normal(part) => part.to_str(),
+            _ => None,
+        })
+        .collect();
+    parts.map(|p| p.join("/")).with_context(|| {
+        format!(
+            "wasm-charm.yaml: field `component`: `{}` cannot be named in a zip archive",
+            component.display()
+        )
+    })
+}
+
+/// Seconds since the epoch for `charmcraft-started-at`: now, or
+/// `SOURCE_DATE_EPOCH` for a reproducible build.
+fn started_at() -> u64 {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or_default()
+        })
+}
+
+/// Move the compiled artifacts of `staging` into `cache`.
+fn install_artifacts(staging: &Path, cache: &Path) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(staging)? {
         let from = entry?.path();
         if from.extension().is_some_and(|e| e == "cwasm") {
             let to = cache.join(from.file_name().unwrap_or_default());
@@ -83,18 +237,38 @@ pub fn pack(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
                 .with_context(|| format!("{}: cannot install", to.display()))?;
         }
     }
-    Ok(out.to_path_buf())
+    Ok(())
 }
 
-/// `dispatch` is this very binary, mode 0755.
-fn install_dispatch(out: &Path) -> anyhow::Result<()> {
+/// `<dispatch> precompile <charm>`, run as `wasm-charm` (as `dispatch` it
+/// would take itself for a hook).
+fn precompile_with(dispatch: &Path, charm: &Path) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt as _;
+    let out = Command::new(dispatch)
+        .arg0("wasm-charm")
+        .arg("precompile")
+        .arg(charm)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("{}: cannot run it", dispatch.display()))?;
+    if !out.status.success() {
+        bail!(
+            "{}: the dispatch to ship cannot load the component ({}): {}",
+            dispatch.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// `dispatch` is a copy of `source`, mode 0755, replaced atomically.
+fn install_dispatch(source: &Path, out: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
-    let me = std::env::current_exe()
-        .context("cannot find the wasm-charm binary to install as dispatch")?;
     let dispatch = out.join("dispatch");
     let tmp = out.join(".dispatch.tmp");
-    std::fs::copy(&me, &tmp)
-        .with_context(|| format!("{}: cannot copy to {}", me.display(), tmp.display()))?;
+    std::fs::copy(source, &tmp)
+        .with_context(|| format!("{}: cannot copy to {}", source.display(), tmp.display()))?;
     std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
     std::fs::rename(&tmp, &dispatch)
         .with_context(|| format!("{}: cannot install", dispatch.display()))?;
