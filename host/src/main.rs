@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm_host::{juju, offline, pack};
+use wasm_charm_host::{inspect, juju, offline, pack};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -37,6 +37,17 @@ enum Command {
         /// The `.charm` to write [default: `<name>.charm` beside the charm directory].
         #[arg(long, value_name = "FILE")]
         charm: Option<PathBuf>,
+    },
+    /// What a charm is made of: its handlers and the events each observes,
+    /// the WIT version and imports of its component, and what it declares
+    /// (actions, probes, limits, bases).
+    ///
+    /// Reads a charm directory, a `.charm` or a bare component (`.wasm`);
+    /// runs only the component's `declare`, in a sandboxed instance that can
+    /// reach nothing, and writes nothing.
+    Inspect {
+        /// A charm directory, a `.charm` file or a component `.wasm`.
+        path: PathBuf,
     },
     /// Every scope of a charm, its history and the statuses last written.
     ///
@@ -109,6 +120,7 @@ fn main() -> ExitCode {
             );
             println!("packed {}", packed.dir.display());
         }),
+        Command::Inspect { path } => inspect::main(&path),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)

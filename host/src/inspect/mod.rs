@@ -1,0 +1,523 @@
+//! `wasm-charm inspect`: what a charm is made of, for an operator to read
+//! before deploying it (DESIGN §9): its handlers and the events each
+//! observes, the WIT version and imports of its component, and what its
+//! files declare: relations, config, actions, probes, limits, and the bases
+//! and architecture of its `dispatch`.
+//!
+//! Nothing is written: a `.charm` is unpacked into a temporary directory,
+//! the component is compiled in a temporary cache (seeded with the charm's
+//! own artifacts, so a packed charm loads without compiling), and the
+//! handlers come from the component's `declare`, run in an instance of its
+//! own that can reach nothing (every hook tool fails, no probe runs), as
+//! dispatch runs it.
+
+pub mod world;
+
+use crate::bindings::{Handler, Observation, Priority};
+use crate::charm_dir::{CharmDir, ConfigType, Role};
+use crate::model::hook_tools::Unavailable;
+use crate::model::{Identity, Model};
+use crate::pack::{elf, manifest};
+use crate::probe::{Check, Expect, Prober, Probes};
+use crate::runtime::{self, EventState, Runtime};
+use crate::status::ScopeWrites;
+use anyhow::{Context as _, bail};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+pub use world::World;
+
+/// Everything `inspect` found.
+#[derive(Debug)]
+pub struct Inspection {
+    /// What was read: `charm directory <path>`, `.charm <path>`, `component <path>`.
+    pub source: String,
+    /// The charm's files; `None` for a bare component.
+    pub charm: Option<CharmDir>,
+    /// The component, as the charm names it (or the path given).
+    pub component: PathBuf,
+    pub component_bytes: u64,
+    pub world: World,
+    /// The declarations, or why they could not be read.
+    pub handlers: Result<Vec<Handler>, String>,
+    /// What the charm's `dispatch` needs, and the bases it runs on.
+    pub dispatch: Option<Result<(elf::Executable, Vec<&'static str>), String>>,
+    /// The bases `manifest.yaml` names (`ubuntu 20.04 (amd64)`), if present.
+    pub bases: Option<Result<Vec<String>, String>>,
+}
+
+/// `wasm-charm inspect <path>`: print the inspection; an error (exit 1)
+/// when the component's handlers could not be read, after printing what
+/// could be.
+pub fn main(path: &Path) -> anyhow::Result<()> {
+    let inspection = inspect(path)?;
+    print!("{}", inspection.render());
+    if let Err(why) = &inspection.handlers {
+        bail!("{why}");
+    }
+    Ok(())
+}
+
+/// Inspect a charm directory, a `.charm` (zip) or a component (`.wasm`).
+pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
+    if path.is_dir() {
+        return inspect_charm(path, format!("charm directory {}", path.display()));
+    }
+    let mut magic = [0u8; 4];
+    {
+        use std::io::Read as _;
+        let mut file = std::fs::File::open(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        let _ = file.read(&mut magic);
+    }
+    match &magic {
+        b"PK\x03\x04" => {
+            let unpacked = tempfile::Builder::new()
+                .prefix("wasm-charm-inspect-")
+                .tempdir()
+                .context("cannot create a temporary directory to unpack the charm in")?;
+            crate::pack::archive::extract(path, unpacked.path())?;
+            let mut inspection =
+                inspect_charm(unpacked.path(), format!(".charm {}", path.display()))
+                    .with_context(|| format!("{}: not a charm", path.display()))?;
+            // Its files are gone with the temporary directory: name them in the archive.
+            if let Some(charm) = &mut inspection.charm {
+                charm.path = path.to_path_buf();
+            }
+            Ok(inspection)
+        }
+        b"\0asm" => {
+            let wasm =
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let world =
+                World::read(&wasm).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            Ok(Inspection {
+                source: format!("component {}", path.display()),
+                charm: None,
+                component: path.to_path_buf(),
+                component_bytes: wasm.len() as u64,
+                handlers: declarations(path, None),
+                world,
+                dispatch: None,
+                bases: None,
+            })
+        }
+        _ => bail!(
+            "{}: neither a charm directory, a .charm (zip) nor a WebAssembly component",
+            path.display()
+        ),
+    }
+}
+
+fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
+    let charm = CharmDir::load(dir)?;
+    let component = charm.component_path();
+    let wasm = std::fs::read(&component)
+        .with_context(|| format!("{}: cannot read the charm's component", component.display()))?;
+    let world = World::read(&wasm)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", charm.manifest.component.display()))?;
+    let dispatch_path = dir.join("dispatch");
+    let dispatch = dispatch_path.is_file().then(|| {
+        let bytes = std::fs::read(&dispatch_path).map_err(|e| format!("cannot read: {e}"))?;
+        let exe = elf::read(&bytes)?;
+        let channels = manifest::channels(&exe)?;
+        Ok((exe, channels))
+    });
+    let manifest_path = dir.join(crate::pack::MANIFEST_FILE);
+    let bases = manifest_path.is_file().then(|| read_bases(&manifest_path));
+    Ok(Inspection {
+        source,
+        component: charm.manifest.component.clone(),
+        component_bytes: wasm.len() as u64,
+        handlers: declarations(&component, Some(&charm)),
+        world,
+        dispatch,
+        bases,
+        charm: Some(charm),
+    })
+}
+
+/// The bases of a `manifest.yaml`, `ubuntu 20.04 (amd64)` each.
+fn read_bases(path: &Path) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Manifest {
+        #[serde(default)]
+        bases: Vec<Base>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Base {
+        name: String,
+        channel: String,
+        #[serde(default)]
+        architectures: Vec<String>,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let manifest: Manifest =
+        serde_saphyr::from_str(&text).map_err(|e| format!("field `bases`: {e}"))?;
+    Ok(manifest
+        .bases
+        .iter()
+        .map(|b| format!("{} {} ({})", b.name, b.channel, b.architectures.join(", ")))
+        .collect())
+}
+
+/// The component's handler declarations, from `declare` run as dispatch
+/// runs it on a cold cache: an instance that can reach nothing of a model.
+fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handler>, String> {
+    let state = tempfile::Builder::new()
+        .prefix("wasm-charm-inspect-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary cache: {e}"))?;
+    if let Some(charm) = charm {
+        seed_cache(
+            &charm.path.join(crate::status::store_file::STATE_DIR),
+            state.path(),
+        );
+    }
+    let loaded = runtime::identify(component, state.path())
+        .and_then(|mut id| Runtime::load(&mut id, state.path()));
+    let runtime = loaded.map_err(|e| e.to_string())?;
+    let (endpoints, config, specs, limits) = match charm {
+        Some(c) => (
+            c.metadata
+                .endpoints
+                .keys()
+                .cloned()
+                .collect::<BTreeSet<_>>(),
+            c.config.clone(),
+            c.manifest.probes.clone(),
+            c.manifest.limits,
+        ),
+        None => Default::default(),
+    };
+    let mut model = Model::new(
+        Arc::new(Unavailable(
+            "the model cannot be read while the component declares its handlers",
+        )),
+        config,
+        Identity::default(),
+    );
+    model.set_endpoints(endpoints.clone());
+    // No probe runs: a handler asking for one during `declare` is told it is unhealthy.
+    let prober = Prober {
+        scripted: specs
+            .keys()
+            .map(|name| {
+                (
+                    name.clone(),
+                    Check::unhealthy("not run by wasm-charm inspect"),
+                )
+            })
+            .collect(),
+        ..Prober::default()
+    };
+    let isolated = EventState {
+        status: ScopeWrites::new(endpoints),
+        model,
+        probes: Probes::new(Arc::new(specs), prober),
+    };
+    runtime
+        .declare(isolated, &limits)
+        .result
+        .map_err(|trap| format!("{}: the component's `declare` {trap}", component.display()))
+}
+
+/// Copy the compiled artifacts of a charm's state directory into `state`,
+/// so a packed charm loads without compiling. Best effort.
+fn seed_cache(charm_state: &Path, state: &Path) {
+    let (from, to) = (charm_state.join("cache"), state.join("cache"));
+    let Ok(entries) = std::fs::read_dir(&from) else {
+        return;
+    };
+    if std::fs::create_dir_all(&to).is_err() {
+        return;
+    }
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if Path::new(&name).extension().is_some_and(|e| e == "cwasm") {
+            let _ = std::fs::copy(entry.path(), to.join(&name));
+        }
+    }
+}
+
+/// What a handler observes, for people: `install, config-changed`; the
+/// observations of one entity grouped (`relation-created, relation-joined of
+/// db`), groups split by `;`, an action named as Juju's CLI does (`action
+/// pause`).
+fn observations(observes: &[Observation]) -> String {
+    if observes.is_empty() {
+        return "no event".to_string();
+    }
+    let mut groups: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
+    for o in observes {
+        let kind = crate::event::kind_name(o.kind);
+        match groups.last_mut() {
+            Some((entity, kinds)) if *entity == o.entity.as_deref() => kinds.push(kind),
+            _ => groups.push((o.entity.as_deref(), vec![kind])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(entity, kinds)| match entity {
+            None => kinds.join(", "),
+            Some(e) if kinds == &["action"] => format!("action {e}"),
+            Some(e) => format!("{} of {e}", kinds.join(", ")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn priority(p: Priority) -> &'static str {
+    match p {
+        Priority::Critical => "critical",
+        Priority::Normal => "normal",
+        Priority::Low => "low",
+    }
+}
+
+fn config_type(t: ConfigType) -> &'static str {
+    match t {
+        ConfigType::String => "string",
+        ConfigType::Int => "int",
+        ConfigType::Float => "float",
+        ConfigType::Boolean => "boolean",
+        ConfigType::Secret => "secret",
+    }
+}
+
+/// Whether the host answers `action` itself (`show-status`, `self-check`).
+fn built_in(action: &str) -> bool {
+    action == crate::actions::SHOW_STATUS || action == crate::actions::SELF_CHECK
+}
+
+impl Inspection {
+    /// The report, one fact per line, sections indented under a heading.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut line = |text: String| {
+            out.push_str(&text);
+            out.push('\n');
+        };
+        match &self.charm {
+            Some(charm) => line(format!("charm: {} ({})", charm.metadata.name, self.source)),
+            None => line(self.source.clone()),
+        }
+        line(format!(
+            "component: {} ({} KiB)",
+            self.component.display(),
+            self.component_bytes.div_ceil(1024)
+        ));
+        line(self.wit_line());
+        match &self.handlers {
+            Ok(handlers) if handlers.is_empty() => line("handlers: none".to_string()),
+            Ok(handlers) => {
+                line(format!("handlers ({}):", handlers.len()));
+                for h in handlers {
+                    line(format!(
+                        "  {} (priority {}): {}",
+                        h.name,
+                        priority(h.priority),
+                        observations(&h.observes)
+                    ));
+                }
+            }
+            Err(why) => line(format!("handlers: not read: {why}")),
+        }
+        line(format!("imports ({}):", self.world.imports.len()));
+        for name in &self.world.imports {
+            line(format!("  {name}"));
+        }
+        line(format!("exports: {}", self.world.exports.join(", ")));
+        if let Some(charm) = &self.charm {
+            for text in charm_lines(charm) {
+                line(text);
+            }
+        }
+        match &self.dispatch {
+            Some(Ok((exe, channels))) => line(format!(
+                "dispatch: {exe}; runs on ubuntu {}",
+                channels.join(", ")
+            )),
+            Some(Err(why)) => line(format!("dispatch: {why}")),
+            None if self.charm.is_some() => line("dispatch: none (not packed)".to_string()),
+            None => {}
+        }
+        match &self.bases {
+            Some(Ok(bases)) => line(format!("bases (manifest.yaml): {}", bases.join(", "))),
+            Some(Err(why)) => line(format!("bases (manifest.yaml): unreadable: {why}")),
+            None => {}
+        }
+        out
+    }
+
+    /// `WIT: wasm-charm:charm@0.2.0 (this host implements 0.2.0)`, or what
+    /// is wrong with the version(s) the component targets.
+    fn wit_line(&self) -> String {
+        let host = format!("this host implements {}", crate::bindings::WIT_VERSION);
+        let versions = self.world.charm_versions();
+        if versions.is_empty() {
+            return format!(
+                "WIT: none of {}: not a charm component",
+                crate::bindings::WIT_PACKAGE
+            );
+        }
+        let parts: Vec<String> = versions
+            .iter()
+            .map(|(version, interfaces)| {
+                let fits = match runtime::incompatibility(version) {
+                    None => String::new(),
+                    Some(advice) => format!(", incompatible: {advice}"),
+                };
+                format!(
+                    "{}@{version} ({}{fits})",
+                    crate::bindings::WIT_PACKAGE,
+                    interfaces.join(", ")
+                )
+            })
+            .collect();
+        format!("WIT: {} ({host})", parts.join("; "))
+    }
+}
+
+/// What the charm's files declare, a line or a section each.
+fn charm_lines(charm: &CharmDir) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut section = |heading: &str, items: Vec<String>| {
+        if items.is_empty() {
+            lines.push(format!("{heading}: none"));
+        } else {
+            lines.push(format!("{heading}:"));
+            lines.extend(items.into_iter().map(|i| format!("  {i}")));
+        }
+    };
+    let relations = charm
+        .metadata
+        .endpoints
+        .iter()
+        .map(|(name, e)| {
+            let role = match e.role {
+                Role::Requires => "requires",
+                Role::Provides => "provides",
+                Role::Peers => "peers",
+            };
+            let limit = e.limit.map(|l| format!(", limit {l}")).unwrap_or_default();
+            format!("{name}: {role} {}{limit}", e.interface)
+        })
+        .collect();
+    section("relations", relations);
+    let storage_and_containers: Vec<String> = charm
+        .metadata
+        .storage
+        .iter()
+        .map(|s| format!("storage {s}"))
+        .chain(
+            charm
+                .metadata
+                .containers
+                .iter()
+                .map(|c| format!("container {c}")),
+        )
+        .collect();
+    if !storage_and_containers.is_empty() {
+        section("storage and containers", storage_and_containers);
+    }
+    let config = charm
+        .config
+        .options
+        .iter()
+        .map(|(name, t)| {
+            let default = charm
+                .config
+                .defaults
+                .get(name)
+                .map(|d| format!(", default {d}"))
+                .unwrap_or_default();
+            format!("{name}: {}{default}", config_type(*t))
+        })
+        .collect();
+    section("config", config);
+    let actions = charm
+        .actions
+        .names
+        .iter()
+        .map(|a| {
+            if built_in(a) {
+                format!("{a} (answered by the host)")
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    section("actions", actions);
+    let probes = charm
+        .manifest
+        .probes
+        .iter()
+        .map(|(name, p)| {
+            use crate::probe::spec::show_duration as d;
+            let expect = match p.expect {
+                Expect::Up => "up",
+                Expect::Down => "down",
+            };
+            format!(
+                "{name}: {} expected {expect}, {}, timeout {}, retries {}, backoff {}, grace {}",
+                p.target,
+                if p.gate {
+                    "gates"
+                } else {
+                    "gates only when a handler chooses"
+                },
+                d(p.timeout),
+                p.retries,
+                d(p.backoff),
+                d(p.grace),
+            )
+        })
+        .collect();
+    section("probes", probes);
+    let limits = &charm.manifest.limits;
+    lines.push(format!(
+        "limits: memory {} MiB per handler instance, handler timeout {} ms",
+        limits.memory_bytes >> 20,
+        limits.handler_timeout.as_millis()
+    ));
+    lines.push(format!(
+        "on-error: {}",
+        match charm.manifest.on_error {
+            crate::charm_dir::OnError::Block => "block (a handler's error blocks its scope)",
+            crate::charm_dir::OnError::Fail => "fail (a handler's error fails the hook)",
+        }
+    ));
+    if !charm.manifest.ready_message.is_empty() {
+        lines.push(format!("ready-message: {}", charm.manifest.ready_message));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::EventKind;
+
+    fn o(kind: EventKind, entity: Option<&str>) -> Observation {
+        Observation {
+            kind,
+            entity: entity.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn observations_group_by_entity() {
+        assert_eq!(observations(&[]), "no event");
+        assert_eq!(
+            observations(&[
+                o(EventKind::Install, None),
+                o(EventKind::RelationJoined, Some("db")),
+                o(EventKind::RelationBroken, Some("db")),
+                o(EventKind::RelationChanged, None),
+                o(EventKind::Action, Some("pause")),
+            ]),
+            "install; relation-joined, relation-broken of db; relation-changed; action pause"
+        );
+    }
+}
