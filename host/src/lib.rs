@@ -5,9 +5,9 @@
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
 //! [`status`], [`model`] and [`probe`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
-//! something argv and Juju's YAML can carry. [`pack`] and
-//! [`inspect`] are the tools around a charm: build and zip it, read what it
-//! is made of.
+//! something argv and Juju's YAML can carry. [`pack`], [`inspect`] and
+//! [`init`] are the tools around a charm: build and zip it, read what it is
+//! made of, start a new one.
 
 pub mod actions;
 pub mod atomic_file;
@@ -17,6 +17,7 @@ pub mod context;
 pub mod deadline;
 pub mod dispatch;
 pub mod event;
+pub mod init;
 pub mod inspect;
 pub mod juju;
 pub mod juju_env;

@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm_host::{inspect, juju, offline, pack};
+use wasm_charm_host::{init, inspect, juju, offline, pack};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -48,6 +48,21 @@ enum Command {
     Inspect {
         /// A charm directory, a `.charm` file or a component `.wasm`.
         path: PathBuf,
+    },
+    /// Create a charm project that builds on its own: a Cargo workspace of
+    /// its own depending on the SDK, metadata.yaml, config.yaml,
+    /// actions.yaml, wasm-charm.yaml, a first handler and its unit test.
+    Init {
+        /// The project directory to create (it must not exist, or be empty).
+        dir: PathBuf,
+        /// The charm's name [default: the directory's name].
+        #[arg(long)]
+        name: Option<String>,
+        /// The SDK to depend on: a path to wasm-charm's guest-sdk, or a git
+        /// URL of the wasm-charm repository [default: the guest-sdk of the
+        /// source tree this binary was built from, when it exists].
+        #[arg(long, value_name = "PATH_OR_GIT_URL")]
+        sdk: Option<String>,
     },
     /// Every scope of a charm, its history and the statuses last written.
     ///
@@ -121,6 +136,7 @@ fn main() -> ExitCode {
             println!("packed {}", packed.dir.display());
         }),
         Command::Inspect { path } => inspect::main(&path),
+        Command::Init { dir, name, sdk } => init::main(&dir, name.as_deref(), sdk.as_deref()),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)
