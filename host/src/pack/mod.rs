@@ -90,66 +90,24 @@ pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Pac
         .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
     crate::runtime::precompile(&wasm, staging.path())?;
 
-    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
-    let mut files: Vec<(String, u32)> = Vec::new();
-    for f in CHARM_FILES {
-        let from = project.join(f);
-        if from.is_file() {
-            std::fs::copy(&from, out.join(f))
-                .with_context(|| format!("{}: cannot copy", from.display()))?;
-            files.push((f.to_string(), 0o644));
-        }
-    }
-    let component = out.join(&staged.manifest.component);
-    if let Some(parent) = component.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::copy(&wasm, &component)
-        .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
-    files.push((archive_name(&staged.manifest.component)?, 0o644));
-    install_dispatch(&dispatch_source, out)?;
-    files.push(("dispatch".to_string(), 0o755));
-    let started_at = crate::show::utc(started_at());
+    let mut files = assemble(project, out, &staged, &wasm, &dispatch_source)?;
     let manifest_text = manifest::text(
         env!("CARGO_PKG_VERSION"),
-        &started_at,
+        &crate::show::utc(started_at()),
         &channels,
         dispatch.arch.juju_name(),
     );
     std::fs::write(out.join(MANIFEST_FILE), manifest_text)
         .with_context(|| format!("{}: cannot write", out.join(MANIFEST_FILE).display()))?;
     files.push((MANIFEST_FILE.to_string(), 0o644));
-    // The artifact compiled above, so the first event on the unit loads it
-    // instead of compiling: same bytes and engine, same key.
-    let cache = out.join(crate::status::store_file::STATE_DIR).join("cache");
-    // A re-pack replaces the cache whole: artifacts, declarations and the
-    // component's identity all belong to the previous component.
-    match std::fs::remove_dir_all(&cache) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(e).with_context(|| format!("{}: cannot replace", cache.display()));
-        }
-        _ => {}
-    }
-    std::fs::create_dir_all(&cache)
-        .with_context(|| format!("{}: cannot create", cache.display()))?;
-    if this_binary {
-        install_artifacts(&staging.path().join("cache"), &cache)?;
+    let artifacts = if this_binary {
+        Artifacts::Compiled(staging.path().join("cache"))
     } else if dispatch.arch.machine_name() == std::env::consts::ARCH {
-        // Another host's engine may key (or build) artifacts differently:
-        // the dispatch shipped compiles its own, which also shows it runs
-        // and accepts this component.
-        precompile_with(&dispatch_source, out)?;
-    }
-    // Else the dispatch cannot run here: the unit compiles at its first event.
-    for entry in std::fs::read_dir(&cache)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".cwasm") {
-            files.push((
-                format!("{}/cache/{name}", crate::status::store_file::STATE_DIR),
-                0o644,
-            ));
-        }
-    }
+        Artifacts::ByDispatch(&dispatch_source)
+    } else {
+        Artifacts::None
+    };
+    files.extend(fill_cache(out, artifacts)?);
 
     let dir = out.canonicalize()?;
     let archive = match &options.archive {
@@ -171,6 +129,82 @@ pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Pac
         dispatch,
         channels,
     })
+}
+
+/// Copy the charm files, the component and `dispatch` into `out`,
+/// returning each file's archive name and mode.
+fn assemble(
+    project: &Path,
+    out: &Path,
+    staged: &crate::charm_dir::CharmDir,
+    wasm: &Path,
+    dispatch: &Path,
+) -> anyhow::Result<Vec<(String, u32)>> {
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let mut files = Vec::new();
+    for f in CHARM_FILES {
+        let from = project.join(f);
+        if from.is_file() {
+            std::fs::copy(&from, out.join(f))
+                .with_context(|| format!("{}: cannot copy", from.display()))?;
+            files.push((f.to_string(), 0o644));
+        }
+    }
+    let component = out.join(&staged.manifest.component);
+    if let Some(parent) = component.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(wasm, &component)
+        .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
+    files.push((archive_name(&staged.manifest.component)?, 0o644));
+    install_dispatch(dispatch, out)?;
+    files.push(("dispatch".to_string(), 0o755));
+    Ok(files)
+}
+
+/// Where the charm's precompiled artifact comes from.
+enum Artifacts<'a> {
+    /// Compiled by this binary, which is the dispatch shipped: its cache
+    /// directory.
+    Compiled(PathBuf),
+    /// Another host's engine may key (or build) artifacts differently: the
+    /// dispatch shipped compiles its own, which also shows that it runs and
+    /// accepts this component.
+    ByDispatch(&'a Path),
+    /// The dispatch cannot run here: the unit compiles at its first event.
+    None,
+}
+
+/// Replace the charm's artifact cache, so that the first event on the unit
+/// loads the component instead of compiling it; returns the artifacts'
+/// archive names and modes.
+fn fill_cache(out: &Path, artifacts: Artifacts<'_>) -> anyhow::Result<Vec<(String, u32)>> {
+    let state_dir = crate::status::store_file::STATE_DIR;
+    let cache = out.join(state_dir).join("cache");
+    // A re-pack replaces the cache whole: artifacts, declarations and the
+    // component's identity all belong to the previous component.
+    match std::fs::remove_dir_all(&cache) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("{}: cannot replace", cache.display()));
+        }
+        _ => {}
+    }
+    std::fs::create_dir_all(&cache)
+        .with_context(|| format!("{}: cannot create", cache.display()))?;
+    match artifacts {
+        Artifacts::Compiled(staging) => install_artifacts(&staging, &cache)?,
+        Artifacts::ByDispatch(dispatch) => precompile_with(dispatch, out)?,
+        Artifacts::None => {}
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&cache)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".cwasm") {
+            files.push((format!("{state_dir}/cache/{name}"), 0o644));
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// What the executable at `path` needs to run, and the Ubuntu releases it
