@@ -1,0 +1,205 @@
+//! `wasm-charm inspect` on the examples, packed: as a directory, as the
+//! `.charm` pack wrote beside it, and as a bare component; and on a
+//! component of a WIT version this host does not implement.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use support::{assert_failure, assert_success, packed, workspace_root};
+
+fn inspect(path: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("inspect")
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wasm-charm inspect")
+}
+
+/// `inspect`'s report, which must succeed.
+fn report_of(path: &Path) -> String {
+    let out = inspect(path);
+    assert_success(&out);
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// The `.charm` pack wrote beside the packed directory `dir`.
+fn archive_of(dir: &Path, name: &str) -> PathBuf {
+    let archive = dir
+        .parent()
+        .expect("a parent")
+        .join(format!("{name}.charm"));
+    assert!(archive.is_file(), "{} missing", archive.display());
+    archive
+}
+
+#[track_caller]
+fn assert_lines(report: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(
+            report.lines().any(|l| l == *line),
+            "no line {line:?} in:\n{report}"
+        );
+    }
+}
+
+#[test]
+fn the_gateway_its_handlers_wit_version_and_declarations() {
+    let dir = packed("examples/gateway");
+    let report = report_of(&dir);
+    assert!(
+        report.starts_with("charm: gateway (charm directory "),
+        "{report}"
+    );
+    assert!(report.contains("\ncomponent: charm.wasm ("), "{report}");
+    assert_lines(
+        &report,
+        &[
+            "WIT: wasm-charm:charm@0.2.0 (types, model, handlers) (this host implements 0.2.0)",
+            "handlers (3):",
+            "  config (priority normal): install, config-changed",
+            "  pilot (priority normal): install; relation-created, relation-joined, \
+             relation-changed, relation-departed, relation-broken of istio-pilot",
+            "  leader (priority normal): install, leader-elected, config-changed",
+            "  wasm-charm:charm/model@0.2.0",
+            "exports: wasm-charm:charm/handlers@0.2.0",
+            "relations:",
+            "  istio-pilot: requires istio-pilot, limit 1",
+            "config:",
+            "  kind: string, default \"\"",
+            "actions:",
+            "  show-status (answered by the host)",
+            "probes: none",
+            "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
+            "on-error: block (a handler's error blocks its scope)",
+        ],
+    );
+    let dispatch = report
+        .lines()
+        .find(|l| l.starts_with("dispatch: "))
+        .expect("a dispatch line");
+    assert!(dispatch.contains("x86_64 (amd64)") || dispatch.contains("aarch64 (arm64)"));
+    assert!(
+        report.contains("bases (manifest.yaml): ubuntu "),
+        "{report}"
+    );
+
+    // The .charm says the same, unpacked in a temporary directory.
+    let archive = archive_of(&dir, "gateway");
+    let from_archive = report_of(&archive);
+    assert_eq!(
+        from_archive.lines().skip(1).collect::<Vec<_>>(),
+        report.lines().skip(1).collect::<Vec<_>>(),
+        "the .charm and its directory differ"
+    );
+    assert!(
+        from_archive.starts_with(&format!("charm: gateway (.charm {})", archive.display())),
+        "{from_archive}"
+    );
+}
+
+#[test]
+fn the_api_service_its_actions_probes_and_limits() {
+    let dir = packed("examples/api-service");
+    let report = report_of(&dir);
+    assert_lines(
+        &report,
+        &[
+            "WIT: wasm-charm:charm@0.2.0 (types, status, model, probe, handlers) (this host implements 0.2.0)",
+            "handlers (3):",
+            "  release (priority normal): install, start, upgrade-charm, config-changed",
+            "  pause (priority normal): action pause",
+            "  resume (priority normal): action resume",
+            "actions:",
+            "  pause",
+            "  resume",
+            "  self-check (answered by the host)",
+            "  show-status (answered by the host)",
+            "probes:",
+            "  api-port: port 127.0.0.1:8774 expected up, gates, timeout 2s, retries 2, backoff 500ms, grace 2m",
+            "  api-stopped: process api-service expected down, gates only when a handler chooses, \
+             timeout 2s, retries 1, backoff 500ms, grace 1m",
+            "ready-message: Unit is ready",
+        ],
+    );
+}
+
+#[test]
+fn a_bare_component_its_handlers_and_wit_version() {
+    let wasm = packed("examples/gateway").join("charm.wasm");
+    let report = report_of(&wasm);
+    assert_lines(
+        &report,
+        &[
+            &format!("component {}", wasm.display()),
+            "WIT: wasm-charm:charm@0.2.0 (types, model, handlers) (this host implements 0.2.0)",
+            "  config (priority normal): install, config-changed",
+        ],
+    );
+    // No charm files: nothing of them is claimed.
+    assert!(!report.contains("actions"), "{report}");
+    assert!(!report.contains("dispatch"), "{report}");
+}
+
+#[test]
+fn an_incompatible_component_shows_its_version_and_fails() {
+    let wasm = future_wit_component();
+    let out = inspect(&wasm);
+    assert_failure(&out);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("WIT: wasm-charm:charm@0.3.0 (types, status, handlers, incompatible: "),
+        "{report}"
+    );
+    assert!(report.contains("handlers: not read: "), "{report}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("@0.3.0"), "{err}");
+    assert!(err.contains("wasm-charm:charm@0.2.0"), "{err}");
+}
+
+#[test]
+fn what_is_no_charm_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "hello").unwrap();
+    let out = inspect(&file);
+    assert_failure(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: neither a charm directory, a .charm (zip) nor a WebAssembly component",
+            file.display()
+        )),
+        "{err}"
+    );
+    // A directory without metadata.yaml names the file it lacks.
+    let out = inspect(dir.path());
+    assert_failure(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("metadata.yaml: cannot read"), "{err}");
+}
+
+/// The future-wit guest's component (WIT 0.3.0), built as `pack` builds one.
+fn future_wit_component() -> PathBuf {
+    let root = workspace_root();
+    let target = root.join("target/wasm-guests");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--manifest-path",
+        ])
+        .arg(root.join("tests/guests/future-wit/Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cargo build");
+    assert_success(&out);
+    target.join("wasm32-wasip2/release/future_wit.wasm")
+}
