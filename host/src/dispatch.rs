@@ -231,6 +231,9 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &r.remote_app,
                 matches!(self.ctx.event, Event::RelationBroken(_)),
             );
+            if let (Event::RelationDeparted(_), Some(unit)) = (&self.ctx.event, &r.departing_unit) {
+                model.set_departing_unit(&r.relation, unit);
+            }
         }
         model
     }

@@ -541,19 +541,32 @@ fn relation(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<RelationE
         why: "a relation id is `<endpoint>:<number>`",
     })?;
     hook.check(var, &relation.endpoint)?;
-    // Juju may leave the remote app empty once the relation is broken.
-    let remote_app = if kind == EventKind::RelationBroken {
-        env.get("JUJU_REMOTE_APP").unwrap_or_default()
-    } else {
-        env.require(
+    let remote_unit = env.get("JUJU_REMOTE_UNIT");
+    // Juju may leave the remote app empty: once the relation is broken, and
+    // (older agents) where it names the remote unit. As ops does, the app is
+    // then the remote unit's.
+    let remote_app = match (env.get("JUJU_REMOTE_APP"), remote_unit) {
+        (Some(app), _) => app,
+        (None, Some(unit)) => match unit.split_once('/') {
+            Some((app, _)) if !app.is_empty() => app,
+            _ => {
+                return Err(EventError::Invalid {
+                    var: "JUJU_REMOTE_UNIT",
+                    value: unit.to_string(),
+                    why: "a unit name is `<application>/<number>`",
+                });
+            }
+        },
+        (None, None) if kind == EventKind::RelationBroken => "",
+        (None, None) => env.require(
             "JUJU_REMOTE_APP",
             "relation hooks name the remote application",
-        )?
+        )?,
     };
     Ok(RelationEvent {
         relation,
         remote_app: remote_app.to_string(),
-        remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
+        remote_unit: remote_unit.map(str::to_string),
         departing_unit: (kind == EventKind::RelationDeparted)
             .then(|| env.get("JUJU_DEPARTING_UNIT").map(str::to_string))
             .flatten(),

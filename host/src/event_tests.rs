@@ -131,6 +131,26 @@ fn relation_hooks_keep_dashes() {
         resolve_ok("hooks/my-peer-relation-created", &created),
         Event::RelationCreated(rel("my-peer", 0, "gw", None, None))
     );
+    // An empty JUJU_REMOTE_APP is the remote unit's application, as ops
+    // derives it; without either, a joined hook is refused.
+    let no_app = [
+        ("JUJU_RELATION", "my-peer"),
+        ("JUJU_RELATION_ID", "my-peer:0"),
+        ("JUJU_REMOTE_APP", ""),
+        ("JUJU_REMOTE_UNIT", "gw/3"),
+    ];
+    assert_eq!(
+        resolve_ok("hooks/my-peer-relation-joined", &no_app),
+        Event::RelationJoined(rel("my-peer", 0, "gw", Some("gw/3"), None))
+    );
+    assert!(
+        resolve(
+            &env("hooks/my-peer-relation-joined", &bare),
+            &metadata(),
+            &actions()
+        )
+        .is_err()
+    );
     // An endpoint named like a fixed hook's prefix.
     let cfg = [
         ("JUJU_RELATION", "config"),
