@@ -54,6 +54,15 @@ pub const TOOLS: &[&str] = &[
     "action-set",
     "action-fail",
     "action-log",
+    "open-port",
+    "close-port",
+    "opened-ports",
+    "storage-list",
+    "storage-get",
+    "network-get",
+    "goal-state",
+    "credential-get",
+    "resource-get",
 ];
 
 /// A dispatch that runs longer than this is killed and the test fails: a hung
