@@ -250,7 +250,7 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 }
 
 /// What the state file keeps of an event, as Juju commits a hook (reference
-/// §1.6). A failed hook commits nothing buffered: relation data goes back to
+/// §1.6). A failed hook commits nothing buffered: relation data and ports go back to
 /// what the hook found, and so do the scopes, the charm's own state. What acts
 /// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
 /// was written may then lag, which only makes the next event write again),
@@ -261,6 +261,7 @@ fn commit(before: &SimState, mut after: SimState, env: &JujuEnv, failed: bool) -
     if failed {
         after.relations = before.relations.clone();
         after.scopes = before.scopes.clone();
+        after.opened_ports = before.opened_ports.clone();
     } else {
         finish_relation_event(env, &mut after);
     }

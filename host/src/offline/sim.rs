@@ -92,6 +92,22 @@ pub struct SimState {
     /// The scope store, kept here rather than in the charm directory.
     #[serde(default)]
     pub scopes: Option<ScopeStore>,
+    /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
+    /// they are open for (`*`: every endpoint).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub opened_ports: BTreeMap<String, Vec<String>>,
+    /// Storage instances attached to the unit, by id (`data/0`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub storage: BTreeMap<String, SimStorage>,
+}
+
+/// One storage instance of the simulated unit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimStorage {
+    /// `filesystem` or `block`.
+    pub kind: String,
+    /// Mount point or device.
+    pub location: String,
 }
 
 fn yes() -> bool {
@@ -113,6 +129,8 @@ impl Default for SimState {
             action_results: BTreeMap::new(),
             action_failed: None,
             scopes: None,
+            opened_ports: BTreeMap::new(),
+            storage: BTreeMap::new(),
         }
     }
 }
@@ -237,6 +255,11 @@ impl SimTools {
             "application-version-set" => self.application_version_set(state, args),
             "action-set" => self.action_set(state, args),
             "action-fail" => self.action_fail(state, args),
+            "open-port" => self.port(state, args, true),
+            "close-port" => self.port(state, args, false),
+            "opened-ports" => self.opened_ports(state, args),
+            "storage-list" => self.storage_list(state, args),
+            "storage-get" => self.storage_get(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
@@ -532,6 +555,115 @@ const RESERVED_RESULT_KEYS: &[&str] = &["stdout", "stdout-encoding", "stderr", "
 /// An `action-set` key (reference §2.12): dot-separated segments, each
 /// matching `^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$` and none reserved. Juju
 /// checks both before running the tool, so both are argument errors (exit 2).
+/// The model's ports and storage (reference §2.14, §2.19). The sim applies
+/// a port request at once; `offline::commit` drops it when the hook fails,
+/// as Juju does.
+impl SimTools {
+    fn port(&self, state: &mut SimState, args: &[&str], open: bool) -> Answer {
+        let a = parse(args, &["--endpoints", "--format"], &[])?;
+        let [spec] = a.positional[..] else {
+            return Err(ToolOutput::error(2, "no port or range specified"));
+        };
+        let spec = canonical_port(spec)
+            .ok_or_else(|| ToolOutput::error(2, format!("invalid port range {spec:?}")))?;
+        let endpoints: Vec<String> = match a.flag(&["--endpoints"]) {
+            Some(e) => e.split(',').map(|e| e.trim().to_string()).collect(),
+            None => vec!["*".into()],
+        };
+        let all = endpoints.iter().any(|e| e == "*");
+        let have = state.opened_ports.remove(&spec).unwrap_or_default();
+        let now: Vec<String> = if open {
+            if all || have.iter().any(|e| e == "*") {
+                vec!["*".into()]
+            } else {
+                let set: std::collections::BTreeSet<String> =
+                    have.into_iter().chain(endpoints).collect();
+                set.into_iter().collect()
+            }
+        } else if all {
+            Vec::new()
+        } else {
+            have.into_iter()
+                .filter(|e| !endpoints.contains(e))
+                .collect()
+        };
+        if !now.is_empty() {
+            state.opened_ports.insert(spec, now);
+        }
+        Ok(ToolOutput::ok(""))
+    }
+
+    fn opened_ports(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["--endpoints"])?;
+        let lines: Vec<String> = state
+            .opened_ports
+            .iter()
+            .map(|(spec, endpoints)| {
+                if a.bool(&["--endpoints"]) {
+                    format!("{spec} ({})", endpoints.join(", "))
+                } else {
+                    spec.clone()
+                }
+            })
+            .collect();
+        Ok(json(&lines))
+    }
+
+    fn storage_list(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &[])?;
+        let name = a.positional.first().copied();
+        let ids: Vec<&String> = state
+            .storage
+            .keys()
+            .filter(|id| name.is_none_or(|n| id.split('/').next() == Some(n)))
+            .collect();
+        Ok(json(&ids))
+    }
+
+    fn storage_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-s"], &[])?;
+        let Some(id) = a.flag(&["-s"]) else {
+            return Err(ToolOutput::error(2, "no storage instance specified"));
+        };
+        let s = state.storage.get(id).ok_or_else(|| {
+            ToolOutput::error(
+                2,
+                format!("invalid value {id:?} for option -s: storage instance {id:?} not found"),
+            )
+        })?;
+        Ok(json(
+            &serde_json::json!({"kind": s.kind, "location": s.location}),
+        ))
+    }
+}
+
+/// `80/tcp`, `8000-8100/udp` or `icmp` for what `open-port` accepts.
+fn canonical_port(spec: &str) -> Option<String> {
+    let spec = spec.to_lowercase();
+    if spec == "icmp" {
+        return Some(spec);
+    }
+    let (ports, proto) = spec.split_once('/').unwrap_or((&spec, "tcp"));
+    if !matches!(proto, "tcp" | "udp") {
+        return None;
+    }
+    let (lo, hi): (u16, u16) = match ports.split_once('-') {
+        Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+        None => {
+            let p = ports.parse().ok()?;
+            (p, p)
+        }
+    };
+    if lo == 0 || hi < lo {
+        return None;
+    }
+    Some(if lo == hi {
+        format!("{lo}/{proto}")
+    } else {
+        format!("{lo}-{hi}/{proto}")
+    })
+}
+
 fn check_result_key(key: &str) -> Result<(), ToolOutput> {
     for segment in key.split('.') {
         let edge =
@@ -605,6 +737,45 @@ mod tests {
 
     fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
         t.call(tool, args, None, far()).unwrap()
+    }
+
+    #[test]
+    fn ports_and_storage_answer_like_juju() {
+        let mut state = SimState::default();
+        state.storage.insert(
+            "data/0".into(),
+            SimStorage {
+                kind: "filesystem".into(),
+                location: "/srv/data".into(),
+            },
+        );
+        let mut t = tools(state);
+        assert_eq!(call(&mut t, "open-port", &["80"]).code, 0);
+        assert_eq!(
+            call(&mut t, "open-port", &["--endpoints", "db", "8000-8100/UDP"]).code,
+            0
+        );
+        assert_eq!(call(&mut t, "open-port", &["0"]).code, 2);
+        assert_eq!(
+            call(&mut t, "opened-ports", &["--format=json", "--endpoints"]).stdout,
+            b"[\"80/tcp (*)\",\"8000-8100/udp (db)\"]\n"
+        );
+        assert_eq!(call(&mut t, "close-port", &["80/tcp"]).code, 0);
+        assert_eq!(
+            call(&mut t, "opened-ports", &["--format=json"]).stdout,
+            b"[\"8000-8100/udp\"]\n"
+        );
+        assert_eq!(
+            call(&mut t, "storage-list", &["--format=json", "--", "data"]).stdout,
+            b"[\"data/0\"]\n"
+        );
+        assert_eq!(
+            call(&mut t, "storage-get", &["--format=json", "-s", "data/0"]).stdout,
+            b"{\"kind\":\"filesystem\",\"location\":\"/srv/data\"}\n"
+        );
+        let missing = call(&mut t, "storage-get", &["--format=json", "-s", "data/9"]);
+        assert_eq!(missing.code, 2);
+        assert!(missing.stderr.contains("not found"), "{}", missing.stderr);
     }
 
     #[test]
