@@ -50,7 +50,7 @@ use crate::__bindings::wasm_charm::charm::stored as wit;
 #[derive(Clone, Debug, PartialEq)]
 pub enum StoredError {
     /// The host refused the write: a key it does not take, or a bound; the
-    /// message names which.
+    /// message (the whole `Display`) names the key and which.
     Refused(String),
     /// The value could not be encoded as JSON, or the stored one could not
     /// be read as the type asked for.
@@ -65,7 +65,7 @@ pub enum StoredError {
 impl fmt::Display for StoredError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoredError::Refused(why) => write!(f, "stored data: {why}"),
+            StoredError::Refused(why) => f.write_str(why),
             StoredError::Json { key, message } => write!(f, "stored key {key:?}: {message}"),
         }
     }
@@ -150,13 +150,17 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let e = decode::<u16>("port", "\"x\"").unwrap_err();
-        assert!(e.to_string().starts_with("stored key \"port\": invalid type"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("stored key \"port\": invalid type"),
+            "{e}"
+        );
         let map: BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
         let e = encode("pairs", &map).unwrap_err();
         assert!(e.to_string().starts_with("stored key \"pairs\": "), "{e}");
         assert_eq!(
-            StoredError::Refused("the limit is 65536".into()).to_string(),
-            "stored data: the limit is 65536"
+            StoredError::Refused("stored value of \"k\" is 65537 bytes".into()).to_string(),
+            "stored value of \"k\" is 65537 bytes"
         );
     }
 }
