@@ -59,6 +59,8 @@
 //!   extra scopes of its own (per relation, per remote unit, free names).
 //! * [`model`]: config, leadership, relations and their data.
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
+//! * [`stored`]: the charm's own data, kept between events (ops'
+//!   `StoredState`).
 //! * [`log`]: the unit's log (`juju debug-log`).
 //! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
 //!   any [`std::error::Error`].
@@ -200,6 +202,7 @@ pub mod log;
 pub mod model;
 pub mod probe;
 pub mod status;
+pub mod stored;
 
 pub use charm::{Charm, Handler, Observation, On};
 pub use error::Error;
@@ -221,7 +224,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, log, model, probe, status};
+    pub use crate::{On, log, model, probe, status, stored};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

@@ -10,6 +10,7 @@ wasmtime::component::bindgen!({
 pub use self::wasm_charm::charm::model;
 pub use self::wasm_charm::charm::probe;
 pub use self::wasm_charm::charm::status;
+pub use self::wasm_charm::charm::stored;
 pub use self::wasm_charm::charm::types::{
     ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
     RelationEvent, RelationRef, SecretEvent, Status, StatusKind, StorageEvent, Target,

@@ -26,6 +26,7 @@ use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
+use crate::stored::Stored;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -243,6 +244,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             status: ScopeWrites::new(self.ctx.endpoints.clone()),
             model,
             probes: Probes::new(self.probe_specs.clone(), self.prober.clone()),
+            stored: Stored::default(),
         }
     }
 
@@ -326,6 +328,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             state.status.set_current(target, names);
         }
         state.probes.begin(gates);
+        state.stored.begin(&store.data);
         let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
@@ -344,6 +347,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
+        let data = state.stored.take();
         let (choices, warnings) = state.probes.take();
         for w in warnings {
             state.model.log(
@@ -397,6 +401,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         for w in writes.into_iter().chain([own_write]) {
             store.apply(w, &self.ctx.described, self.ctx.now);
         }
+        store.data.apply(data);
         choices.apply(
             &self.probe_specs,
             &mut store.probes,

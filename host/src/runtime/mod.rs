@@ -14,6 +14,7 @@ use crate::deadline;
 use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
+use crate::stored::Stored;
 use limits::StoreLimits;
 use output::OutputTail;
 use std::path::Path;
@@ -71,7 +72,7 @@ pub enum LoadError {
 }
 
 /// Per-instance state: WASI (with nothing granted), the limiter and the host
-/// side of the three charm interfaces.
+/// side of the charm interfaces.
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -81,6 +82,7 @@ pub struct HandlerState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub stored: Stored,
 }
 
 impl WasiView for HandlerState {
@@ -97,6 +99,7 @@ pub struct EventState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub stored: Stored,
 }
 
 /// How a handler ended.
@@ -234,6 +237,7 @@ impl Runtime {
                 status: state.status,
                 model: state.model,
                 probes: state.probes,
+                stored: state.stored,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -361,6 +365,7 @@ fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<Handl
         status: event.status,
         model: event.model,
         probes: event.probes,
+        stored: event.stored,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -379,6 +384,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::status::add_to_linker(linker, |s| &mut s.status)?;
     crate::model::add_to_linker(linker, |s| &mut s.model)?;
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
+    crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
     Ok(())
 }
 
