@@ -734,6 +734,7 @@ mod tests {
             config: ConfigSchema::default(),
             actions: Actions {
                 names: vec!["backup".into()],
+                ..Actions::default()
             },
             manifest: Manifest::default(),
         }

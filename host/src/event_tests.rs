@@ -28,6 +28,7 @@ pub(crate) fn metadata() -> Metadata {
 pub(crate) fn actions() -> Actions {
     Actions {
         names: vec!["show-status".into(), "backup".into()],
+        ..Actions::default()
     }
 }
 
