@@ -11,6 +11,7 @@
 //! statuses are written before the store is saved, so a crash between the
 //! two repeats a status write rather than losing one.
 
+use crate::action::Action;
 use crate::actions;
 use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler, Status};
@@ -240,6 +241,12 @@ impl<'c, 'e> EventRun<'c, 'e> {
             status: ScopeWrites::new(self.ctx.endpoints.clone()),
             model,
             probes: Probes::new(self.probe_specs.clone(), self.prober.clone()),
+            action: Action::new(
+                self.tools.clone(),
+                &self.ctx.event,
+                &self.ctx.described,
+                &self.ctx.charm.actions,
+            ),
         }
     }
 
@@ -251,9 +258,10 @@ impl<'c, 'e> EventRun<'c, 'e> {
         if let Some(handlers) = cache::declarations(&self.ctx.state_dir, &self.component) {
             return validate_handlers(handlers, self.ctx.charm);
         }
-        let isolated = self.event_state(self.model(Arc::new(Unavailable(
+        let mut isolated = self.event_state(self.model(Arc::new(Unavailable(
             "the model cannot be read while the component declares its handlers",
         ))));
+        isolated.action = Action::outside("none while the component declares its handlers");
         let limits = self.ctx.charm.manifest.limits;
         let finished = self.runtime()?.declare(isolated, &limits);
         let handlers = finished

@@ -8,6 +8,7 @@ pub mod declarations;
 pub mod limits;
 pub mod output;
 
+use crate::action::Action;
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
 use crate::deadline;
@@ -71,7 +72,7 @@ pub enum LoadError {
 }
 
 /// Per-instance state: WASI (with nothing granted), the limiter and the host
-/// side of the three charm interfaces.
+/// side of each charm interface.
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -81,6 +82,7 @@ pub struct HandlerState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub action: Action,
 }
 
 impl WasiView for HandlerState {
@@ -97,6 +99,7 @@ pub struct EventState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub action: Action,
 }
 
 /// How a handler ended.
@@ -210,6 +213,7 @@ impl Runtime {
         let deadline = Instant::now() + limits.handler_timeout;
         event.model.set_deadline(deadline);
         event.probes.set_deadline(deadline);
+        event.action.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
@@ -234,6 +238,7 @@ impl Runtime {
                 status: state.status,
                 model: state.model,
                 probes: state.probes,
+                action: state.action,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -361,6 +366,7 @@ fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<Handl
         status: event.status,
         model: event.model,
         probes: event.probes,
+        action: event.action,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -379,6 +385,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::status::add_to_linker(linker, |s| &mut s.status)?;
     crate::model::add_to_linker(linker, |s| &mut s.model)?;
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
+    crate::action::add_to_linker(linker, |s| &mut s.action)?;
     Ok(())
 }
 
