@@ -409,6 +409,12 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
             HandlerResult::Cleared => "cleared".to_string(),
             HandlerResult::Error(e) => format!("returned Err({e:?})"),
             HandlerResult::Trapped(t) => format!("trapped: {t}"),
+            HandlerResult::ActionDone(None) => "returned (an action sets no scope)".to_string(),
+            HandlerResult::ActionDone(Some(s)) => format!(
+                "returned {} {:?}, ignored (an action sets no scope)",
+                crate::status::merge::Kind::from(s.kind).as_str(),
+                s.message
+            ),
         };
         println!("  handler {name}: {shown}");
     }
