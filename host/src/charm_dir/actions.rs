@@ -246,7 +246,7 @@ impl ParamsSchema {
         }
         if let Some(missing) = self.required.iter().find(|r| !given.contains_key(*r)) {
             return Err(format!(
-                "parameter `{missing}` is required (actions.yaml), but Juju gave none"
+                "parameter `{missing}` is required (actions.yaml) and was not given"
             ));
         }
         Ok(given)
@@ -356,7 +356,7 @@ bare:
         );
         assert_eq!(
             e(json!({"compress": false})),
-            "parameter `target` is required (actions.yaml), but Juju gave none"
+            "parameter `target` is required (actions.yaml) and was not given"
         );
         assert!(
             e(json!({"target": "x", "extra": 1})).contains("`extra` is not declared"),
