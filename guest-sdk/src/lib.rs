@@ -61,6 +61,8 @@
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
 //! * [`action`]: the running action's parameters, results, failure and
 //!   progress messages.
+//! * [`stored`]: the charm's own data, kept between events (ops'
+//!   `StoredState`).
 //! * [`log`]: the unit's log (`juju debug-log`).
 //! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
 //!   any [`std::error::Error`].
@@ -205,6 +207,7 @@ pub mod log;
 pub mod model;
 pub mod probe;
 pub mod status;
+pub mod stored;
 
 pub use charm::{Charm, Handler, Observation, On};
 pub use error::Error;
@@ -227,7 +230,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, action, log, model, probe, status};
+    pub use crate::{On, action, log, model, probe, status, stored};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

@@ -27,6 +27,7 @@ use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
+use crate::stored::Stored;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -257,6 +258,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &self.ctx.described,
                 &self.ctx.charm.actions,
             ),
+            stored: Stored::default(),
         }
     }
 
@@ -341,6 +343,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             state.status.set_current(target, names);
         }
         state.probes.begin(gates);
+        state.stored.begin(&store.data);
         let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
@@ -359,6 +362,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
+        let data = state.stored.take();
         let (choices, warnings) = state.probes.take();
         for w in warnings {
             state.model.log(
@@ -444,6 +448,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         for w in writes.into_iter().chain(own_write) {
             store.apply(w, &self.ctx.described, self.ctx.now);
         }
+        store.data.apply(data);
         choices.apply(
             &self.probe_specs,
             &mut store.probes,

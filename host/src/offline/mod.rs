@@ -54,8 +54,9 @@ as `action failed: <message>`; the run still exits 0, as the action's
 process does in Juju, also when a handler's error or trap failed the action
 (its scopes and relation data are then not saved).
 
-Exit codes: 0 success, 1 the hook failed (relation data and scopes are then
-not saved, as Juju commits nothing of a failed hook), 2 bad arguments.")]
+Exit codes: 0 success, 1 the hook failed (relation data, scopes and the
+charm's stored data are then not saved, as Juju commits nothing of a failed
+hook), 2 bad arguments.")]
 pub struct RunArgs {
     /// The charm directory (as `wasm-charm pack` assembles it).
     pub charm: PathBuf,
@@ -211,7 +212,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     print_report(&report, &charm, &state, &state_path);
     if failed {
         anyhow::bail!(
-            "the hook failed: {}; its relation data and scopes were not saved",
+            "the hook failed: {}; its relation data, scopes and stored data were not saved",
             report.failures.join("; ")
         );
     }
@@ -475,6 +476,9 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
             let names: Vec<&str> = state.probes.keys().map(String::as_str).collect();
             println!("  scripted by the state file: {}", names.join(", "));
         }
+    }
+    for line in crate::show::data_lines(&report.store.data) {
+        println!("{line}");
     }
     for (key, value) in &state.action_results {
         print!("{}", result_lines(key, value));

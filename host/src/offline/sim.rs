@@ -1006,3 +1006,65 @@ mod tests {
         assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
     }
 }
+
+#[cfg(test)]
+mod state_file_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn stored_text_yaml_reads_otherwise_survives_the_state_file() {
+        let tricky = [
+            "",
+            " ",
+            "\0",
+            "\u{feff}x",
+            "- a",
+            "k: v",
+            "\r\n",
+            "\u{85}",
+            "\u{2028}",
+            "~",
+            "null",
+            "'",
+            "\"",
+            "#",
+            "0x1",
+            "true",
+            "1e3",
+            "|",
+            ">",
+            "\t\tx\n",
+        ];
+        let store = ScopeStore {
+            data: tricky
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("k{i}"), v.to_string()))
+                .collect(),
+            ..ScopeStore::default()
+        };
+        let state = SimState {
+            scopes: Some(store),
+            ..SimState::default()
+        };
+        let text = serde_saphyr::to_string(&state).unwrap();
+        let back: SimState = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(back, state, "{text}");
+    }
+
+    proptest! {
+        /// The charm's own data is kept in the state file's `scopes`: any
+        /// text survives its YAML.
+        #[test]
+        fn stored_data_survives_the_state_file(
+            data in prop::collection::btree_map("[a-zA-Z0-9._:/-]{1,12}", any::<String>(), 0..6),
+        ) {
+            let store = ScopeStore { data: data.into_iter().collect(), ..ScopeStore::default() };
+            let state = SimState { scopes: Some(store), ..SimState::default() };
+            let text = serde_saphyr::to_string(&state).unwrap();
+            let back: SimState = serde_saphyr::from_str(&text).unwrap();
+            prop_assert_eq!(back, state);
+        }
+    }
+}

@@ -15,6 +15,7 @@ use crate::deadline;
 use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
+use crate::stored::Stored;
 use limits::StoreLimits;
 use output::OutputTail;
 use std::path::Path;
@@ -72,7 +73,7 @@ pub enum LoadError {
 }
 
 /// Per-instance state: WASI (with nothing granted), the limiter and the host
-/// side of each charm interface.
+/// side of the charm interfaces.
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -83,6 +84,7 @@ pub struct HandlerState {
     pub model: Model,
     pub probes: Probes,
     pub action: Action,
+    pub stored: Stored,
 }
 
 impl WasiView for HandlerState {
@@ -100,6 +102,7 @@ pub struct EventState {
     pub model: Model,
     pub probes: Probes,
     pub action: Action,
+    pub stored: Stored,
 }
 
 /// How a handler ended.
@@ -239,6 +242,7 @@ impl Runtime {
                 model: state.model,
                 probes: state.probes,
                 action: state.action,
+                stored: state.stored,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -367,6 +371,7 @@ fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<Handl
         model: event.model,
         probes: event.probes,
         action: event.action,
+        stored: event.stored,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -386,6 +391,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::model::add_to_linker(linker, |s| &mut s.model)?;
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
     crate::action::add_to_linker(linker, |s| &mut s.action)?;
+    crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
     Ok(())
 }
 
