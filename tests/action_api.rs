@@ -503,10 +503,12 @@ fn action_fail_fails_the_action_and_keeps_the_handlers_writes() {
         unit.calls_of("action-fail"),
         vec![args(&["action-fail", "--", "refused politely"])]
     );
+    let kept = store(&unit);
     assert_eq!(
-        store(&unit)["unit"]["kept"]["current"]["message"],
+        kept["unit"]["kept"]["current"]["message"],
         "kept by the action"
     );
+    assert!(!kept["data"]["kept"].is_null(), "{kept:#}");
 
     // An empty message gives Juju's default.
     assert_success(&exercise(&unit, "fail-default"));
@@ -530,7 +532,7 @@ fn an_error_fails_the_action_even_with_on_error_fail_and_keeps_nothing_but_the_r
     assert_eq!(
         store_bytes(&unit),
         before,
-        "the scope written before failing"
+        "the scope and the data written before failing"
     );
     assert!(unit.calls_of("status-set").is_empty());
     assert!(

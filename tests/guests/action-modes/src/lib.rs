@@ -7,6 +7,9 @@
 //!   the guest got), unless the mode is about failing.
 //! * `untyped` (action `untyped`, no schema): returns its parameters as
 //!   result `params`.
+//!
+//! The modes that fail write a scope and stored data first, which the event
+//! must not keep; `fail` writes them too, and they are kept.
 
 use wasm_charm::action::{self, ActionError};
 use wasm_charm::prelude::*;
@@ -68,10 +71,12 @@ fn exercise(_event: &Event) -> Outcome {
         "fail" => {
             action::fail("refused politely")?;
             status::set(Target::Unit, "kept", Status::active("kept by the action"))?;
+            stored::set("kept", "by the action")?;
             Ok(None)
         }
         "fail-default" => record(action::fail("")),
-        // A result set before the handler fails stays; the scope does not.
+        // A result set before the handler fails stays; the scope and the
+        // stored data do not.
         "err" => {
             action::set_results([("partial", "yes")])?;
             status::set(
@@ -79,6 +84,7 @@ fn exercise(_event: &Event) -> Outcome {
                 "dropped",
                 Status::blocked("written before failing"),
             )?;
+            stored::set("dropped", "written before failing")?;
             Err(Error::msg("deliberate failure"))
         }
         "panic" => {
@@ -87,6 +93,7 @@ fn exercise(_event: &Event) -> Outcome {
                 "dropped",
                 Status::blocked("written before failing"),
             )?;
+            stored::set("dropped", "written before failing")?;
             panic!("deliberate panic")
         }
         "bad-key" => record(action::set_results([("Bad_Key", "x")])),
