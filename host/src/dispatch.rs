@@ -273,7 +273,8 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let mut isolated = self.event_state(self.model(Arc::new(Unavailable(
             "the model cannot be read while the component declares its handlers",
         ))));
-        isolated.action = Action::outside("none while the component declares its handlers");
+        isolated.action =
+            Action::outside("no event runs while the component declares its handlers");
         let limits = self.ctx.charm.manifest.limits;
         let finished = self.runtime()?.declare(isolated, &limits);
         let handlers = finished

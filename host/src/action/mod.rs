@@ -64,8 +64,9 @@ pub struct Action {
     deadline: Instant,
     /// `None` in a hook, or while the component declares its handlers.
     running: Option<Running>,
-    /// The event as the logs name it, for the error outside an action.
-    described: String,
+    /// Why no action runs, for the error outside an action (`the event is
+    /// config-changed, not an action`).
+    not_an_action: String,
     /// `action-get`'s answer, checked, as the JSON text the guest gets.
     params: Option<Result<String, ActionError>>,
     budget: Budget,
@@ -93,15 +94,15 @@ impl Action {
             tools,
             deadline: Instant::now() + HOST_CALLS_TIMEOUT,
             running,
-            described: described.to_string(),
+            not_an_action: format!("the event is {described}, not an action"),
             params: None,
             budget: Budget::default(),
             failed: None,
         }
     }
 
-    /// The interface outside any event (`why` says where): every call is
-    /// `not-in-action`, and no tool can run.
+    /// The interface outside any event (`why` says so: `no event runs
+    /// while …`): every call is `not-in-action`, and no tool can run.
     pub fn outside(why: &str) -> Action {
         Action {
             tools: Arc::new(crate::model::hook_tools::Unavailable(
@@ -109,7 +110,7 @@ impl Action {
             )),
             deadline: Instant::now(),
             running: None,
-            described: why.to_string(),
+            not_an_action: why.to_string(),
             params: None,
             budget: Budget::default(),
             failed: None,
@@ -144,8 +145,8 @@ impl Action {
     fn running(&self, call: &str) -> Result<&Running, ActionError> {
         self.running.as_ref().ok_or_else(|| {
             ActionError::NotInAction(format!(
-                "action.{call}: the event is {}, not an action: only an action has parameters, results and progress messages",
-                self.described
+                "action.{call}: {}: only an action has parameters, results and progress messages",
+                self.not_an_action
             ))
         })
     }

@@ -98,11 +98,11 @@ fn outside_an_action_every_call_is_refused_and_runs_nothing() {
     assert!(calls_of(&calls).is_empty());
     assert_eq!(a.failed(), None);
 
-    let mut declaring = Action::outside("none while the component declares its handlers");
+    let mut declaring = Action::outside("no event runs while the component declares its handlers");
     let e = not_in(declaring.params().unwrap_err());
-    assert!(
-        e.contains("the event is none while the component declares its handlers"),
-        "{e}"
+    assert_eq!(
+        e,
+        "action.params: no event runs while the component declares its handlers: only an action has parameters, results and progress messages"
     );
 }
 
