@@ -7,6 +7,7 @@ wasmtime::component::bindgen!({
     additional_derives: [PartialEq],
 });
 
+pub use self::wasm_charm::charm::action;
 pub use self::wasm_charm::charm::model;
 pub use self::wasm_charm::charm::probe;
 pub use self::wasm_charm::charm::status;

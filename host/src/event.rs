@@ -42,8 +42,6 @@ pub enum EventError {
         value: String,
         why: &'static str,
     },
-    #[error("action `{0}` is not declared in actions.yaml")]
-    UnknownAction(String),
 }
 
 /// The outcome of reading the dispatch path.
@@ -51,7 +49,8 @@ pub enum EventError {
 pub enum Resolved {
     Event(Event),
     /// A hook this charm has no event for; the host exits 0, as Juju does
-    /// for a missing hook.
+    /// for a missing hook. Also an action actions.yaml does not declare: ops
+    /// exits 0 for it too.
     Unknown {
         hook: String,
         reason: String,
@@ -364,7 +363,7 @@ pub fn resolve(
     actions: &Actions,
 ) -> Result<Resolved, EventError> {
     let hook = match parse_dispatch_path(env.dispatch_path()?)? {
-        DispatchPath::Action(name) => return action(env, actions, name).map(Resolved::Event),
+        DispatchPath::Action(name) => return action(env, actions, name),
         DispatchPath::Hook(hook) => hook,
     };
     let unknown = |reason: String| Resolved::Unknown {
@@ -573,7 +572,7 @@ fn relation(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<RelationE
     })
 }
 
-fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Event, EventError> {
+fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Resolved, EventError> {
     if let Some(var) = env.get("JUJU_ACTION_NAME")
         && var != name
     {
@@ -584,13 +583,16 @@ fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Event, Event
         });
     }
     if !actions.names.contains(&name) {
-        return Err(EventError::UnknownAction(name));
+        return Ok(Resolved::Unknown {
+            hook: format!("actions/{name}"),
+            reason: format!("actions.yaml declares no action `{name}`"),
+        });
     }
     let id = env.require("JUJU_ACTION_UUID", "actions carry Juju's id of the run")?;
-    Ok(Event::Action(ActionEvent {
+    Ok(Resolved::Event(Event::Action(ActionEvent {
         name,
         id: id.to_string(),
-    }))
+    })))
 }
 
 /// `db:3` → endpoint `db`, id 3. The endpoint may itself hold `:`-free dashes.

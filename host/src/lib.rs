@@ -3,10 +3,11 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`], [`probe`] and [`stored`], [`dispatch`] ties them together, and
+//! [`status`], [`model`], [`probe`], [`stored`] and [`action`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry.
 
+pub mod action;
 pub mod actions;
 pub mod atomic_file;
 pub mod bindings;

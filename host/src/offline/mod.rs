@@ -46,9 +46,13 @@ Defaults (the state file records them; edit it to change them):
                (`detail` defaults to a message naming the probe); a name the
                charm's wasm-charm.yaml does not declare is refused (exit 2)
 
-An action's results are printed as `result <key>: <value>`, and a message it
-left with `action-fail` as `action failed: <message>`; the run still exits 0,
-as the action's process does in Juju.
+An action's parameters are the --param flags, checked against actions.yaml
+with its defaults filled in, as Juju does (parameters that do not fit exit
+2). Its progress messages are printed as `log: ACTION <message>`, its
+results as `result <key>: <value>`, and a message it left with `action-fail`
+as `action failed: <message>`; the run still exits 0, as the action's
+process does in Juju, also when a handler's error or trap failed the action
+(its scopes and relation data are then not saved).
 
 Exit codes: 0 success, 1 the hook failed (relation data, scopes and the
 charm's stored data are then not saved, as Juju commits nothing of a failed
@@ -113,6 +117,12 @@ pub struct RunArgs {
     /// The revision of a secret-remove or secret-expired event (required).
     #[arg(long)]
     pub secret_revision: Option<String>,
+    /// Give the action a parameter (`target=/srv/backups`); the value is
+    /// YAML, as `juju run` reads it (`compress=false` is a boolean), and a
+    /// dotted key nests (`opts.level=3`). Checked against actions.yaml, with
+    /// its defaults filled in, as Juju does.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
 }
 
 /// The scope store lives inside the state file offline.
@@ -156,6 +166,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let charm = CharmDir::load(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let params = context::action_params(&args, &charm, &event)?;
     let state_path = match &args.state {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
@@ -171,6 +182,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     state.unit = Some(unit.clone());
     state.log.clear();
     state.calls.clear();
+    state.action_params = params;
     state.action_results.clear();
     state.action_failed = None;
     // The model as the hook finds it: the flags are the operator's and the
@@ -411,6 +423,12 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
             HandlerResult::Cleared => "cleared".to_string(),
             HandlerResult::Error(e) => format!("returned Err({e:?})"),
             HandlerResult::Trapped(t) => format!("trapped: {t}"),
+            HandlerResult::ActionDone(None) => "returned (an action sets no scope)".to_string(),
+            HandlerResult::ActionDone(Some(s)) => format!(
+                "returned {} {:?}, ignored (an action sets no scope)",
+                crate::status::merge::Kind::from(s.kind).as_str(),
+                s.message
+            ),
         };
         println!("  handler {name}: {shown}");
     }

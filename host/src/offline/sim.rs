@@ -82,6 +82,11 @@ pub struct SimState {
     /// The hook-tool calls of the last event, one line each.
     #[serde(default)]
     pub calls: Vec<String>,
+    /// The parameters of the last event's action, as `action-get` answers
+    /// them: `wasm-charm run`'s `--param` flags, checked against the
+    /// action's schema, with its defaults filled in, as Juju does.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub action_params: serde_json::Map<String, serde_json::Value>,
     /// What `action-set` stored during the last event (an action), by dotted key.
     #[serde(default)]
     pub action_results: BTreeMap<String, String>,
@@ -126,6 +131,7 @@ impl Default for SimState {
             application_version: None,
             log: Vec::new(),
             calls: Vec::new(),
+            action_params: serde_json::Map::new(),
             action_results: BTreeMap::new(),
             action_failed: None,
             scopes: None,
@@ -253,7 +259,9 @@ impl SimTools {
             "juju-log" => self.juju_log(state, args),
             "status-set" => self.status_set(state, args),
             "application-version-set" => self.application_version_set(state, args),
+            "action-get" => self.action_get(state, args),
             "action-set" => self.action_set(state, args),
+            "action-log" => self.action_log(state, args),
             "action-fail" => self.action_fail(state, args),
             "open-port" => self.port(state, args, true),
             "close-port" => self.port(state, args, false),
@@ -471,6 +479,41 @@ impl SimTools {
         Ok(ToolOutput::ok(Vec::new()))
     }
 
+    /// `action-get [--format=…] [<key>[.<key>…]]` (reference §2.12): every
+    /// parameter, or one by dotted path (`null` when missing).
+    fn action_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &[])?;
+        let path = match a.positional.as_slice() {
+            [] => None,
+            [path] => Some(*path),
+            [_, extra @ ..] => return Err(unrecognized(extra)),
+        };
+        if self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        let mut value = serde_json::Value::Object(state.action_params.clone());
+        if let Some(path) = path {
+            for key in path.split('.') {
+                value = value.get(key).cloned().unwrap_or(serde_json::Value::Null);
+            }
+        }
+        Ok(json(&value))
+    }
+
+    /// `action-log <message…>` (reference §2.12): the words joined with
+    /// spaces, a progress message kept in the log as `ACTION <message>`.
+    fn action_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        if a.positional.is_empty() {
+            return Err(ToolOutput::error(2, "no message specified"));
+        }
+        if self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        state.log.push(format!("ACTION {}", a.positional.join(" ")));
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
     /// `action-set` (reference §2).
     fn action_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &[], &[])?;
@@ -503,17 +546,7 @@ impl SimTools {
         let message = match a.positional.as_slice() {
             [] => DEFAULT_ACTION_FAIL,
             [message] => message,
-            [_, extra @ ..] => {
-                // juju/cmd's CheckEmpty, which prints the extras with Go's %q.
-                let quoted: Vec<String> = extra
-                    .iter()
-                    .map(|e| serde_json::Value::from(*e).to_string())
-                    .collect();
-                return Err(ToolOutput::error(
-                    2,
-                    format!("unrecognized args: [{}]", quoted.join(" ")),
-                ));
-            }
+            [_, extra @ ..] => return Err(unrecognized(extra)),
         };
         if self.action.is_none() {
             return Err(ToolOutput::error(1, "not running an action"));
@@ -521,6 +554,16 @@ impl SimTools {
         state.action_failed = Some(message.to_string());
         Ok(ToolOutput::ok(Vec::new()))
     }
+}
+
+/// juju/cmd's CheckEmpty for arguments past the last one a tool takes,
+/// which prints them with Go's %q: exit 2.
+fn unrecognized(extra: &[&str]) -> ToolOutput {
+    let quoted: Vec<String> = extra
+        .iter()
+        .map(|e| serde_json::Value::from(*e).to_string())
+        .collect();
+    ToolOutput::error(2, format!("unrecognized args: [{}]", quoted.join(" ")))
 }
 
 /// The message of an `action-fail` given none (reference §2.12).
@@ -1087,6 +1130,51 @@ mod tests {
             s.relations["db:1"].local_unit_data,
             [("new".to_string(), "2".to_string())].into()
         );
+    }
+
+    #[test]
+    fn action_get_answers_the_params_whole_or_by_dotted_path() {
+        let params = serde_json::json!({"target": "/srv", "opts": {"level": 3}});
+        let state = SimState {
+            action_params: params.as_object().cloned().unwrap_or_default(),
+            ..SimState::default()
+        };
+        let mut t = tools(state);
+        let out = call(&mut t, "action-get", &["--format=json"]);
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (1, "ERROR not running an action\n")
+        );
+        assert_eq!(call(&mut t, "action-get", &["a", "b"]).code, 2);
+
+        t.action = Some("backup".into());
+        let get = |t: &mut SimTools, args: &[&str]| {
+            let out = call(t, "action-get", args);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(
+            get(&mut t, &["--format=json"]),
+            "{\"opts\":{\"level\":3},\"target\":\"/srv\"}\n"
+        );
+        assert_eq!(get(&mut t, &["--format=json", "opts.level"]), "3\n");
+        assert_eq!(get(&mut t, &["--format=json", "opts.nope"]), "null\n");
+        let out = call(&mut t, "action-get", &["--format=json", "a", "b"]);
+        assert_eq!(out.stderr, "ERROR unrecognized args: [\"b\"]\n");
+    }
+
+    #[test]
+    fn action_log_keeps_each_progress_message_at_once() {
+        let mut t = tools(SimState::default());
+        assert_eq!(call(&mut t, "action-log", &["--", "x"]).code, 1);
+        t.action = Some("backup".into());
+        let out = call(&mut t, "action-log", &[]);
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (2, "ERROR no message specified\n")
+        );
+        assert_eq!(call(&mut t, "action-log", &["--", "-1 of", "2"]).code, 0);
+        assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
     }
 }
 
