@@ -392,3 +392,25 @@ fn self_check_runs_every_probe_and_fails_naming_the_unhealthy_gating_one() {
         vec![vec!["status-set", "active", "--", ""]]
     );
 }
+
+/// A built-in action whose results cannot be sent fails the hook before the
+/// store is saved: what the event found (here, a probe healed) is not kept,
+/// as nothing of any failed hook is.
+#[test]
+fn a_self_check_whose_results_are_not_sent_keeps_nothing() {
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).expect("reserve a port");
+    let web = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("listen");
+    let listening = web.local_addr().expect("the listener's address").port();
+    let unit = probed_gateway(reserved.port, listening);
+    assert_success(&unit.dispatch("install"));
+    let before = store_bytes(&unit);
+
+    // The gated port opens: this event's probes would change the store.
+    let _api = reserved.listen().expect("listen on the reserved port");
+    unit.update_state(|s| {
+        s["fail"] = json!({"action-set": {"code": 1, "stderr": "ERROR results too large"}})
+    });
+    let out = unit.dispatch_with("actions/self-check", SELF_CHECK_ENV);
+    assert_failure(&out);
+    assert_eq!(store_bytes(&unit), before, "a failed hook saved the store");
+}

@@ -160,13 +160,9 @@ pub fn run_event(
             return Ok(run.failed(loaded));
         }
     }
-    // An event that changed nothing writes nothing: no fsync on an
-    // update-status whose probes found what they found before.
-    if store.worth_saving_over(&loaded) {
-        backend.save(&store)?;
-    }
-
-    // Built-in actions (DESIGN §9) answer from the store as the event left it.
+    // Built-in actions (DESIGN §9) answer from the store as the event left
+    // it, before it is saved: an answer that cannot be sent fails the hook,
+    // which then keeps nothing, as every failed hook.
     if let Event::Action(action) = &ctx.event
         && let Err(why) = actions::answer(
             &action.name,
@@ -177,6 +173,13 @@ pub fn run_event(
         )
     {
         run.fail(&mut state.model, why);
+        return Ok(run.failed(loaded));
+    }
+
+    // An event that changed nothing writes nothing: no fsync on an
+    // update-status whose probes found what they found before.
+    if store.worth_saving_over(&loaded) {
+        backend.save(&store)?;
     }
     run.report.action_failed = state.action.failed().map(str::to_string);
     run.report.unit = Some(unit);
