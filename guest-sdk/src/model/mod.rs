@@ -43,6 +43,7 @@ use crate::{Error, RelationEvent, RelationRef};
 mod juju;
 mod network;
 mod ports;
+mod secrets;
 mod storage;
 
 pub use crate::__bindings::wasm_charm::charm::model::{ConfigOption, ConfigValue, Databag};
@@ -52,6 +53,10 @@ pub use network::{
     network_get_for,
 };
 pub use ports::{OpenedPort, PortRange, Protocol, close_port, open_port, opened_ports};
+pub use secrets::{
+    Secret, SecretInfo, SecretOptions, SecretOwner, SecretRead, SecretRotate, add_secret,
+    secret_get, secret_ids,
+};
 pub use storage::{StorageInstance, storage, storage_get, storage_list};
 
 /// Why a model call failed. Its `Display` names the relation or hook tool.

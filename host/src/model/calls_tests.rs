@@ -480,3 +480,154 @@ fn the_departing_unit_is_not_listed_but_its_data_stays_readable() {
         [["--format=json", "-r", "db:1", "--", "-", "pg/1"]]
     );
 }
+
+fn no_options() -> SecretOptions {
+    SecretOptions {
+        label: None,
+        description: None,
+        expire: None,
+        rotate: None,
+    }
+}
+
+#[test]
+fn secret_reads_go_to_their_tools_and_are_cached() {
+    let (mut m, calls) = model(&[
+        (
+            "secret-get",
+            ToolOutput::ok(r#"{"password":"pw","username":"u"}"#),
+        ),
+        ("secret-ids", ToolOutput::ok(r#"["secret:b","secret:a"]"#)),
+        (
+            "secret-info-get",
+            ToolOutput::ok(r#"{"secret:a":{"revision":3,"label":"db","owner":"unit"}}"#),
+        ),
+    ]);
+    let id = Some("secret:a".to_string());
+    let got = m.secret_get(id.clone(), None, SecretRead::Current).unwrap();
+    assert_eq!(got[0], ("password".to_string(), "pw".to_string()));
+    m.secret_get(id.clone(), None, SecretRead::Current).unwrap();
+    m.secret_get(None, Some("db".into()), SecretRead::Peek)
+        .unwrap();
+    m.secret_get(id.clone(), None, SecretRead::Refresh).unwrap();
+    assert_eq!(
+        calls_of(&calls, "secret-get"),
+        [
+            vec!["--format=json", "--", "secret:a"],
+            vec!["--format=json", "--peek", "--label", "db"],
+            vec!["--format=json", "--refresh", "--", "secret:a"],
+        ]
+    );
+    assert_eq!(m.secret_ids().unwrap(), ["secret:a", "secret:b"]);
+    let info = m.secret_info_get(id, None).unwrap();
+    assert_eq!((info.revision, info.owner.as_deref()), (3, Some("unit")));
+    assert_eq!(
+        calls_of(&calls, "secret-info-get"),
+        [["--format=json", "--", "secret:a"]]
+    );
+    assert!(matches!(
+        m.secret_get(None, None, SecretRead::Current),
+        Err(ModelError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn a_missing_secret_is_not_found() {
+    let (mut m, _) = model(&[(
+        "secret-get",
+        ToolOutput::error(1, r#"secret "secret:x" not found"#),
+    )]);
+    assert_eq!(
+        m.secret_get(Some("secret:x".into()), None, SecretRead::Current),
+        Err(ModelError::NotFound(
+            r#"secret "secret:x" not found"#.into()
+        ))
+    );
+}
+
+#[test]
+fn secret_add_runs_at_the_call_and_the_rest_follow_the_handler() {
+    let (mut m, calls) = model(&[("secret-add", ToolOutput::ok("secret:new\n"))]);
+    let uri = m
+        .secret_add(
+            vec![("password".into(), "hunter2".into())],
+            SecretOptions {
+                label: Some("db".into()),
+                ..no_options()
+            },
+            SecretOwner::Unit,
+        )
+        .unwrap();
+    assert_eq!(uri, "secret:new");
+    let add = &calls_of(&calls, "secret-add")[0];
+    assert_eq!(add[..4], ["--label", "db", "--owner", "unit"]);
+    assert!(add[4].starts_with("password#file="), "{add:?}");
+    assert!(!add.iter().any(|a| a.contains("hunter2")));
+
+    // A trapped handler's requests are dropped; a returned one's are sent.
+    m.secret_remove("secret:new".into(), None).unwrap();
+    m.abort_handler();
+    m.secret_set(
+        "secret:new".into(),
+        Some(vec![("password".into(), "x".into())]),
+        no_options(),
+    )
+    .unwrap();
+    m.secret_grant("secret:new".into(), rel(1), Some("pg/0".into()))
+        .unwrap();
+    m.secret_revoke("secret:new".into(), rel(1), None).unwrap();
+    m.secret_remove("secret:new".into(), Some(2)).unwrap();
+    assert!(calls_of(&calls, "secret-set").is_empty());
+    m.commit_handler();
+    m.flush().unwrap_err(); // the table has no answer for secret-set
+    let set = &calls_of(&calls, "secret-set")[0];
+    assert_eq!(set[..2], ["--", "secret:new"]);
+    assert!(set[2].starts_with("password#file="));
+    assert!(matches!(
+        m.secret_remove("x".into(), Some(0)),
+        Err(ModelError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        m.secret_grant("x".into(), rel(1), Some("bad".into())),
+        Err(ModelError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn buffered_secret_requests_go_out_in_order() {
+    let (mut m, calls) = model(&[
+        ("secret-grant", ToolOutput::ok("")),
+        ("secret-revoke", ToolOutput::ok("")),
+        ("secret-remove", ToolOutput::ok("")),
+    ]);
+    m.secret_grant("secret:a".into(), rel(1), Some("pg/0".into()))
+        .unwrap();
+    m.secret_revoke("secret:a".into(), rel(1), None).unwrap();
+    m.secret_remove("secret:a".into(), Some(2)).unwrap();
+    m.commit_handler();
+    m.flush().unwrap();
+    let all: Vec<(String, Vec<String>)> = calls
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| (c.0.clone(), c.1.clone()))
+        .collect();
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        all,
+        [
+            (
+                "secret-grant".to_string(),
+                s(&["--relation", "db:1", "--unit", "pg/0", "--", "secret:a"])
+            ),
+            (
+                "secret-revoke".to_string(),
+                s(&["--relation", "db:1", "--", "secret:a"])
+            ),
+            (
+                "secret-remove".to_string(),
+                s(&["--revision", "2", "--", "secret:a"])
+            ),
+        ]
+    );
+}

@@ -16,12 +16,14 @@
 
 pub mod hook_tools;
 pub mod ports;
+pub mod secrets;
 mod shapes;
 
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
     CloudSpec, ConfigOption, ConfigValue, Databag, Goals, Host, JujuContext, LocalBag, LogLevel,
-    ModelError, Network, OpenedPort, PortRange, StorageInstance, ToolFailure,
+    ModelError, Network, OpenedPort, PortRange, SecretInfo, SecretOptions, SecretOwner, SecretRead,
+    StorageInstance, ToolFailure,
 };
 use crate::charm_dir::{ConfigSchema, ConfigType};
 use crate::text::{argv_text, juju_json};
@@ -100,7 +102,13 @@ struct Cache {
     goal_state: Option<Goals>,
     credential: Option<CloudSpec>,
     resources: HashMap<String, String>,
+    secret_content: HashMap<SecretKey, Vec<(String, String)>>,
+    secret_info: HashMap<SecretKey, SecretInfo>,
+    secret_ids: Option<Vec<String>>,
 }
+
+/// A secret as a read names it: (id, label).
+type SecretKey = (Option<String>, Option<String>);
 
 /// Relation writes not yet sent: (relation, bag) → key → value ("" deletes).
 type Pending = BTreeMap<(String, u32, bool), Bag>;
@@ -176,6 +184,9 @@ pub struct Model {
     /// Port requests kept from returned handlers, and the running handler's.
     committed_ports: Vec<ports::PortRequest>,
     handler_ports: Vec<ports::PortRequest>,
+    /// Secret requests kept from returned handlers, and the running handler's.
+    committed_secrets: Vec<secrets::SecretRequest>,
+    handler_secrets: Vec<secrets::SecretRequest>,
     /// [`pending_bytes`] of `committed`, and what merging `handler` into it
     /// would change that by: kept as writes come, so a bound check costs
     /// only the call's keys.
@@ -200,6 +211,8 @@ impl Model {
             handler: Pending::new(),
             committed_ports: Vec::new(),
             handler_ports: Vec::new(),
+            committed_secrets: Vec::new(),
+            handler_secrets: Vec::new(),
             committed_bytes: 0,
             handler_delta: 0,
             budget: Budget::default(),
@@ -243,6 +256,8 @@ impl Model {
         for request in std::mem::take(&mut self.handler_ports) {
             ports::push(&mut self.committed_ports, request);
         }
+        self.committed_secrets
+            .append(&mut std::mem::take(&mut self.handler_secrets));
     }
 
     /// Drop the relation writes of a handler that trapped.
@@ -250,6 +265,7 @@ impl Model {
         self.handler.clear();
         self.handler_delta = 0;
         self.handler_ports.clear();
+        self.handler_secrets.clear();
     }
 
     /// Send the kept writes: one `relation-set` per databag, then each port
@@ -271,7 +287,114 @@ impl Model {
             let (tool, args) = request.tool_and_args();
             self.run(tool, &args, None)?;
         }
+        for request in std::mem::take(&mut self.committed_secrets) {
+            self.run_secret(Caller::Host, &request)?;
+        }
         Ok(())
+    }
+
+    /// Run a secret tool: its flags and `-- <id>`, then its content as
+    /// `key#file=` arguments naming private files removed after the call.
+    fn run_secret(
+        &mut self,
+        caller: Caller,
+        request: &secrets::SecretRequest,
+    ) -> Result<Vec<u8>, ModelError> {
+        let tool = request.tool;
+        let mut args: Vec<String> = request.args.clone();
+        let _files = match &request.content {
+            Some(content) => {
+                let (dir, files) = secrets::content_files(content).map_err(|e| {
+                    failure(
+                        tool,
+                        -1,
+                        format!("cannot write the secret's content for {tool}: {e}"),
+                    )
+                })?;
+                args.extend(files);
+                Some(dir)
+            }
+            None => None,
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run_as(caller, tool, &args, None)
+    }
+
+    /// Buffer a secret request of the running handler, within the event's
+    /// bounds on pending requests and content.
+    fn secret_request(&mut self, request: secrets::SecretRequest) -> Result<(), ModelError> {
+        let pending = self.committed_secrets.len() + self.handler_secrets.len();
+        if pending >= secrets::MAX_SECRET_REQUESTS_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "{} refused: this event already holds {pending} secret requests, the limit (MAX_SECRET_REQUESTS_PER_EVENT)",
+                request.tool
+            )));
+        }
+        let bytes: usize = self
+            .committed_secrets
+            .iter()
+            .chain(&self.handler_secrets)
+            .map(secrets::SecretRequest::content_bytes)
+            .sum::<usize>()
+            + request.content_bytes();
+        if bytes > secrets::MAX_SECRET_BYTES_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "{} refused: this event's pending secret content would be {bytes} bytes, over the limit of {} (MAX_SECRET_BYTES_PER_EVENT)",
+                request.tool,
+                secrets::MAX_SECRET_BYTES_PER_EVENT
+            )));
+        }
+        self.handler_secrets.push(request);
+        Ok(())
+    }
+
+    /// The `--label <label>` and `-- <id>` that name a secret for a read.
+    fn secret_lookup(
+        id: &Option<String>,
+        label: &Option<String>,
+    ) -> Result<Vec<String>, ModelError> {
+        let mut args = Vec::new();
+        if let Some(l) = label {
+            secrets::check_arg("label", l)?;
+            args.extend(["--label".to_string(), l.clone()]);
+        }
+        match id {
+            Some(id) => {
+                secrets::check_arg("id", id)?;
+                args.extend(["--".to_string(), id.clone()]);
+            }
+            None if label.is_none() => {
+                return Err(ModelError::InvalidArgument(
+                    "a secret is named by its id, its label, or both; neither was given".into(),
+                ));
+            }
+            None => {}
+        }
+        Ok(args)
+    }
+
+    /// `--relation <endpoint:id> [--unit <unit>] -- <id>` of grant and
+    /// revoke, checked: a relation of the charm's endpoints, a unit name.
+    fn secret_access_args(
+        &self,
+        id: &str,
+        relation: &RelationRef,
+        unit: Option<String>,
+    ) -> Result<Vec<String>, ModelError> {
+        secrets::check_arg("id", id)?;
+        self.check_endpoint(&relation.endpoint)?;
+        let mut args = vec!["--relation".to_string(), rel_arg(relation)];
+        if let Some(u) = unit {
+            if !is_unit_name(&u) {
+                return Err(ModelError::InvalidArgument(format!(
+                    "`{}` is not a unit name (`<app>/<n>`)",
+                    u.escape_debug()
+                )));
+            }
+            args.extend(["--unit".to_string(), u]);
+        }
+        args.extend(["--".to_string(), id.to_string()]);
+        Ok(args)
     }
 
     /// The host's own log: through `juju-log`, never counted nor dropped. A
@@ -1068,6 +1191,171 @@ impl Host for Model {
         }
         self.cache.resources.insert(name, path.clone());
         Ok(path)
+    }
+
+    fn secret_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+        read: SecretRead,
+    ) -> Result<Vec<(String, String)>, ModelError> {
+        let lookup = Model::secret_lookup(&id, &label)?;
+        let key = (id, label);
+        if read == SecretRead::Current
+            && let Some(c) = self.cache.secret_content.get(&key)
+        {
+            return Ok(c.clone());
+        }
+        let mut args = vec!["--format=json"];
+        match read {
+            SecretRead::Current => {}
+            SecretRead::Peek => args.push("--peek"),
+            SecretRead::Refresh => args.push("--refresh"),
+        }
+        args.extend(lookup.iter().map(String::as_str));
+        let raw: Option<BTreeMap<String, String>> =
+            self.json(Caller::Guest, "secret-get", &args)?;
+        let content = secrets::parse_content(raw);
+        if read == SecretRead::Current {
+            self.cache.secret_content.insert(key, content.clone());
+        }
+        Ok(content)
+    }
+
+    fn secret_info_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+    ) -> Result<SecretInfo, ModelError> {
+        let lookup = Model::secret_lookup(&id, &label)?;
+        let key = (id, label);
+        if let Some(i) = self.cache.secret_info.get(&key) {
+            return Ok(i.clone());
+        }
+        let mut args = vec!["--format=json"];
+        args.extend(lookup.iter().map(String::as_str));
+        let raw: BTreeMap<String, secrets::InfoJson> =
+            self.json(Caller::Guest, "secret-info-get", &args)?;
+        let info = secrets::parse_info(raw).ok_or_else(|| {
+            ModelError::NotFound(format!(
+                "secret-info-get answered no secret for {}",
+                key.0.as_deref().or(key.1.as_deref()).unwrap_or_default()
+            ))
+        })?;
+        self.cache.secret_info.insert(key, info.clone());
+        Ok(info)
+    }
+
+    fn secret_add(
+        &mut self,
+        content: Vec<(String, String)>,
+        options: SecretOptions,
+        owner: SecretOwner,
+    ) -> Result<String, ModelError> {
+        secrets::check_content(&content)?;
+        let mut args = secrets::option_args(&options)?;
+        if owner == SecretOwner::Unit {
+            args.extend(["--owner".to_string(), "unit".to_string()]);
+        }
+        let request = secrets::SecretRequest {
+            tool: "secret-add",
+            args,
+            content: Some(content),
+        };
+        let out = self.run_secret(Caller::Guest, &request)?;
+        let uri = String::from_utf8_lossy(&out).trim().to_string();
+        if uri.is_empty() {
+            return Err(failure(
+                "secret-add",
+                0,
+                "secret-add answered no secret id".into(),
+            ));
+        }
+        self.cache.secret_ids = None;
+        Ok(uri)
+    }
+
+    fn secret_set(
+        &mut self,
+        id: String,
+        content: Option<Vec<(String, String)>>,
+        options: SecretOptions,
+    ) -> Result<(), ModelError> {
+        secrets::check_arg("id", &id)?;
+        if let Some(c) = &content {
+            secrets::check_content(c)?;
+        }
+        let mut args = secrets::option_args(&options)?;
+        if content.is_none() && args.is_empty() {
+            return Err(ModelError::InvalidArgument(
+                "secret-set needs new content or new metadata; neither was given".into(),
+            ));
+        }
+        args.extend(["--".to_string(), id]);
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-set",
+            args,
+            content,
+        })
+    }
+
+    fn secret_grant(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        let args = self.secret_access_args(&id, &relation, unit)?;
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-grant",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_revoke(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        let args = self.secret_access_args(&id, &relation, unit)?;
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-revoke",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_remove(&mut self, id: String, revision: Option<u32>) -> Result<(), ModelError> {
+        secrets::check_arg("id", &id)?;
+        let mut args = Vec::new();
+        if let Some(r) = revision {
+            if r == 0 {
+                return Err(ModelError::InvalidArgument(
+                    "secret revisions start at 1".into(),
+                ));
+            }
+            args.extend(["--revision".to_string(), r.to_string()]);
+        }
+        args.extend(["--".to_string(), id]);
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-remove",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_ids(&mut self) -> Result<Vec<String>, ModelError> {
+        if let Some(ids) = &self.cache.secret_ids {
+            return Ok(ids.clone());
+        }
+        let ids: Option<Vec<String>> =
+            self.json(Caller::Guest, "secret-ids", &["--format=json"])?;
+        let mut ids = ids.unwrap_or_default();
+        ids.sort();
+        self.cache.secret_ids = Some(ids.clone());
+        Ok(ids)
     }
 }
 
