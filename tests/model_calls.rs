@@ -239,3 +239,48 @@ fn during_relation_departed_the_leaving_unit_is_gone_but_readable() {
         r#"Some((Ok(["pg/0"]), Some(Ok({"host": "10.0.0.9"}))))"#
     );
 }
+
+#[test]
+fn secrets_travel_in_files_and_commit_with_the_hook() {
+    let unit = unit("secret-add");
+    let uri = "secret:fake0000000000000000";
+    assert_eq!(
+        answer(&unit, "secret-add"),
+        format!(r#"Ok("{uri}") Ok(({{"password": "s3cret"}}, 1))"#)
+    );
+    let add = &unit.calls_of("secret-add")[0];
+    assert_eq!(
+        &add[..5],
+        ["secret-add", "--label", "db-pass", "--owner", "unit"]
+    );
+    assert!(add[5].starts_with("password#file="), "{add:?}");
+    // (The charm logs what it read; no secret tool got the value in argv.)
+    let secret_tools: Vec<Vec<String>> = unit
+        .calls()
+        .into_iter()
+        .filter(|c| c[0].starts_with("secret-"))
+        .collect();
+    assert!(
+        !secret_tools.iter().flatten().any(|a| a.contains("s3cret")),
+        "a secret's value reached argv: {secret_tools:?}"
+    );
+    assert_eq!(
+        unit.state()["secrets"][uri]["content"],
+        json!({"password": "s3cret"})
+    );
+
+    // A new revision: held per handler, sent at the end, committed with it.
+    unit.update_state(|s| s["config"]["calls"] = json!("secret-set secret-missing"));
+    unit.clear_calls();
+    assert_eq!(answer(&unit, "secret-set"), "Ok(())");
+    assert_eq!(unit.state()["secrets"][uri]["revision"], json!(2));
+    assert_eq!(
+        unit.state()["secrets"][uri]["content"],
+        json!({"password": "new"})
+    );
+    // A missing secret is not-found, with Juju's words.
+    assert_eq!(
+        answer(&unit, "secret-missing"),
+        r#"Err(NotFound("secret \"secret:missing\" not found"))"#
+    );
+}

@@ -82,6 +82,7 @@ application bag is "local-app-data" for reading and writing.
 output and exit code.
 """
 
+import base64
 import fcntl
 import json
 import os
@@ -132,6 +133,19 @@ FLAGS = {
     "goal-state": OUT,
     "credential-get": OUT,
     "resource-get": {},
+    "secret-add": {"label": ("label", "str"), "description": ("description", "str"),
+                   "expire": ("expire", "str"), "rotate": ("rotate", "str"),
+                   "owner": ("owner", "str"), "file": ("file", "str")},
+    "secret-set": {"label": ("label", "str"), "description": ("description", "str"),
+                   "expire": ("expire", "str"), "rotate": ("rotate", "str"),
+                   "owner": ("owner", "str"), "file": ("file", "str")},
+    "secret-get": {**OUT, "label": ("label", "str"), "peek": ("peek", "bool"),
+                   "refresh": ("refresh", "bool")},
+    "secret-info-get": {**OUT, "label": ("label", "str")},
+    "secret-ids": OUT,
+    "secret-grant": {**REL, "unit": ("unit", "str")},
+    "secret-revoke": {**REL, "app": ("app", "str"), "unit": ("unit", "str")},
+    "secret-remove": {"revision": ("revision", "str")},
 }
 
 
@@ -259,6 +273,8 @@ def end_hook(action, ctx):
             st["charm-state"] = charm_state
         for op, spec, endpoints in pending.get("ports") or []:
             apply_port(st, op, spec, endpoints)
+        for op, uri, change in pending.get("secrets") or []:
+            apply_secret(st, op, uri, change)
         for key, bags in (pending.get("relations") or {}).items():
             rel = (st.get("relations") or {}).get(key)
             if rel is None:  # the relation is gone: nothing to write to
@@ -932,6 +948,160 @@ def resource_get(flags, args, state):
     sys.stdout.write(path + "\n")
 
 
+# ---------------------------------------------------------------- secrets
+# State: "secrets": {uri: {"content": {k: v}, "label", "description",
+# "owner", "revision"}}. secret-add answers its URI at once; the secret,
+# like every other secret change, exists for the model only once the hook
+# commits (reference §1.6): reads in the same hook see this hook's own adds.
+
+SECRET_KEY = re.compile(r"^[a-z](?:-?[a-z0-9]){2,}$")
+
+
+def secret_content(args):
+    """key=value, key#base64=…, key#file=<path> (jujuc/secret-add.go)."""
+    content = {}
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            raise usage_error("expected key=value format, got %s" % go_quote(arg))
+        key, _, kind = key.partition("#")
+        if not SECRET_KEY.match(key):
+            raise usage_error("invalid key %s" % go_quote(key))
+        if kind == "file":
+            try:
+                with open(value, encoding="utf-8", errors="surrogateescape") as f:
+                    value = f.read()
+            except OSError as e:
+                raise usage_error("cannot read %s: %s" % (value, e.strerror))
+        elif kind == "base64":
+            value = base64.b64decode(value).decode("utf-8", "surrogateescape")
+        elif kind:
+            raise usage_error("invalid key %s" % go_quote(key + "#" + kind))
+        content[key] = value
+    return content
+
+
+def secrets_view(state):
+    """Committed secrets with this hook's own adds and sets."""
+    view = {k: dict(v) for k, v in (state.get("secrets") or {}).items()}
+    for op in pending_of(state).get("secrets") or []:
+        if op[0] == "add":
+            view[op[1]] = dict(op[2])
+    return view
+
+
+def find_secret(state, ident, label):
+    view = secrets_view(state)
+    if ident:
+        uri = ident if ident.startswith("secret:") else "secret:" + ident
+        if uri in view:
+            return uri, view[uri]
+        raise ToolError("secret %s not found" % go_quote(ident))
+    for uri, sec in sorted(view.items()):
+        if label is not None and sec.get("label") == label:
+            return uri, sec
+    raise ToolError("secret with label %s not found" % go_quote(label or ""))
+
+
+def secret_metadata(flags, sec):
+    for key in ("label", "description", "expire", "rotate"):
+        if key in flags:
+            sec[key] = flags[key]
+
+
+def secret_add(flags, args, state):
+    content = secret_content(args)
+    if not content:
+        raise usage_error("missing secret value or filename")
+    owner = flags.get("owner", "application")
+    if owner not in ("application", "unit"):
+        raise usage_error("secret owner %s not valid" % go_quote(owner))
+    if owner == "application" and not state.get("leader", False):
+        raise ToolError("this unit is not the leader")
+    with StateWrite() as st:
+        n = st.get("next-secret", 0)
+        st["next-secret"] = n + 1
+        uri = "secret:fake%016d" % n
+        sec = {"content": content, "owner": owner, "revision": 1}
+        secret_metadata(flags, sec)
+        pending_for_write(st).setdefault("secrets", []).append(["add", uri, sec])
+    sys.stdout.write(uri + "\n")
+
+
+def secret_get(flags, args, state):
+    ident = args[0] if args else ""
+    check_empty(args[2:])
+    if not ident and "label" not in flags:
+        raise usage_error("require either a secret URI or label")
+    _, sec = find_secret(state, ident, flags.get("label"))
+    content = sec.get("content") or {}
+    if len(args) > 1:
+        write_output(flags, content.get(args[1]))
+    else:
+        write_output(flags, content)
+
+
+def secret_info_get(flags, args, state):
+    ident = args[0] if args else ""
+    check_empty(args[1:])
+    if not ident and "label" not in flags:
+        raise usage_error("require either a secret URI or label")
+    uri, sec = find_secret(state, ident, flags.get("label"))
+    info = {"revision": sec.get("revision", 1), "owner": sec.get("owner", "application")}
+    for key, out in (("label", "label"), ("description", "description"),
+                     ("expire", "expiry"), ("rotate", "rotation")):
+        if sec.get(key):
+            info[out] = sec[key]
+    write_output(flags, {uri.removeprefix("secret:"): info})
+
+
+def secret_ids(flags, args, state):
+    check_empty(args)
+    write_output(flags, sorted(secrets_view(state)))
+
+
+def secret_change(op):
+    """secret-set, -grant, -revoke, -remove: checked now, held until commit."""
+    def run(flags, args, state):
+        if not args:
+            raise usage_error("missing secret URI")
+        ident = args[0]
+        extra = args[1:]
+        if op == "set":
+            content = secret_content(extra)
+            change = {"content": content} if content else {}
+            secret_metadata(flags, change)
+            if not change:
+                raise usage_error("nothing to set")
+        else:
+            check_empty(extra)
+            change = {k: flags[k] for k in ("relation", "unit", "app", "revision") if k in flags}
+            if op in ("grant", "revoke") and not (change.get("relation") or change.get("app")
+                                                   or change.get("unit")):
+                raise usage_error("missing relation or application or unit")
+        uri, _ = find_secret(state, ident, None)
+        with StateWrite() as st:
+            pending_for_write(st).setdefault("secrets", []).append([op, uri, change])
+    return run
+
+
+def apply_secret(st, op, uri, change):
+    secrets = st.setdefault("secrets", {})
+    if op == "add":
+        secrets[uri] = change
+    elif op == "set" and uri in secrets:
+        sec = secrets[uri]
+        if "content" in change:
+            sec["content"] = change["content"]
+            sec["revision"] = sec.get("revision", 1) + 1
+        sec.update({k: v for k, v in change.items() if k != "content"})
+    elif op == "remove":
+        secrets.pop(uri, None)
+    elif op in ("grant", "revoke"):
+        grants = st.setdefault("secret-grants", [])
+        grants.append([op, uri, change])
+
+
 TOOLS = {
     "status-set": status_set, "status-get": status_get, "juju-log": juju_log,
     "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
@@ -944,6 +1114,10 @@ TOOLS = {
     "opened-ports": opened_ports, "storage-list": storage_list, "storage-get": storage_get,
     "network-get": network_get, "goal-state": goal_state, "credential-get": credential_get,
     "resource-get": resource_get,
+    "secret-add": secret_add, "secret-get": secret_get, "secret-info-get": secret_info_get,
+    "secret-ids": secret_ids, "secret-set": secret_change("set"),
+    "secret-grant": secret_change("grant"), "secret-revoke": secret_change("revoke"),
+    "secret-remove": secret_change("remove"),
 }
 
 

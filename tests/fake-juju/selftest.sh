@@ -10,7 +10,9 @@ mkdir "$tmp/tools"
 for t in status-set status-get juju-log config-get is-leader relation-ids relation-list \
     relation-get relation-set application-version-set state-get state-set state-delete \
     action-get action-set action-fail action-log network-get open-port close-port opened-ports \
-    storage-list storage-get goal-state credential-get resource-get resolved-get; do
+    storage-list storage-get goal-state credential-get resource-get resolved-get \
+    secret-add secret-get secret-info-get secret-ids secret-set secret-grant secret-revoke \
+    secret-remove; do
   ln -s "$here/fake_juju.py" "$tmp/tools/$t"
 done
 export PATH="$tmp/tools:$PATH" FAKE_JUJU_STATE="$tmp/state.json" \
@@ -343,6 +345,33 @@ expect 1 "" "ERROR permission denied" -- relation-get --format=json -r 1 - pilot
 expect 0 "maybe" "" -- is-leader --format=json
 mutate 'del s["fail"]'
 expect 0 "false" "" -- is-leader --format=json
+
+echo "# secrets: content from files, held until the hook ends"
+printf 's3cret' >"$tmp/pw"
+uri=secret:fake0000000000000000
+expect 1 "" "ERROR this unit is not the leader" -- secret-add password=x
+expect 2 "" 'ERROR invalid key "PW"' -- secret-add --owner unit PW=x
+expect 0 "$uri" "" -- secret-add --owner unit --label db-pass "password#file=$tmp/pw"
+expect 0 '{"password":"s3cret"}' "" -- secret-get --format=json "$uri"
+expect 0 '{"password":"s3cret"}' "" -- secret-get --format=json --label db-pass
+expect 1 "" 'ERROR secret with label "nope" not found' -- secret-get --format=json --label nope
+expect 2 "" "ERROR require either a secret URI or label" -- secret-get --format=json
+same "held until the hook ends" "$(state 's.get("secrets")')" "None"
+end_hook 0 commit "$ctx"
+same "committed on exit 0" "$(state 'sorted(s["secrets"])')" "['$uri']"
+expect 0 "" "" -- secret-set "$uri" password=new
+expect 0 '{"fake0000000000000000":{"label":"db-pass","owner":"unit","revision":1}}' "" -- secret-info-get --format=json --label db-pass
+end_hook 0 commit "$ctx"
+expect 0 '{"fake0000000000000000":{"label":"db-pass","owner":"unit","revision":2}}' "" -- secret-info-get --format=json "$uri"
+expect 0 '{"password":"new"}' "" -- secret-get --format=json "$uri"
+expect 1 "" 'ERROR secret "secret:missing" not found' -- secret-remove secret:missing
+expect 2 "" "ERROR missing relation or application or unit" -- secret-grant "$uri"
+expect 0 "" "" -- secret-remove "$uri"
+end_hook 0 discard "$ctx"
+expect 0 "[\"$uri\"]" "" -- secret-ids --format=json
+expect 0 "" "" -- secret-remove "$uri"
+end_hook 0 commit "$ctx"
+expect 0 "[]" "" -- secret-ids --format=json
 
 echo "# call log (RS/FS records)"
 log=$(python3 - "$FAKE_JUJU_LOG" <<'EOF'

@@ -63,6 +63,14 @@ pub const TOOLS: &[&str] = &[
     "goal-state",
     "credential-get",
     "resource-get",
+    "secret-add",
+    "secret-get",
+    "secret-info-get",
+    "secret-ids",
+    "secret-set",
+    "secret-grant",
+    "secret-revoke",
+    "secret-remove",
 ];
 
 /// A dispatch that runs longer than this is killed and the test fails: a hung

@@ -73,6 +73,25 @@ fn calls(event: &Event) -> Outcome {
                 format!("{units:?}")
             }
             "too-many-relations" => format!("{:?}", model::relation("db")),
+            "secret-add" => {
+                let options = model::SecretOptions {
+                    label: Some("db-pass".into()),
+                    ..Default::default()
+                };
+                let id =
+                    model::add_secret(&[("password", "s3cret")], options, model::SecretOwner::Unit);
+                let read = model::secret_get(None, Some("db-pass"))
+                    .and_then(|s| Ok((s.get_content(false)?, s.get_info()?.revision)));
+                format!("{id:?} {read:?}")
+            }
+            "secret-set" => {
+                let set = model::secret_ids().and_then(|ids| {
+                    let id = ids.first().cloned().unwrap_or_default();
+                    model::secret_get(Some(&id), None)?.set_content(&[("password", "new")])
+                });
+                format!("{set:?}")
+            }
+            "secret-missing" => format!("{:?}", model::secret_get(Some("secret:missing"), None)),
             other => format!("unknown call {other}"),
         };
         log::info(format!("CALL {call} {answer}"));
