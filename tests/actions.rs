@@ -157,23 +157,30 @@ fn a_failing_action_set_fails_the_action_naming_the_tool() {
     );
 }
 
+/// An action actions.yaml does not declare (a charm rolled back while it
+/// was queued) runs nothing and exits 0, as ops does; the unit's log says
+/// why.
 #[test]
-fn an_undeclared_action_fails_naming_it() {
+fn an_undeclared_action_exits_0_with_a_log_line() {
     let unit = blocked_gateway();
     let before = store_bytes(&unit);
     unit.clear_calls();
+    unit.clear_debug_log();
     let out = unit.dispatch_with(
         "actions/backup",
         &[("JUJU_ACTION_NAME", "backup"), ("JUJU_ACTION_UUID", "2")],
     );
-    assert_failure(&out);
-    assert!(
-        stderr(&out).contains("action `backup` is not declared in actions.yaml"),
-        "{}",
-        stderr(&out)
+    assert_success(&out);
+    assert_eq!(
+        unit.debug_log(),
+        "WARNING actions/backup: actions.yaml declares no action `backup`; nothing ran (exit 0, as ops does)\n"
     );
-    assert_eq!(unit.calls(), Vec::<Vec<String>>::new());
+    assert_eq!(tools_called(&unit), ["juju-log"]);
     assert_eq!(store_bytes(&unit), before);
+}
+
+fn tools_called(unit: &Unit) -> Vec<String> {
+    unit.calls().into_iter().map(|c| c[0].clone()).collect()
 }
 
 #[test]
@@ -384,4 +391,26 @@ fn self_check_runs_every_probe_and_fails_naming_the_unhealthy_gating_one() {
         unit.calls_of("status-set"),
         vec![vec!["status-set", "active", "--", ""]]
     );
+}
+
+/// A built-in action whose results cannot be sent fails the hook before the
+/// store is saved: what the event found (here, a probe healed) is not kept,
+/// as nothing of any failed hook is.
+#[test]
+fn a_self_check_whose_results_are_not_sent_keeps_nothing() {
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).expect("reserve a port");
+    let web = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("listen");
+    let listening = web.local_addr().expect("the listener's address").port();
+    let unit = probed_gateway(reserved.port, listening);
+    assert_success(&unit.dispatch("install"));
+    let before = store_bytes(&unit);
+
+    // The gated port opens: this event's probes would change the store.
+    let _api = reserved.listen().expect("listen on the reserved port");
+    unit.update_state(|s| {
+        s["fail"] = json!({"action-set": {"code": 1, "stderr": "ERROR results too large"}})
+    });
+    let out = unit.dispatch_with("actions/self-check", SELF_CHECK_ENV);
+    assert_failure(&out);
+    assert_eq!(store_bytes(&unit), before, "a failed hook saved the store");
 }

@@ -297,6 +297,31 @@ impl On {
             | Self::secret_expired()
     }
 
+    /// Every event of every kind, actions included: for a handler that
+    /// looks at the whole unit after any event, as `collect-status`
+    /// observers do in `ops`. It runs after the handlers declared before it.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// fn overall(_event: &Event) -> Outcome {
+    ///     // Look at the whole unit; the host runs this for every event.
+    ///     Ok(None)
+    /// }
+    ///
+    /// let charm = Charm::new().observe("overall", On::every_event(), overall);
+    /// assert_eq!(charm.observers(&Event::UpdateStatus), ["overall"]);
+    /// assert_eq!(charm.observers(&Event::PebbleReady("web".into())), ["overall"]);
+    /// ```
+    pub fn every_event() -> Self {
+        Self {
+            observations: EVERY_KIND
+                .iter()
+                .map(|&kind| Observation { kind, entity: None })
+                .collect(),
+        }
+    }
+
     /// The observations, in the order they were added, without duplicates.
     pub fn observations(&self) -> &[Observation] {
         &self.observations
@@ -316,6 +341,40 @@ impl On {
             .any(|o| o.kind == kind && (o.entity.is_none() || o.entity.as_deref() == entity))
     }
 }
+
+/// Every event kind of the WIT `event-kind` enum, in its order.
+const EVERY_KIND: [EventKind; 30] = [
+    EventKind::Install,
+    EventKind::Start,
+    EventKind::Stop,
+    EventKind::Remove,
+    EventKind::UpgradeCharm,
+    EventKind::ConfigChanged,
+    EventKind::UpdateStatus,
+    EventKind::LeaderElected,
+    EventKind::LeaderSettingsChanged,
+    EventKind::LeaderDeposed,
+    EventKind::PreSeriesUpgrade,
+    EventKind::PostSeriesUpgrade,
+    EventKind::CollectMetrics,
+    EventKind::MeterStatusChanged,
+    EventKind::RelationCreated,
+    EventKind::RelationJoined,
+    EventKind::RelationChanged,
+    EventKind::RelationDeparted,
+    EventKind::RelationBroken,
+    EventKind::StorageAttached,
+    EventKind::StorageDetaching,
+    EventKind::PebbleReady,
+    EventKind::PebbleCustomNotice,
+    EventKind::PebbleCheckFailed,
+    EventKind::PebbleCheckRecovered,
+    EventKind::SecretChanged,
+    EventKind::SecretRotate,
+    EventKind::SecretRemove,
+    EventKind::SecretExpired,
+    EventKind::Action,
+];
 
 impl From<EventKind> for On {
     fn from(kind: EventKind) -> Self {
@@ -346,6 +405,16 @@ impl BitOr for On {
 mod tests {
     use super::*;
     use crate::{RelationEvent, RelationRef, StatusKind};
+
+    #[test]
+    fn every_kind_lists_the_wit_enum_in_order_once() {
+        for (i, kind) in EVERY_KIND.iter().enumerate() {
+            assert_eq!(*kind as usize, i, "{kind}");
+        }
+        let on = On::every_event();
+        assert_eq!(on.observations().len(), EVERY_KIND.len());
+        assert!(on.observations().iter().all(|o| o.entity.is_none()));
+    }
 
     fn relation_changed(endpoint: &str) -> Event {
         Event::RelationChanged(RelationEvent {

@@ -6,8 +6,9 @@ use std::fmt;
 ///
 /// Any [`std::error::Error`] converts into it, so `?` works on the SDK's
 /// errors ([`ModelError`](crate::model::ModelError),
-/// [`ProbeError`](crate::probe::ProbeError)), on `serde_json` errors and on
-/// the standard library's. The message keeps the error's causes, joined with
+/// [`ProbeError`](crate::probe::ProbeError),
+/// [`StoredError`](crate::stored::StoredError)), on `serde_json` errors and
+/// on the standard library's. The message keeps the error's causes, joined with
 /// `: `. A handler returning `Err(error)` gets its scope set to blocked with
 /// this message (or fails the hook, when the manifest says `on-error: fail`).
 ///

@@ -124,6 +124,28 @@ impl Event {
             _ => None,
         }
     }
+
+    /// The unit leaving the relation, for relation-departed (as ops'
+    /// `RelationDepartedEvent.departing_unit`): it may be this unit itself.
+    /// It is no longer among [`Relation::units`](crate::model::Relation::units),
+    /// but its data stays readable during the event.
+    ///
+    /// ```no_run
+    /// use wasm_charm::prelude::*;
+    ///
+    /// fn departed(event: &Event) -> Outcome {
+    ///     if event.departing_unit() == Some(model::unit_name().as_str()) {
+    ///         return Ok(Some(Status::maintenance("Leaving the cluster")));
+    ///     }
+    ///     Ok(None)
+    /// }
+    /// ```
+    pub fn departing_unit(&self) -> Option<&str> {
+        match self {
+            Event::RelationDeparted(r) => r.departing_unit.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// Juju's name for the event: `install`, `istio-pilot-relation-changed`,

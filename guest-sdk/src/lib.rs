@@ -59,6 +59,10 @@
 //!   extra scopes of its own (per relation, per remote unit, free names).
 //! * [`model`]: config, leadership, relations and their data.
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
+//! * [`action`]: the running action's parameters, results, failure and
+//!   progress messages.
+//! * [`stored`]: the charm's own data, kept between events (ops'
+//!   `StoredState`).
 //! * [`log`]: the unit's log (`juju debug-log`).
 //! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
 //!   any [`std::error::Error`].
@@ -83,6 +87,8 @@ pub mod __bindings {
             "wasm-charm:charm/model@0.2.0/model-error": crate::model::ModelError,
             "wasm-charm:charm/model@0.2.0/tool-failure": crate::model::ToolFailure,
             "wasm-charm:charm/probe@0.2.0/probe-error": crate::probe::ProbeError,
+            "wasm-charm:charm/action@0.2.0/action-error": crate::action::ActionError,
+            "wasm-charm:charm/action@0.2.0/tool-failure": crate::model::ToolFailure,
         },
         additional_type_attributes: {
             "wasm-charm:charm/types@0.2.0/priority": [#[derive(Default)]],
@@ -193,6 +199,7 @@ pub mod __bindings {
     });
 }
 
+pub mod action;
 mod charm;
 mod error;
 pub mod event;
@@ -200,6 +207,7 @@ pub mod log;
 pub mod model;
 pub mod probe;
 pub mod status;
+pub mod stored;
 
 pub use charm::{Charm, Handler, Observation, On};
 pub use error::Error;
@@ -212,7 +220,8 @@ pub use status::{Priority, Status, StatusKind, Target};
 /// What a handler returns: `Ok(Some(status))` sets the handler's scope
 /// (`handler/<name>`) to `status`, `Ok(None)` clears it, and `Err(error)`
 /// is handled as the manifest's `on-error` says (blocked with the error's
-/// message by default).
+/// message by default). During an action the value sets no scope, and
+/// `Err(error)` fails the action with its message (see [`action`]).
 pub type Outcome = Result<Option<Status>, Error>;
 
 /// Everything a charm's `lib.rs` usually needs: `use wasm_charm::prelude::*;`.
@@ -221,7 +230,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, log, model, probe, status};
+    pub use crate::{On, action, log, model, probe, status, stored};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

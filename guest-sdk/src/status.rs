@@ -7,10 +7,27 @@
 //! on the leader, the application's): the most severe kind wins, and
 //! `(+N more)` counts the other problems.
 //!
-//! Writes take effect only if the handler returns (`Ok` or `Err`); a handler
-//! that traps changes no scope. A scope keeps its status until it is set
-//! again or cleared; relation and remote-unit scopes are cleared by the host
-//! when that relation is broken or that unit departs.
+//! # The rules of every scope kind
+//!
+//! | scope | set by | cleared by | cleared automatically | band |
+//! |---|---|---|---|---|
+//! | `handler/<name>` | the handler's return value: `Ok(Some(s))` sets it, `Err(e)` sets blocked (with `on-error: block`) | `Ok(None)` | when the charm no longer declares the handler | the handler's ([`Charm::observe_with_priority`](crate::Charm::observe_with_priority)) |
+//! | any free name ([`set`]) | any handler | [`clear`] | never | [`set_with_priority`] |
+//! | `relation/<endpoint>:<id>` ([`set_relation`]) | any handler | [`clear_relation`] | after that relation's `relation-broken` | [`set_relation_with_priority`] |
+//! | `unit/<app>/<n>` ([`set_remote_unit`]) | any handler | [`clear_remote_unit`] | after that unit's `relation-departed` | [`set_remote_unit_with_priority`] |
+//! | `probe/<name>` | the host, from a gating readiness probe | the host, when the probe passes or stops gating | when the probe is no longer declared | normal |
+//!
+//! * **Transactional per handler.** Writes take effect only if the handler
+//!   returns (`Ok` or `Err`); a handler that traps changes no scope, and a
+//!   hook that fails keeps no scope of any of its handlers.
+//! * **Write-only.** A handler cannot read the merged status back: status is
+//!   an output, not control flow.
+//! * **Merge.** Severity first (blocked > maintenance > waiting > active),
+//!   then the band (critical, normal, low), then the age of the problem,
+//!   then the name. When nothing is a problem, the unit is active with the
+//!   message of the best-ranked active scope that has one, else the
+//!   manifest's `ready-message`.
+//! * **App scopes** ([`Target::App`]) count only when the leader writes them.
 //!
 //! ```no_run
 //! use wasm_charm::prelude::*;
@@ -145,6 +162,29 @@ pub fn set_relation(relation: impl AsRef<RelationRef>, status: Status) -> Result
     set(Target::Unit, &relation_scope(relation), status)
 }
 
+/// As [`set_relation`], in the priority band `priority`.
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+/// use wasm_charm::Priority;
+///
+/// fn db(event: &Event) -> Outcome {
+///     if let Some(relation) = event.relation() {
+///         // Without its database the charm can do nothing: show it first.
+///         let missing = Status::blocked("database relation has no credentials");
+///         status::set_relation_with_priority(relation, missing, Priority::Critical)?;
+///     }
+///     Ok(None)
+/// }
+/// ```
+pub fn set_relation_with_priority(
+    relation: impl AsRef<RelationRef>,
+    status: Status,
+    priority: Priority,
+) -> Result<(), Error> {
+    set_with_priority(Target::Unit, &relation_scope(relation), status, priority)
+}
+
 /// Clear the unit scope of `relation`.
 pub fn clear_relation(relation: impl AsRef<RelationRef>) -> Result<(), Error> {
     clear(Target::Unit, &relation_scope(relation))
@@ -164,6 +204,23 @@ pub fn remote_unit_scope(unit: &str) -> String {
 /// or until that unit departs.
 pub fn set_remote_unit(unit: &str, status: Status) -> Result<(), Error> {
     set(Target::Unit, &remote_unit_scope(unit), status)
+}
+
+/// As [`set_remote_unit`], in the priority band `priority`.
+///
+/// ```no_run
+/// use wasm_charm::{Priority, Status, status};
+///
+/// let lagging = Status::waiting("db/1 is still catching up");
+/// status::set_remote_unit_with_priority("db/1", lagging, Priority::Low)?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub fn set_remote_unit_with_priority(
+    unit: &str,
+    status: Status,
+    priority: Priority,
+) -> Result<(), Error> {
+    set_with_priority(Target::Unit, &remote_unit_scope(unit), status, priority)
 }
 
 /// Clear the unit scope of remote unit `unit`.

@@ -131,12 +131,20 @@ pub fn self_check(
 /// carried by argv: a NUL a store holds (one written by an older host) is
 /// replaced, before the cut so the bound holds after it. `gates` as
 /// [`crate::show::probe_lines`] takes it.
+///
+/// The charm's own data stays on the unit: the report lists its keys and
+/// sizes, and `scopes` is the store document without the data section
+/// (action results are kept by the controller; the values may be private).
 pub fn show_status(
     store: &ScopeStore,
     gates: Option<&BTreeMap<String, bool>>,
 ) -> Vec<(&'static str, String)> {
     let report = crate::show::status_report(store, true, gates);
-    let scopes = serde_json::to_string(store).unwrap_or_default();
+    let without_data = ScopeStore {
+        data: Default::default(),
+        ..store.clone()
+    };
+    let scopes = serde_json::to_string(&without_data).unwrap_or_default();
     let carried = |v: String| bounded(argv_text(&v).into_owned(), MAX_VALUE);
     vec![("report", carried(report)), ("scopes", carried(scopes))]
 }
@@ -228,6 +236,34 @@ mod tests {
         let scopes = args[1].split_once('=').unwrap().1;
         assert_eq!(ScopeStore::decode(scopes.as_bytes()).unwrap(), store);
         assert!(args[0].contains("\"second = two\""), "{}", args[0]);
+    }
+
+    #[test]
+    fn show_status_sends_the_stored_keys_but_never_their_values() {
+        let mut store = store();
+        store.data = [("password".to_string(), "hunter2".to_string())]
+            .into_iter()
+            .collect();
+        let results = show_status(&store, None);
+        let report = &results[0].1;
+        assert!(
+            report.contains("password                     7 bytes"),
+            "{report}"
+        );
+        assert!(!report.contains("hunter2"), "{report}");
+        let scopes = &results[1].1;
+        assert!(
+            !scopes.contains("password") && !scopes.contains("hunter2"),
+            "{scopes}"
+        );
+        let sent = ScopeStore::decode(scopes.as_bytes()).unwrap();
+        assert_eq!(
+            sent,
+            ScopeStore {
+                data: Default::default(),
+                ..store
+            }
+        );
     }
 
     #[test]

@@ -7,9 +7,11 @@ wasmtime::component::bindgen!({
     additional_derives: [PartialEq],
 });
 
+pub use self::wasm_charm::charm::action;
 pub use self::wasm_charm::charm::model;
 pub use self::wasm_charm::charm::probe;
 pub use self::wasm_charm::charm::status;
+pub use self::wasm_charm::charm::stored;
 pub use self::wasm_charm::charm::types::{
     ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
     RelationEvent, RelationRef, SecretEvent, Status, StatusKind, StorageEvent, Target,

@@ -54,6 +54,7 @@ impl<'c> EventContext<'c> {
             unit: env.unit_name()?.to_string(),
             app: env.app_name()?.to_string(),
             model: env.model_name().to_string(),
+            juju: Some(env.juju_context()),
         };
         Ok(Ok(EventContext {
             charm,

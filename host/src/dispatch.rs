@@ -11,6 +11,7 @@
 //! statuses are written before the store is saved, so a crash between the
 //! two repeats a status write rather than losing one.
 
+use crate::action::Action;
 use crate::actions;
 use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler, Status};
@@ -26,6 +27,7 @@ use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
+use crate::stored::Stored;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -52,6 +54,10 @@ pub enum HandlerResult {
     Cleared,
     Error(String),
     Trapped(String),
+    /// During an action: the handler returned, and its value set no scope
+    /// (an action leaves no unit status behind); a status it returned is
+    /// kept here, and ignored.
+    ActionDone(Option<Status>),
 }
 
 /// What one event did.
@@ -71,6 +77,10 @@ pub struct Report {
     pub failures: Vec<String>,
     /// The store after the event (as loaded, when the event failed).
     pub store: ScopeStore,
+    /// During an action: the message the action was failed with (by a
+    /// handler's `action.fail`, or by the host for a handler's error or
+    /// trap). A failed action is no failed hook: the process exits 0.
+    pub action_failed: Option<String>,
 }
 
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
@@ -87,6 +97,7 @@ pub fn run_event(
     let ctx = match EventContext::new(charm, env, now)? {
         Ok(ctx) => ctx,
         Err(ignored) => {
+            log_ignored_action(&ignored, tools);
             return Ok(Report {
                 ignored: Some(format!(
                     "hook `{}` ignored: {}",
@@ -149,13 +160,9 @@ pub fn run_event(
             return Ok(run.failed(loaded));
         }
     }
-    // An event that changed nothing writes nothing: no fsync on an
-    // update-status whose probes found what they found before.
-    if store.worth_saving_over(&loaded) {
-        backend.save(&store)?;
-    }
-
-    // Built-in actions (DESIGN §9) answer from the store as the event left it.
+    // Built-in actions (DESIGN §9) answer from the store as the event left
+    // it, before it is saved: an answer that cannot be sent fails the hook,
+    // which then keeps nothing, as every failed hook.
     if let Event::Action(action) = &ctx.event
         && let Err(why) = actions::answer(
             &action.name,
@@ -166,7 +173,15 @@ pub fn run_event(
         )
     {
         run.fail(&mut state.model, why);
+        return Ok(run.failed(loaded));
     }
+
+    // An event that changed nothing writes nothing: no fsync on an
+    // update-status whose probes found what they found before.
+    if store.worth_saving_over(&loaded) {
+        backend.save(&store)?;
+    }
+    run.report.action_failed = state.action.failed().map(str::to_string);
     run.report.unit = Some(unit);
     run.report.app = app;
     run.report.store = store;
@@ -231,6 +246,9 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &r.remote_app,
                 matches!(self.ctx.event, Event::RelationBroken(_)),
             );
+            if let (Event::RelationDeparted(_), Some(unit)) = (&self.ctx.event, &r.departing_unit) {
+                model.set_departing_unit(&r.relation, unit);
+            }
         }
         model
     }
@@ -240,6 +258,13 @@ impl<'c, 'e> EventRun<'c, 'e> {
             status: ScopeWrites::new(self.ctx.endpoints.clone()),
             model,
             probes: Probes::new(self.probe_specs.clone(), self.prober.clone()),
+            action: Action::new(
+                self.tools.clone(),
+                &self.ctx.event,
+                &self.ctx.described,
+                &self.ctx.charm.actions,
+            ),
+            stored: Stored::default(),
         }
     }
 
@@ -251,9 +276,11 @@ impl<'c, 'e> EventRun<'c, 'e> {
         if let Some(handlers) = cache::declarations(&self.ctx.state_dir, &self.component) {
             return validate_handlers(handlers, self.ctx.charm);
         }
-        let isolated = self.event_state(self.model(Arc::new(Unavailable(
+        let mut isolated = self.event_state(self.model(Arc::new(Unavailable(
             "the model cannot be read while the component declares its handlers",
         ))));
+        isolated.action =
+            Action::outside("no event runs while the component declares its handlers");
         let limits = self.ctx.charm.manifest.limits;
         let finished = self.runtime()?.declare(isolated, &limits);
         let handlers = finished
@@ -323,6 +350,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             state.status.set_current(target, names);
         }
         state.probes.begin(gates);
+        state.stored.begin(&store.data);
         let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
@@ -341,6 +369,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         forward_output(&mut state.model, &handler.name, &output);
         let writes = state.status.take();
+        let data = state.stored.take();
         let (choices, warnings) = state.probes.take();
         for w in warnings {
             state.model.log(
@@ -348,8 +377,40 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &format!("handler `{}`: {w}", handler.name),
             );
         }
-        let own = |status: Option<Status>| own_write(handler, status);
+        let own = |status: Option<Status>| Some(own_write(handler, status));
+        let during_action = matches!(ctx.event, Event::Action(_));
         let (result, own_write) = match outcome {
+            // An action leaves no unit status behind (its handler's return
+            // value sets no scope), and a failure fails the action, not the
+            // hook (see `fail_action`).
+            Outcome::Returned(Ok(status)) if during_action => {
+                if let Some(s) = &status {
+                    state.model.log(
+                        LogLevel::Warning,
+                        &format!(
+                            "handler `{}` returned {:?} during {}: an action leaves no unit status, so it is ignored (status::set sets a scope that outlives the action)",
+                            handler.name, s.message, ctx.described
+                        ),
+                    );
+                }
+                (HandlerResult::ActionDone(status), None)
+            }
+            Outcome::Returned(Err(msg)) if during_action => {
+                self.report
+                    .handlers
+                    .push((handler.name.clone(), HandlerResult::Error(msg.clone())));
+                let why = format!("handler `{}` returned an error: {msg}", handler.name);
+                self.fail_action(&mut state, why, &msg);
+                return Ran::Failed(state.model);
+            }
+            Outcome::Trapped(trap) if during_action => {
+                self.report
+                    .handlers
+                    .push((handler.name.clone(), HandlerResult::Trapped(trap.clone())));
+                let why = format!("handler `{}` {trap}", handler.name);
+                self.fail_action(&mut state, why.clone(), &why);
+                return Ran::Failed(state.model);
+            }
             Outcome::Returned(Ok(status)) => (
                 status
                     .clone()
@@ -391,9 +452,10 @@ impl<'c, 'e> EventRun<'c, 'e> {
             }
         };
         state.model.commit_handler();
-        for w in writes.into_iter().chain([own_write]) {
+        for w in writes.into_iter().chain(own_write) {
             store.apply(w, &self.ctx.described, self.ctx.now);
         }
+        store.data.apply(data);
         choices.apply(
             &self.probe_specs,
             &mut store.probes,
@@ -408,6 +470,30 @@ impl<'c, 'e> EventRun<'c, 'e> {
     fn fail(&mut self, model: &mut Model, why: String) {
         model.log(LogLevel::Error, &why);
         self.report.failures.push(why);
+    }
+
+    /// During an action, a handler returned an error or trapped (`why`):
+    /// the action fails with `message` (`action-fail`), and the event keeps
+    /// nothing, as a failed hook keeps nothing; yet the process exits 0, as
+    /// Juju asks of a failing action (reference juju-protocol.md §1.6): its
+    /// exit code would only replace the message by `exit status 1`, and the
+    /// host sends nothing Juju would commit (relation data, the store) for
+    /// an event that failed. Only an `action-fail` that fails fails the hook.
+    fn fail_action(&mut self, state: &mut EventState, why: String, message: &str) {
+        state.model.log(
+            LogLevel::Error,
+            &format!(
+                "{} failed: {why}; nothing this event stored is kept",
+                self.ctx.described
+            ),
+        );
+        match state.action.fail_for_host(message) {
+            Ok(()) => self.report.action_failed = state.action.failed().map(str::to_string),
+            Err(e) => self.fail(
+                &mut state.model,
+                format!("{} could not be failed: {e}", self.ctx.described),
+            ),
+        }
     }
 
     /// The report of a failed event: the store as it was loaded, nothing sent.
@@ -478,6 +564,22 @@ enum Ran {
     Returned(EventState),
     /// The hook failed; the model is there to log with.
     Failed(Model),
+}
+
+/// An action actions.yaml does not declare runs nothing and exits 0, as ops
+/// does (a charm rolled back while the action was queued); the unit's log
+/// says so. A hook the charm does not know is answered without a tool call.
+fn log_ignored_action(ignored: &crate::context::Ignored, tools: Arc<dyn HookTools>) {
+    if ignored.hook.starts_with("actions/") {
+        let mut model = Model::new(tools, Default::default(), Default::default());
+        model.log(
+            LogLevel::Warning,
+            &format!(
+                "{}: {}; nothing ran (exit 0, as ops does)",
+                ignored.hook, ignored.reason
+            ),
+        );
+    }
 }
 
 /// The write a handler's return value makes to its own scope.
@@ -734,6 +836,7 @@ mod tests {
             config: ConfigSchema::default(),
             actions: Actions {
                 names: vec!["backup".into()],
+                ..Actions::default()
             },
             manifest: Manifest::default(),
         }

@@ -42,8 +42,6 @@ pub enum EventError {
         value: String,
         why: &'static str,
     },
-    #[error("action `{0}` is not declared in actions.yaml")]
-    UnknownAction(String),
 }
 
 /// The outcome of reading the dispatch path.
@@ -51,7 +49,8 @@ pub enum EventError {
 pub enum Resolved {
     Event(Event),
     /// A hook this charm has no event for; the host exits 0, as Juju does
-    /// for a missing hook.
+    /// for a missing hook. Also an action actions.yaml does not declare: ops
+    /// exits 0 for it too.
     Unknown {
         hook: String,
         reason: String,
@@ -364,7 +363,7 @@ pub fn resolve(
     actions: &Actions,
 ) -> Result<Resolved, EventError> {
     let hook = match parse_dispatch_path(env.dispatch_path()?)? {
-        DispatchPath::Action(name) => return action(env, actions, name).map(Resolved::Event),
+        DispatchPath::Action(name) => return action(env, actions, name),
         DispatchPath::Hook(hook) => hook,
     };
     let unknown = |reason: String| Resolved::Unknown {
@@ -541,26 +540,39 @@ fn relation(env: &JujuEnv, kind: EventKind, hook: &HookInfo) -> Result<RelationE
         why: "a relation id is `<endpoint>:<number>`",
     })?;
     hook.check(var, &relation.endpoint)?;
-    // Juju may leave the remote app empty once the relation is broken.
-    let remote_app = if kind == EventKind::RelationBroken {
-        env.get("JUJU_REMOTE_APP").unwrap_or_default()
-    } else {
-        env.require(
+    let remote_unit = env.get("JUJU_REMOTE_UNIT");
+    // Juju may leave the remote app empty: once the relation is broken, and
+    // (older agents) where it names the remote unit. As ops does, the app is
+    // then the remote unit's.
+    let remote_app = match (env.get("JUJU_REMOTE_APP"), remote_unit) {
+        (Some(app), _) => app,
+        (None, Some(unit)) => match unit.split_once('/') {
+            Some((app, _)) if !app.is_empty() => app,
+            _ => {
+                return Err(EventError::Invalid {
+                    var: "JUJU_REMOTE_UNIT",
+                    value: unit.to_string(),
+                    why: "a unit name is `<application>/<number>`",
+                });
+            }
+        },
+        (None, None) if kind == EventKind::RelationBroken => "",
+        (None, None) => env.require(
             "JUJU_REMOTE_APP",
             "relation hooks name the remote application",
-        )?
+        )?,
     };
     Ok(RelationEvent {
         relation,
         remote_app: remote_app.to_string(),
-        remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
+        remote_unit: remote_unit.map(str::to_string),
         departing_unit: (kind == EventKind::RelationDeparted)
             .then(|| env.get("JUJU_DEPARTING_UNIT").map(str::to_string))
             .flatten(),
     })
 }
 
-fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Event, EventError> {
+fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Resolved, EventError> {
     if let Some(var) = env.get("JUJU_ACTION_NAME")
         && var != name
     {
@@ -571,13 +583,16 @@ fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Event, Event
         });
     }
     if !actions.names.contains(&name) {
-        return Err(EventError::UnknownAction(name));
+        return Ok(Resolved::Unknown {
+            hook: format!("actions/{name}"),
+            reason: format!("actions.yaml declares no action `{name}`"),
+        });
     }
     let id = env.require("JUJU_ACTION_UUID", "actions carry Juju's id of the run")?;
-    Ok(Event::Action(ActionEvent {
+    Ok(Resolved::Event(Event::Action(ActionEvent {
         name,
         id: id.to_string(),
-    }))
+    })))
 }
 
 /// `db:3` → endpoint `db`, id 3. The endpoint may itself hold `:`-free dashes.

@@ -2,6 +2,7 @@
 //! read once into typed fields. Pure: built from any list of variables, so the
 //! offline path and tests construct it without touching the process environment.
 
+use crate::bindings::model::JujuContext;
 use std::collections::BTreeMap;
 
 /// The variables of one hook or action run that the host uses.
@@ -80,5 +81,68 @@ impl JujuEnv {
             "JUJU_DISPATCH_PATH",
             "Juju ≥ 2.8 sets it for every hook and action; without it the event is unknown",
         )
+    }
+
+    /// What Juju exports to every hook that no event record carries
+    /// (juju-protocol §1.4), for the model's `juju-context`.
+    pub fn juju_context(&self) -> JujuContext {
+        let opt = |name: &str| self.get(name).map(str::to_string);
+        JujuContext {
+            model_uuid: self.get("JUJU_MODEL_UUID").unwrap_or("").to_string(),
+            juju_version: self.get("JUJU_VERSION").unwrap_or("").to_string(),
+            availability_zone: opt("JUJU_AVAILABILITY_ZONE"),
+            machine_id: opt("JUJU_MACHINE_ID"),
+            principal_unit: opt("JUJU_PRINCIPAL_UNIT"),
+            target_base: opt("JUJU_TARGET_BASE"),
+            target_series: opt("JUJU_TARGET_SERIES"),
+            meter_status: opt("JUJU_METER_STATUS"),
+            meter_info: opt("JUJU_METER_INFO"),
+            api_addresses: self
+                .get("JUJU_API_ADDRESSES")
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+            http_proxy: opt("JUJU_CHARM_HTTP_PROXY"),
+            https_proxy: opt("JUJU_CHARM_HTTPS_PROXY"),
+            ftp_proxy: opt("JUJU_CHARM_FTP_PROXY"),
+            no_proxy: opt("JUJU_CHARM_NO_PROXY"),
+        }
+    }
+}
+
+/// The context of no environment: every field empty.
+pub fn empty_context() -> JujuContext {
+    JujuEnv::default().juju_context()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_context_is_read_and_empty_variables_are_none() {
+        let env = JujuEnv::from_vars([
+            ("JUJU_MODEL_UUID", "d1a3"),
+            ("JUJU_VERSION", "3.6.4"),
+            ("JUJU_AVAILABILITY_ZONE", ""),
+            ("JUJU_MACHINE_ID", "3"),
+            ("JUJU_TARGET_BASE", "ubuntu@24.04"),
+            ("JUJU_API_ADDRESSES", "10.0.0.1:17070 10.0.0.2:17070"),
+            ("JUJU_CHARM_HTTP_PROXY", "http://proxy:3128"),
+            ("HTTP_PROXY", "ignored"),
+        ]);
+        let c = env.juju_context();
+        assert_eq!(
+            (c.model_uuid.as_str(), c.juju_version.as_str()),
+            ("d1a3", "3.6.4")
+        );
+        assert_eq!(c.availability_zone, None);
+        assert_eq!(c.machine_id.as_deref(), Some("3"));
+        assert_eq!(c.target_base.as_deref(), Some("ubuntu@24.04"));
+        assert_eq!(c.api_addresses, ["10.0.0.1:17070", "10.0.0.2:17070"]);
+        assert_eq!(c.http_proxy.as_deref(), Some("http://proxy:3128"));
+        assert_eq!(c.no_proxy, None);
+        assert_eq!(empty_context().api_addresses, Vec::<String>::new());
     }
 }

@@ -4,6 +4,7 @@
 use crate::probe::ProbeState;
 use crate::status::merge::{Written, rank};
 use crate::status::store::{ScopeStore, Target};
+use crate::stored::Data;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One line per scope holding a status, most important first (the merge's
@@ -97,13 +98,33 @@ pub fn probe_lines(
     out
 }
 
+/// A heading and one line per key of the charm's own data, sorted, with the
+/// size of its value. Values are never shown: they are the charm's, and may
+/// be private. Nothing when no data is stored.
+pub fn data_lines(data: &Data) -> Vec<String> {
+    if data.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![format!(
+        "stored data: {} keys, {} bytes with the keys",
+        data.len(),
+        data.bytes()
+    )];
+    out.extend(
+        data.iter()
+            .map(|(key, value)| format!("  {key:<28} {} bytes", value.len())),
+    );
+    out
+}
+
 fn gating(gate: bool) -> &'static str {
     if gate { "gating" } else { "not gating" }
 }
 
 /// Everything `wasm-charm status` shows: the statuses last written, every
-/// scope ranked (with its history when `history`), and every probe's last
-/// result ([`probe_lines`], `gates` as there).
+/// scope ranked (with its history when `history`), every probe's last
+/// result ([`probe_lines`], `gates` as there) and the keys of the charm's
+/// own data ([`data_lines`]).
 pub fn status_report(
     store: &ScopeStore,
     history: bool,
@@ -141,6 +162,7 @@ pub fn status_report(
         out.push("probes, last result and since when:".to_string());
         out.extend(probes);
     }
+    out.extend(data_lines(&store.data));
     out.join("\n") + "\n"
 }
 
@@ -301,5 +323,28 @@ mod tests {
         // No probes, no section.
         assert!(probe_lines(&BTreeMap::new(), Some(&BTreeMap::new())).is_empty());
         assert!(!status_report(&ScopeStore::default(), true, None).contains("probes"));
+    }
+
+    #[test]
+    fn report_lists_the_stored_keys_and_sizes_never_the_values() {
+        let s = ScopeStore {
+            data: [
+                ("password".to_string(), "hunter2".to_string()),
+                ("count".to_string(), "12".to_string()),
+            ]
+            .into_iter()
+            .collect(),
+            ..ScopeStore::default()
+        };
+        assert_eq!(
+            status_report(&s, true, None),
+            "unit: never written (left to Juju)\n\
+             app: never written (left to Juju)\n\
+             stored data: 2 keys, 22 bytes with the keys\n  \
+             count                        2 bytes\n  \
+             password                     7 bytes\n"
+        );
+        // No data, no section.
+        assert!(data_lines(&Data::default()).is_empty());
     }
 }

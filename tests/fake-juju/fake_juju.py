@@ -67,13 +67,22 @@ State (missing keys mean empty/false/null):
    "action-params": {param: value},      read by action-get
    "action-results": {"<dotted.key>": str},  written by action-set
    "action-failed": str | null,          the message action-fail left
+   "opened-ports": {"80/tcp": ["*"] | [endpoints]},  committed ports
+   "storage": {"data/0": {"kind": "filesystem", "location": "/srv/data"}},
+   "networks": {binding: network-get's JSON},
+   "goal-state": {"units": {}, "relations": {}},
+   "trusted": bool, "credential": credential-get's JSON,
+   "resources": {name: path},
    "fail": {tool: {"code": int, "stderr": str, "stdout": str (optional)}}}
+Pending "ports" (open-port/close-port) are [op, spec, endpoints] lists,
+applied in order at commit.
 A relation whose "app" is the local application is a peer relation: its
 application bag is "local-app-data" for reading and writing.
 "fail" injects a failure: the call is logged, then answered with that
 output and exit code.
 """
 
+import base64
 import fcntl
 import json
 import os
@@ -111,6 +120,32 @@ FLAGS = {
     "action-set": {},
     "action-fail": {},
     "action-log": {},
+    # The rest of the model (§2.14-§2.19).
+    "open-port": {"endpoints": ("endpoints", "str"), "format": ("format", "str")},
+    "close-port": {"endpoints": ("endpoints", "str"), "format": ("format", "str")},
+    "opened-ports": {**OUT, "endpoints": ("endpoints", "bool")},
+    "storage-list": OUT,
+    "storage-get": {**OUT, "s": ("storage", "str")},
+    "network-get": {**OUT, **REL, "bind-address": ("bind-address", "bool"),
+                    "ingress-address": ("ingress-address", "bool"),
+                    "egress-subnets": ("egress-subnets", "bool"),
+                    "primary-address": ("primary-address", "bool")},
+    "goal-state": OUT,
+    "credential-get": OUT,
+    "resource-get": {},
+    "secret-add": {"label": ("label", "str"), "description": ("description", "str"),
+                   "expire": ("expire", "str"), "rotate": ("rotate", "str"),
+                   "owner": ("owner", "str"), "file": ("file", "str")},
+    "secret-set": {"label": ("label", "str"), "description": ("description", "str"),
+                   "expire": ("expire", "str"), "rotate": ("rotate", "str"),
+                   "owner": ("owner", "str"), "file": ("file", "str")},
+    "secret-get": {**OUT, "label": ("label", "str"), "peek": ("peek", "bool"),
+                   "refresh": ("refresh", "bool")},
+    "secret-info-get": {**OUT, "label": ("label", "str")},
+    "secret-ids": OUT,
+    "secret-grant": {**REL, "unit": ("unit", "str")},
+    "secret-revoke": {**REL, "app": ("app", "str"), "unit": ("unit", "str")},
+    "secret-remove": {"revision": ("revision", "str")},
 }
 
 
@@ -236,6 +271,10 @@ def end_hook(action, ctx):
             return 1
         if "charm-state" in pending:
             st["charm-state"] = charm_state
+        for op, spec, endpoints in pending.get("ports") or []:
+            apply_port(st, op, spec, endpoints)
+        for op, uri, change in pending.get("secrets") or []:
+            apply_secret(st, op, uri, change)
         for key, bags in (pending.get("relations") or {}).items():
             rel = (st.get("relations") or {}).get(key)
             if rel is None:  # the relation is gone: nothing to write to
@@ -761,6 +800,308 @@ def action_log(flags, args, state):
             f.write("ACTION %s\n" % " ".join(args))
 
 
+# ---------------------------------------------------------------- the rest of the model (§2.14-§2.19)
+
+PORT_RE = re.compile(r"([0-9]+)(?:-([0-9]+))?(?:/(tcp|udp))?")
+
+
+def parse_port_range(arg):
+    """core/network ParsePortRange on the lower-cased argument: the
+    canonical `80/tcp`, `8000-8100/udp`, `icmp`; an Init error otherwise."""
+    arg = arg.lower()
+    if arg == "icmp":
+        return "icmp"
+    m = PORT_RE.fullmatch(arg)
+    if not m:
+        raise usage_error("invalid port range %s" % go_quote(arg))
+    lo = int(m.group(1))
+    hi = int(m.group(2)) if m.group(2) else lo
+    proto = m.group(3) or "tcp"
+    if not (1 <= lo <= hi <= 65535):
+        raise usage_error("invalid port range %s" % go_quote(arg))
+    return "%d/%s" % (lo, proto) if lo == hi else "%d-%d/%s" % (lo, hi, proto)
+
+
+def apply_port(st, op, spec, endpoints):
+    """Commit one port request: `opened-ports` maps spec -> endpoints
+    (["*"]: every endpoint)."""
+    opened = st.setdefault("opened-ports", {})
+    names = endpoints or ["*"]
+    if op == "open":
+        have = opened.get(spec, [])
+        opened[spec] = ["*"] if "*" in names or "*" in have else sorted(set(have) | set(names))
+    elif "*" in names:
+        opened.pop(spec, None)
+    else:
+        left = [e for e in opened.get(spec, []) if e not in names]
+        if left:
+            opened[spec] = left
+        else:
+            opened.pop(spec, None)
+
+
+def port_command(op):
+    def run(flags, args, state):
+        if not args:
+            raise usage_error("no port or range specified")
+        spec = parse_port_range(args[0])
+        check_empty(args[1:])
+        if "format" in flags:
+            sys.stderr.write('--format flag deprecated for command "%s-port"' % op)
+        endpoints = None
+        if flags.get("endpoints"):
+            endpoints = [e.strip() for e in flags["endpoints"].split(",")]
+        # Transactional (§2.14): held until the hook ends, applied at commit.
+        with StateWrite() as st:
+            pending_for_write(st).setdefault("ports", []).append([op, spec, endpoints])
+    return run
+
+
+def opened_ports(flags, args, state):
+    check_empty(args)
+    # Committed ports only: this hook's requests are not shown (§2.14).
+    out = []
+    for spec, endpoints in sorted((state.get("opened-ports") or {}).items()):
+        if flags.get("endpoints"):
+            spec += " (%s)" % ("*" if "*" in endpoints else ", ".join(endpoints))
+        out.append(spec)
+    write_output(flags, out)
+
+
+def storage_list(flags, args, state):
+    name = args[0] if args else ""
+    check_empty(args[1:])
+    ids = sorted(k for k in state.get("storage") or {}
+                 if not name or k.partition("/")[0] == name)
+    write_output(flags, ids)
+
+
+def storage_get(flags, args, state):
+    sid = flags.get("storage") or os.environ.get("JUJU_STORAGE_ID", "")
+    if not sid:
+        raise usage_error("no storage instance specified")
+    instance = (state.get("storage") or {}).get(sid)
+    if instance is None:
+        # storageIdValue.Set fails while the flags are parsed: an Init error.
+        raise usage_error("invalid value %s for option -s: storage instance %s not found"
+                          % (go_quote(sid), go_quote(sid)))
+    if len(args) > 1:
+        check_empty(args[1:])
+    values = {"kind": instance.get("kind", "filesystem"), "location": instance.get("location", "")}
+    if not args:
+        write_output(flags, values)
+    elif args[0] in values:
+        write_output(flags, values[args[0]])
+    else:
+        raise ToolError("invalid storage attribute %s" % go_quote(args[0]))
+
+
+def network_get(flags, args, state):
+    if not args:
+        raise usage_error("no arguments specified")
+    binding = args[0]
+    check_empty(args[1:])
+    network = (state.get("networks") or {}).get(binding)
+    if network is None:
+        raise ToolError("no network config found for binding %s" % go_quote(binding))
+    # Juju leaves empty keys out (omitempty).
+    network = {k: v for k, v in network.items() if v}
+    keys = [k for k in ("bind-address", "ingress-address", "egress-subnets", "primary-address")
+            if flags.get(k)]
+    if not keys:
+        write_output(flags, network)
+        return
+    first = lambda key: (network.get(key) or [None])[0]
+    values = {
+        "bind-address": ((first("bind-addresses") or {}).get("addresses") or [{}])[0].get("value"),
+        "ingress-address": first("ingress-addresses"),
+        "egress-subnets": network.get("egress-subnets") or [],
+        "primary-address": ((first("bind-addresses") or {}).get("addresses") or [{}])[0].get("value"),
+    }
+    write_output(flags, values[keys[0]] if len(keys) == 1 else {k: values[k] for k in keys})
+
+
+def goal_state(flags, args, state):
+    check_empty(args)
+    if flags.get("format", "yaml") == "smart":
+        raise usage_error("invalid value \"smart\" for option --format: unknown format \"smart\"")
+    goal = state.get("goal-state") or {}
+    write_output(dict(flags, format=flags.get("format", "yaml")),
+                 {"units": goal.get("units") or {}, "relations": goal.get("relations") or {}})
+
+
+def credential_get(flags, args, state):
+    check_empty(args)
+    if not state.get("trusted"):
+        # The API refuses an untrusted application (§2.17).
+        raise ToolError("cannot access cloud credentials: permission denied")
+    write_output(flags, state.get("credential") or {})
+
+
+def resource_get(flags, args, state):
+    if not args:
+        raise usage_error("missing required resource name")
+    check_empty(args[1:])
+    path = (state.get("resources") or {}).get(args[0])
+    if path is None:
+        raise ToolError("could not download resource: resource %s not found" % go_quote(args[0]))
+    sys.stdout.write(path + "\n")
+
+
+# ---------------------------------------------------------------- secrets
+# State: "secrets": {uri: {"content": {k: v}, "label", "description",
+# "owner", "revision"}}. secret-add answers its URI at once; the secret,
+# like every other secret change, exists for the model only once the hook
+# commits (reference §1.6): reads in the same hook see this hook's own adds.
+
+SECRET_KEY = re.compile(r"^[a-z](?:-?[a-z0-9]){2,}$")
+
+
+def secret_content(args):
+    """key=value, key#base64=…, key#file=<path> (jujuc/secret-add.go)."""
+    content = {}
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if not eq:
+            raise usage_error("expected key=value format, got %s" % go_quote(arg))
+        key, _, kind = key.partition("#")
+        if not SECRET_KEY.match(key):
+            raise usage_error("invalid key %s" % go_quote(key))
+        if kind == "file":
+            try:
+                with open(value, encoding="utf-8", errors="surrogateescape") as f:
+                    value = f.read()
+            except OSError as e:
+                raise usage_error("cannot read %s: %s" % (value, e.strerror))
+        elif kind == "base64":
+            value = base64.b64decode(value).decode("utf-8", "surrogateescape")
+        elif kind:
+            raise usage_error("invalid key %s" % go_quote(key + "#" + kind))
+        content[key] = value
+    return content
+
+
+def secrets_view(state):
+    """Committed secrets with this hook's own adds and sets."""
+    view = {k: dict(v) for k, v in (state.get("secrets") or {}).items()}
+    for op in pending_of(state).get("secrets") or []:
+        if op[0] == "add":
+            view[op[1]] = dict(op[2])
+    return view
+
+
+def find_secret(state, ident, label):
+    view = secrets_view(state)
+    if ident:
+        uri = ident if ident.startswith("secret:") else "secret:" + ident
+        if uri in view:
+            return uri, view[uri]
+        raise ToolError("secret %s not found" % go_quote(ident))
+    for uri, sec in sorted(view.items()):
+        if label is not None and sec.get("label") == label:
+            return uri, sec
+    raise ToolError("secret with label %s not found" % go_quote(label or ""))
+
+
+def secret_metadata(flags, sec):
+    for key in ("label", "description", "expire", "rotate"):
+        if key in flags:
+            sec[key] = flags[key]
+
+
+def secret_add(flags, args, state):
+    content = secret_content(args)
+    if not content:
+        raise usage_error("missing secret value or filename")
+    owner = flags.get("owner", "application")
+    if owner not in ("application", "unit"):
+        raise usage_error("secret owner %s not valid" % go_quote(owner))
+    if owner == "application" and not state.get("leader", False):
+        raise ToolError("this unit is not the leader")
+    with StateWrite() as st:
+        n = st.get("next-secret", 0)
+        st["next-secret"] = n + 1
+        uri = "secret:fake%016d" % n
+        sec = {"content": content, "owner": owner, "revision": 1}
+        secret_metadata(flags, sec)
+        pending_for_write(st).setdefault("secrets", []).append(["add", uri, sec])
+    sys.stdout.write(uri + "\n")
+
+
+def secret_get(flags, args, state):
+    ident = args[0] if args else ""
+    check_empty(args[2:])
+    if not ident and "label" not in flags:
+        raise usage_error("require either a secret URI or label")
+    _, sec = find_secret(state, ident, flags.get("label"))
+    content = sec.get("content") or {}
+    if len(args) > 1:
+        write_output(flags, content.get(args[1]))
+    else:
+        write_output(flags, content)
+
+
+def secret_info_get(flags, args, state):
+    ident = args[0] if args else ""
+    check_empty(args[1:])
+    if not ident and "label" not in flags:
+        raise usage_error("require either a secret URI or label")
+    uri, sec = find_secret(state, ident, flags.get("label"))
+    info = {"revision": sec.get("revision", 1), "owner": sec.get("owner", "application")}
+    for key, out in (("label", "label"), ("description", "description"),
+                     ("expire", "expiry"), ("rotate", "rotation")):
+        if sec.get(key):
+            info[out] = sec[key]
+    write_output(flags, {uri.removeprefix("secret:"): info})
+
+
+def secret_ids(flags, args, state):
+    check_empty(args)
+    write_output(flags, sorted(secrets_view(state)))
+
+
+def secret_change(op):
+    """secret-set, -grant, -revoke, -remove: checked now, held until commit."""
+    def run(flags, args, state):
+        if not args:
+            raise usage_error("missing secret URI")
+        ident = args[0]
+        extra = args[1:]
+        if op == "set":
+            content = secret_content(extra)
+            change = {"content": content} if content else {}
+            secret_metadata(flags, change)
+            if not change:
+                raise usage_error("nothing to set")
+        else:
+            check_empty(extra)
+            change = {k: flags[k] for k in ("relation", "unit", "app", "revision") if k in flags}
+            if op in ("grant", "revoke") and not (change.get("relation") or change.get("app")
+                                                   or change.get("unit")):
+                raise usage_error("missing relation or application or unit")
+        uri, _ = find_secret(state, ident, None)
+        with StateWrite() as st:
+            pending_for_write(st).setdefault("secrets", []).append([op, uri, change])
+    return run
+
+
+def apply_secret(st, op, uri, change):
+    secrets = st.setdefault("secrets", {})
+    if op == "add":
+        secrets[uri] = change
+    elif op == "set" and uri in secrets:
+        sec = secrets[uri]
+        if "content" in change:
+            sec["content"] = change["content"]
+            sec["revision"] = sec.get("revision", 1) + 1
+        sec.update({k: v for k, v in change.items() if k != "content"})
+    elif op == "remove":
+        secrets.pop(uri, None)
+    elif op in ("grant", "revoke"):
+        grants = st.setdefault("secret-grants", [])
+        grants.append([op, uri, change])
+
+
 TOOLS = {
     "status-set": status_set, "status-get": status_get, "juju-log": juju_log,
     "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
@@ -769,6 +1110,14 @@ TOOLS = {
     "state-get": state_get, "state-set": state_set, "state-delete": state_delete,
     "action-get": action_get, "action-set": action_set, "action-fail": action_fail,
     "action-log": action_log,
+    "open-port": port_command("open"), "close-port": port_command("close"),
+    "opened-ports": opened_ports, "storage-list": storage_list, "storage-get": storage_get,
+    "network-get": network_get, "goal-state": goal_state, "credential-get": credential_get,
+    "resource-get": resource_get,
+    "secret-add": secret_add, "secret-get": secret_get, "secret-info-get": secret_info_get,
+    "secret-ids": secret_ids, "secret-set": secret_change("set"),
+    "secret-grant": secret_change("grant"), "secret-revoke": secret_change("revoke"),
+    "secret-remove": secret_change("remove"),
 }
 
 

@@ -9,7 +9,10 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/tools"
 for t in status-set status-get juju-log config-get is-leader relation-ids relation-list \
     relation-get relation-set application-version-set state-get state-set state-delete \
-    action-get action-set action-fail action-log network-get; do
+    action-get action-set action-fail action-log network-get open-port close-port opened-ports \
+    storage-list storage-get goal-state credential-get resource-get resolved-get \
+    secret-add secret-get secret-info-get secret-ids secret-set secret-grant secret-revoke \
+    secret-remove; do
   ln -s "$here/fake_juju.py" "$tmp/tools/$t"
 done
 export PATH="$tmp/tools:$PATH" FAKE_JUJU_STATE="$tmp/state.json" \
@@ -63,7 +66,7 @@ expect 2 "" "ERROR option provided but not defined: --bogus" -- is-leader --bogu
 expect 2 "" "ERROR option provided but not defined: -x" -- is-leader -x
 expect 2 "" 'ERROR invalid value "xml" for option --format: unknown format "xml"' -- is-leader --format=xml
 expect 2 "" 'ERROR unrecognized args: ["extra"]' -- is-leader extra
-expect 1 "" "ERROR fake-juju does not implement network-get" -- network-get --format=json db
+expect 1 "" "ERROR fake-juju does not implement resolved-get" -- resolved-get
 
 echo "# is-leader"
 expect 0 "false" "" -- is-leader --format=json
@@ -293,12 +296,82 @@ expect 2 "" "ERROR no message specified" -- action-log
 same "action-log" "$(tail -n 1 "$FAKE_JUJU_DEBUG_LOG")" "ACTION progress 50%"
 unset JUJU_ACTION_NAME
 
+echo "# ports: held until the hook ends, applied at commit (§2.14)"
+expect 0 "" "" -- open-port 80
+expect 0 "" "" -- open-port --endpoints db,web 8000-8100/UDP
+expect 0 "" "" -- close-port icmp
+expect 2 "" "ERROR invalid port range \"0/tcp\"" -- open-port 0/tcp
+expect 2 "" "ERROR invalid port range \"90-80\"" -- open-port 90-80
+expect 2 "" "ERROR no port or range specified" -- open-port
+expect 0 "[]" "" -- opened-ports --format=json
+same "pending ports" "$(state 's["pending"]["ports"]')" "[['open', '80/tcp', None], ['open', '8000-8100/udp', ['db', 'web']], ['close', 'icmp', None]]"
+end_hook 0 commit "$JUJU_CONTEXT_ID"
+expect 0 '["80/tcp","8000-8100/udp"]' "" -- opened-ports --format=json
+expect 0 '["80/tcp (*)","8000-8100/udp (db, web)"]' "" -- opened-ports --format=json --endpoints
+expect 0 "" "" -- close-port 80/tcp
+end_hook 0 discard "$JUJU_CONTEXT_ID"
+expect 0 '["80/tcp","8000-8100/udp"]' "" -- opened-ports --format=json
+
+echo "# storage, network-get, goal-state, credential-get, resource-get (§2.15-§2.19)"
+mutate 's["storage"] = {"data/1": {"kind": "block", "location": "/dev/vdb"}, "data/0": {"kind": "filesystem", "location": "/srv/data"}, "logs/0": {"kind": "filesystem", "location": "/var/log/x"}}'
+expect 0 '["data/0","data/1","logs/0"]' "" -- storage-list --format=json
+expect 0 '["data/0","data/1"]' "" -- storage-list --format=json data
+expect 0 '{"kind":"filesystem","location":"/srv/data"}' "" -- storage-get --format=json -s data/0
+expect 0 "/dev/vdb" "" -- storage-get -s data/1 location
+expect 2 "" "ERROR no storage instance specified" -- storage-get --format=json
+expect 2 "" "ERROR invalid value \"data/9\" for option -s: storage instance \"data/9\" not found" -- storage-get -s data/9
+expect 1 "" "ERROR invalid storage attribute \"size\"" -- storage-get -s data/0 size
+expect 0 '{"kind":"block","location":"/dev/vdb"}' "" -- env JUJU_STORAGE_ID=data/1 storage-get --format=json
+mutate 's["networks"] = {"db": {"bind-addresses": [{"mac-address": "00:16:3e:aa", "interface-name": "eth0", "addresses": [{"hostname": "", "value": "10.0.0.5", "cidr": "10.0.0.0/24"}]}], "egress-subnets": [], "ingress-addresses": ["10.0.0.5"]}}'
+expect 0 '{"bind-addresses":[{"addresses":[{"cidr":"10.0.0.0/24","hostname":"","value":"10.0.0.5"}],"interface-name":"eth0","mac-address":"00:16:3e:aa"}],"ingress-addresses":["10.0.0.5"]}' "" -- network-get --format=json -r 1 -- db
+expect 0 '"10.0.0.5"' "" -- network-get --format=json db --ingress-address
+expect 1 "" "ERROR no network config found for binding \"nope\"" -- network-get --format=json nope
+expect 2 "" "ERROR no arguments specified" -- network-get --format=json
+expect 2 "" "ERROR invalid value \"9\" for option -r: relation not found" -- network-get -r 9 db
+mutate 's["goal-state"] = {"units": {"gateway/0": {"status": "active", "since": "2026-01-04 06:29:46Z"}}}'
+expect 0 '{"relations":{},"units":{"gateway/0":{"since":"2026-01-04 06:29:46Z","status":"active"}}}' "" -- goal-state --format=json
+expect 2 "" "ERROR invalid value \"smart\" for option --format" -- goal-state --format=smart
+expect 1 "" "ERROR cannot access cloud credentials: permission denied" -- credential-get --format=json
+mutate 's["trusted"] = True; s["credential"] = {"type": "lxd", "name": "localhost"}'
+expect 0 '{"name":"localhost","type":"lxd"}' "" -- credential-get --format=json
+mutate 's["resources"] = {"bin": "/var/lib/juju/resources/bin.tgz"}'
+expect 0 "/var/lib/juju/resources/bin.tgz" "" -- resource-get -- bin
+expect 1 "" "ERROR could not download resource: resource \"nope\" not found" -- resource-get nope
+expect 2 "" "ERROR missing required resource name" -- resource-get
+
 echo "# failure injection"
 mutate 's["fail"] = {"relation-get": {"code": 1, "stderr": "ERROR permission denied"}, "is-leader": {"code": 0, "stdout": "maybe\n"}}'
 expect 1 "" "ERROR permission denied" -- relation-get --format=json -r 1 - pilot/0
 expect 0 "maybe" "" -- is-leader --format=json
 mutate 'del s["fail"]'
 expect 0 "false" "" -- is-leader --format=json
+
+echo "# secrets: content from files, held until the hook ends"
+printf 's3cret' >"$tmp/pw"
+uri=secret:fake0000000000000000
+expect 1 "" "ERROR this unit is not the leader" -- secret-add password=x
+expect 2 "" 'ERROR invalid key "PW"' -- secret-add --owner unit PW=x
+expect 0 "$uri" "" -- secret-add --owner unit --label db-pass "password#file=$tmp/pw"
+expect 0 '{"password":"s3cret"}' "" -- secret-get --format=json "$uri"
+expect 0 '{"password":"s3cret"}' "" -- secret-get --format=json --label db-pass
+expect 1 "" 'ERROR secret with label "nope" not found' -- secret-get --format=json --label nope
+expect 2 "" "ERROR require either a secret URI or label" -- secret-get --format=json
+same "held until the hook ends" "$(state 's.get("secrets")')" "None"
+end_hook 0 commit "$ctx"
+same "committed on exit 0" "$(state 'sorted(s["secrets"])')" "['$uri']"
+expect 0 "" "" -- secret-set "$uri" password=new
+expect 0 '{"fake0000000000000000":{"label":"db-pass","owner":"unit","revision":1}}' "" -- secret-info-get --format=json --label db-pass
+end_hook 0 commit "$ctx"
+expect 0 '{"fake0000000000000000":{"label":"db-pass","owner":"unit","revision":2}}' "" -- secret-info-get --format=json "$uri"
+expect 0 '{"password":"new"}' "" -- secret-get --format=json "$uri"
+expect 1 "" 'ERROR secret "secret:missing" not found' -- secret-remove secret:missing
+expect 2 "" "ERROR missing relation or application or unit" -- secret-grant "$uri"
+expect 0 "" "" -- secret-remove "$uri"
+end_hook 0 discard "$ctx"
+expect 0 "[\"$uri\"]" "" -- secret-ids --format=json
+expect 0 "" "" -- secret-remove "$uri"
+end_hook 0 commit "$ctx"
+expect 0 "[]" "" -- secret-ids --format=json
 
 echo "# call log (RS/FS records)"
 log=$(python3 - "$FAKE_JUJU_LOG" <<'EOF'

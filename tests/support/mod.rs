@@ -54,6 +54,23 @@ pub const TOOLS: &[&str] = &[
     "action-set",
     "action-fail",
     "action-log",
+    "open-port",
+    "close-port",
+    "opened-ports",
+    "storage-list",
+    "storage-get",
+    "network-get",
+    "goal-state",
+    "credential-get",
+    "resource-get",
+    "secret-add",
+    "secret-get",
+    "secret-info-get",
+    "secret-ids",
+    "secret-set",
+    "secret-grant",
+    "secret-revoke",
+    "secret-remove",
 ];
 
 /// A dispatch that runs longer than this is killed and the test fails: a hung

@@ -1,5 +1,6 @@
-//! metadata.yaml, config.yaml and actions.yaml: the parts the host needs to
-//! name events (endpoints, storage, containers, actions) and to type config.
+//! metadata.yaml and config.yaml: the parts the host needs to name events
+//! (endpoints, storage, containers) and to type config. actions.yaml is
+//! `super::actions`.
 
 use super::{CharmFileError, parse_yaml};
 use serde::Deserialize;
@@ -133,21 +134,6 @@ impl ConfigSchema {
             schema.options.insert(name, option.kind);
         }
         Ok(schema)
-    }
-}
-
-/// actions.yaml: the action names.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Actions {
-    pub names: Vec<String>,
-}
-
-impl Actions {
-    pub fn parse(text: &str, file: &Path) -> Result<Actions, CharmFileError> {
-        let raw: BTreeMap<String, IgnoredAny> = parse_yaml(text, file)?;
-        Ok(Actions {
-            names: raw.into_keys().collect(),
-        })
     }
 }
 

@@ -2,11 +2,13 @@
 //! config.yaml, actions.yaml and the runtime manifest wasm-charm.yaml, each
 //! parsed and validated once into typed values.
 
+mod actions;
 mod manifest;
 mod metadata;
 
+pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError};
-pub use metadata::{Actions, ConfigSchema, ConfigType, Endpoint, Metadata, Role};
+pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 
 use std::path::{Path, PathBuf};
 

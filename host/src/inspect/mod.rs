@@ -13,6 +13,7 @@
 
 pub mod world;
 
+use crate::action::Action;
 use crate::bindings::{Handler, Observation, Priority};
 use crate::charm_dir::{CharmDir, ConfigType, Role};
 use crate::model::hook_tools::Unavailable;
@@ -21,6 +22,7 @@ use crate::pack::{elf, manifest};
 use crate::probe::{Check, Expect, Prober, Probes};
 use crate::runtime::{self, EventState, Runtime};
 use crate::status::ScopeWrites;
+use crate::stored::Stored;
 use anyhow::{Context as _, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -215,6 +217,8 @@ fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handle
         status: ScopeWrites::new(endpoints),
         model,
         probes: Probes::new(Arc::new(specs), prober),
+        action: Action::outside("no event runs while the component declares its handlers"),
+        stored: Stored::default(),
     };
     runtime
         .declare(isolated, &limits)

@@ -15,10 +15,15 @@
 //! host must always be able to say why a hook failed.
 
 pub mod hook_tools;
+pub mod ports;
+pub mod secrets;
+mod shapes;
 
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
-    ConfigOption, ConfigValue, Databag, Host, LocalBag, LogLevel, ModelError, ToolFailure,
+    CloudSpec, ConfigOption, ConfigValue, Databag, Goals, Host, JujuContext, LocalBag, LogLevel,
+    ModelError, Network, OpenedPort, PortRange, SecretInfo, SecretOptions, SecretOwner, SecretRead,
+    StorageInstance, ToolFailure,
 };
 use crate::charm_dir::{ConfigSchema, ConfigType};
 use crate::text::{argv_text, juju_json};
@@ -56,13 +61,21 @@ pub const MAX_APPLICATION_VERSION: usize = 256;
 /// lock. Generous, since a loaded machine runs the tools slowly.
 pub const HOST_CALLS_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Who this unit is, for the model calls that need no tool.
+/// Who this unit is, and the rest of what Juju's environment says of the
+/// event, for the model calls that need no tool.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
     pub unit: String,
     pub app: String,
     pub model: String,
+    /// `None` where no Juju environment was read (the host's built-in
+    /// actions' model): answered as all empty.
+    pub juju: Option<JujuContext>,
 }
+
+/// Longest name (storage, binding, resource) a guest may pass to a tool:
+/// far above any name metadata.yaml can declare, far below argv's limit.
+pub const MAX_NAME: usize = 256;
 
 type Bag = BTreeMap<String, String>;
 
@@ -82,7 +95,20 @@ struct Cache {
     units: HashMap<u32, Vec<String>>,
     apps: HashMap<u32, Option<String>>,
     bags: HashMap<(u32, BagKey), Bag>,
+    opened_ports: Option<Vec<OpenedPort>>,
+    storage_ids: HashMap<Option<String>, Vec<String>>,
+    storage: HashMap<String, StorageInstance>,
+    networks: HashMap<(String, Option<u32>), Network>,
+    goal_state: Option<Goals>,
+    credential: Option<CloudSpec>,
+    resources: HashMap<String, String>,
+    secret_content: HashMap<SecretKey, Vec<(String, String)>>,
+    secret_info: HashMap<SecretKey, SecretInfo>,
+    secret_ids: Option<Vec<String>>,
 }
+
+/// A secret as a read names it: (id, label).
+type SecretKey = (Option<String>, Option<String>);
 
 /// Relation writes not yet sent: (relation, bag) → key → value ("" deletes).
 type Pending = BTreeMap<(String, u32, bool), Bag>;
@@ -146,12 +172,21 @@ pub struct Model {
     broken: Option<RelationRef>,
     /// The remote app Juju named for the event's relation.
     event_app: Option<(u32, String)>,
+    /// relation-departed: the relation and the unit leaving it, which is
+    /// no longer among the relation's units (its data stays readable).
+    departing: Option<(u32, String)>,
     /// The charm's relation endpoints (metadata.yaml); `None` until
     /// [`Model::set_endpoints`], when only the form of a name is checked.
     endpoints: Option<BTreeSet<String>>,
     cache: Cache,
     committed: Pending,
     handler: Pending,
+    /// Port requests kept from returned handlers, and the running handler's.
+    committed_ports: Vec<ports::PortRequest>,
+    handler_ports: Vec<ports::PortRequest>,
+    /// Secret requests kept from returned handlers, and the running handler's.
+    committed_secrets: Vec<secrets::SecretRequest>,
+    handler_secrets: Vec<secrets::SecretRequest>,
     /// [`pending_bytes`] of `committed`, and what merging `handler` into it
     /// would change that by: kept as writes come, so a bound check costs
     /// only the call's keys.
@@ -169,10 +204,15 @@ impl Model {
             identity,
             broken: None,
             event_app: None,
+            departing: None,
             endpoints: None,
             cache: Cache::default(),
             committed: Pending::new(),
             handler: Pending::new(),
+            committed_ports: Vec::new(),
+            handler_ports: Vec::new(),
+            committed_secrets: Vec::new(),
+            handler_secrets: Vec::new(),
             committed_bytes: 0,
             handler_delta: 0,
             budget: Budget::default(),
@@ -200,6 +240,12 @@ impl Model {
         }
     }
 
+    /// Tell the model which unit relation-departed is about: Juju no longer
+    /// lists it among the relation's units, and neither does the model.
+    pub fn set_departing_unit(&mut self, relation: &RelationRef, unit: &str) {
+        self.departing = Some((relation.id, unit.to_string()));
+    }
+
     /// Keep the relation writes of the handler that just returned.
     pub fn commit_handler(&mut self) {
         for (key, changes) in std::mem::take(&mut self.handler) {
@@ -207,15 +253,24 @@ impl Model {
         }
         self.committed_bytes = pending_bytes(&self.committed);
         self.handler_delta = 0;
+        for request in std::mem::take(&mut self.handler_ports) {
+            ports::push(&mut self.committed_ports, request);
+        }
+        self.committed_secrets
+            .append(&mut std::mem::take(&mut self.handler_secrets));
     }
 
     /// Drop the relation writes of a handler that trapped.
     pub fn abort_handler(&mut self) {
         self.handler.clear();
         self.handler_delta = 0;
+        self.handler_ports.clear();
+        self.handler_secrets.clear();
     }
 
-    /// Send the kept relation writes: one `relation-set` per databag.
+    /// Send the kept writes: one `relation-set` per databag, then each port
+    /// request in the order the handlers made them. Juju applies them all
+    /// when the hook exits 0, and none otherwise.
     pub fn flush(&mut self) -> Result<(), ModelError> {
         self.committed_bytes = 0;
         for ((endpoint, id, app), changes) in std::mem::take(&mut self.committed) {
@@ -228,7 +283,118 @@ impl Model {
             args.extend(["--file", "-"]);
             self.run("relation-set", &args, Some(&doc))?;
         }
+        for request in std::mem::take(&mut self.committed_ports) {
+            let (tool, args) = request.tool_and_args();
+            self.run(tool, &args, None)?;
+        }
+        for request in std::mem::take(&mut self.committed_secrets) {
+            self.run_secret(Caller::Host, &request)?;
+        }
         Ok(())
+    }
+
+    /// Run a secret tool: its flags and `-- <id>`, then its content as
+    /// `key#file=` arguments naming private files removed after the call.
+    fn run_secret(
+        &mut self,
+        caller: Caller,
+        request: &secrets::SecretRequest,
+    ) -> Result<Vec<u8>, ModelError> {
+        let tool = request.tool;
+        let mut args: Vec<String> = request.args.clone();
+        let _files = match &request.content {
+            Some(content) => {
+                let (dir, files) = secrets::content_files(content).map_err(|e| {
+                    failure(
+                        tool,
+                        -1,
+                        format!("cannot write the secret's content for {tool}: {e}"),
+                    )
+                })?;
+                args.extend(files);
+                Some(dir)
+            }
+            None => None,
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run_as(caller, tool, &args, None)
+    }
+
+    /// Buffer a secret request of the running handler, within the event's
+    /// bounds on pending requests and content.
+    fn secret_request(&mut self, request: secrets::SecretRequest) -> Result<(), ModelError> {
+        let pending = self.committed_secrets.len() + self.handler_secrets.len();
+        if pending >= secrets::MAX_SECRET_REQUESTS_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "{} refused: this event already holds {pending} secret requests, the limit (MAX_SECRET_REQUESTS_PER_EVENT)",
+                request.tool
+            )));
+        }
+        let bytes: usize = self
+            .committed_secrets
+            .iter()
+            .chain(&self.handler_secrets)
+            .map(secrets::SecretRequest::content_bytes)
+            .sum::<usize>()
+            + request.content_bytes();
+        if bytes > secrets::MAX_SECRET_BYTES_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "{} refused: this event's pending secret content would be {bytes} bytes, over the limit of {} (MAX_SECRET_BYTES_PER_EVENT)",
+                request.tool,
+                secrets::MAX_SECRET_BYTES_PER_EVENT
+            )));
+        }
+        self.handler_secrets.push(request);
+        Ok(())
+    }
+
+    /// The `--label <label>` and `-- <id>` that name a secret for a read.
+    fn secret_lookup(
+        id: &Option<String>,
+        label: &Option<String>,
+    ) -> Result<Vec<String>, ModelError> {
+        let mut args = Vec::new();
+        if let Some(l) = label {
+            secrets::check_arg("label", l)?;
+            args.extend(["--label".to_string(), l.clone()]);
+        }
+        match id {
+            Some(id) => {
+                secrets::check_arg("id", id)?;
+                args.extend(["--".to_string(), id.clone()]);
+            }
+            None if label.is_none() => {
+                return Err(ModelError::InvalidArgument(
+                    "a secret is named by its id, its label, or both; neither was given".into(),
+                ));
+            }
+            None => {}
+        }
+        Ok(args)
+    }
+
+    /// `--relation <endpoint:id> [--unit <unit>] -- <id>` of grant and
+    /// revoke, checked: a relation of the charm's endpoints, a unit name.
+    fn secret_access_args(
+        &self,
+        id: &str,
+        relation: &RelationRef,
+        unit: Option<String>,
+    ) -> Result<Vec<String>, ModelError> {
+        secrets::check_arg("id", id)?;
+        self.check_endpoint(&relation.endpoint)?;
+        let mut args = vec!["--relation".to_string(), rel_arg(relation)];
+        if let Some(u) = unit {
+            if !is_unit_name(&u) {
+                return Err(ModelError::InvalidArgument(format!(
+                    "`{}` is not a unit name (`<app>/<n>`)",
+                    u.escape_debug()
+                )));
+            }
+            args.extend(["--unit".to_string(), u]);
+        }
+        args.extend(["--".to_string(), id.to_string()]);
+        Ok(args)
     }
 
     /// The host's own log: through `juju-log`, never counted nor dropped. A
@@ -311,6 +477,34 @@ impl Model {
         let leader: bool = self.json(caller, "is-leader", &["--format=json"])?;
         self.cache.leader = Some(leader);
         Ok(leader)
+    }
+
+    /// Buffer a port request of the running handler, within the event's
+    /// bound on pending requests.
+    fn port_request(
+        &mut self,
+        open: bool,
+        port: PortRange,
+        endpoints: Option<Vec<String>>,
+    ) -> Result<(), ModelError> {
+        let request = ports::PortRequest {
+            open,
+            spec: ports::port_spec(&port)?,
+            endpoints: ports::endpoints_arg(endpoints.as_deref())?,
+        };
+        let same =
+            |r: &ports::PortRequest| r.spec == request.spec && r.endpoints == request.endpoints;
+        let replaces = self.committed_ports.iter().any(same) || self.handler_ports.iter().any(same);
+        let pending = self.committed_ports.len() + self.handler_ports.len();
+        if !replaces && pending >= ports::MAX_PORT_REQUESTS_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "{} {} refused: this event already holds {pending} port requests, the limit (MAX_PORT_REQUESTS_PER_EVENT); open a range instead of its ports one by one",
+                if open { "open-port" } else { "close-port" },
+                request.spec
+            )));
+        }
+        ports::push(&mut self.handler_ports, request);
+        Ok(())
     }
 
     /// Run a tool for the guest: counted, and refused past
@@ -502,6 +696,39 @@ impl Model {
     }
 }
 
+/// Check a name a guest passes to a tool (`what`: storage name, binding,
+/// resource): non-empty, at most [`MAX_NAME`] bytes, no NUL, not starting
+/// with `-`. It is passed after `--` all the same.
+fn check_name(what: &str, name: &str) -> Result<(), ModelError> {
+    if name.is_empty() || name.len() > MAX_NAME || name.starts_with('-') || name.contains('\0') {
+        return Err(ModelError::InvalidArgument(format!(
+            "`{}` is not a {what} name (1 to {MAX_NAME} bytes, no NUL, not starting with `-`)",
+            name.escape_debug()
+        )));
+    }
+    Ok(())
+}
+
+/// A storage instance id: `<name>/<number>`.
+fn check_storage_id(id: &str) -> Result<(), ModelError> {
+    let ok = id.rsplit_once('/').is_some_and(|(name, n)| {
+        check_name("storage", name).is_ok()
+            && !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+    });
+    if !ok {
+        return Err(ModelError::InvalidArgument(format!(
+            "`{}` is not a storage instance id (`<storage-name>/<number>`, as `data/0`)",
+            id.escape_debug()
+        )));
+    }
+    Ok(())
+}
+
+fn rel_arg(relation: &RelationRef) -> String {
+    format!("{}:{}", relation.endpoint, relation.id)
+}
+
 /// Who makes a tool call: only the guest's are counted and bounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Caller {
@@ -543,7 +770,10 @@ pub fn describe_error(e: &ModelError) -> String {
     match e {
         ModelError::RelationNotFound(m)
         | ModelError::NotLeader(m)
-        | ModelError::InvalidArgument(m) => m.clone(),
+        | ModelError::InvalidArgument(m)
+        | ModelError::NotFound(m)
+        | ModelError::PermissionDenied(m)
+        | ModelError::TooManyRelations(m) => m.clone(),
         ModelError::ToolFailed(f) if f.message.contains(f.tool.as_str()) => f.message.clone(),
         ModelError::ToolFailed(f) if f.exit_code > 0 => {
             format!("{} exited with code {}: {}", f.tool, f.exit_code, f.message)
@@ -561,7 +791,10 @@ fn failure(tool: &str, exit_code: i32, message: String) -> ModelError {
 }
 
 /// Map a tool's answer to Juju's error kinds, the way ops reads them
-/// (reference §2.0): stderr names relations not found and missing leadership.
+/// (reference §2.0, ops' `_wrap_hookcmd`): stderr names relations not
+/// found, missing leadership, refused access, and other things not found.
+/// Each kind keeps the tool's words; exit 1 and exit 2 map alike, since ops
+/// reads only the words (a bad `-r` exits 2, an unknown storage id too).
 fn classify(tool: &str, out: ToolOutput) -> Result<Vec<u8>, ModelError> {
     if out.code == 0 {
         return Ok(out.stdout);
@@ -578,18 +811,25 @@ fn classify(tool: &str, out: ToolOutput) -> Result<Vec<u8>, ModelError> {
         || message.contains("cannot write relation settings")
     {
         Err(ModelError::NotLeader(message))
+    } else if message.contains("permission denied") || message.contains("access denied") {
+        Err(ModelError::PermissionDenied(message))
+    } else if message.contains("not found") || message.contains("no network config found") {
+        Err(ModelError::NotFound(message))
     } else {
         Err(failure(tool, out.code, message))
     }
 }
 
+/// Keys Juju accepts are accepted: the data travels as a YAML map on stdin
+/// (`relation-set --file -`), where any non-empty string is a key, `=` and
+/// spaces included.
 fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
     let mut size: usize = 0;
     for (k, v) in changes {
-        if k.is_empty() || k.contains('=') || k.chars().any(char::is_whitespace) {
-            return Err(ModelError::InvalidArgument(format!(
-                "relation data key `{k}` must be non-empty, without `=` or spaces"
-            )));
+        if k.is_empty() {
+            return Err(ModelError::InvalidArgument(
+                "relation data keys must be non-empty".to_string(),
+            ));
         }
         size = size.saturating_add(k.len() + v.len());
     }
@@ -670,6 +910,11 @@ impl Host for Model {
             &["--format=json", "-r", &rel],
         )?;
         let mut units = units.unwrap_or_default();
+        if let Some((id, leaving)) = &self.departing
+            && *id == relation.id
+        {
+            units.retain(|u| u != leaving);
+        }
         units.sort();
         self.cache.units.insert(relation.id, units.clone());
         Ok(units)
@@ -716,6 +961,22 @@ impl Host for Model {
     ) -> Result<(), ModelError> {
         self.check_endpoint(&relation.endpoint)?;
         validate_changes(&changes)?;
+        // A write that cannot succeed is an error now, as in ops (which
+        // calls relation-set at once), not a failed hook at the end.
+        if !self
+            .relation_ids(relation.endpoint.clone())?
+            .contains(&relation)
+        {
+            let why = if self.broken.as_ref() == Some(&relation) {
+                "it is being broken (relation-broken)"
+            } else {
+                "Juju does not list it"
+            };
+            return Err(ModelError::RelationNotFound(format!(
+                "cannot write relation data to {}: {why}",
+                rel_arg(&relation)
+            )));
+        }
         let app = bag == LocalBag::App;
         if app && !self.is_leader()? {
             return Err(ModelError::NotLeader(format!(
@@ -790,6 +1051,312 @@ impl Host for Model {
         )
         .map(drop)
     }
+
+    fn context(&mut self) -> JujuContext {
+        self.identity
+            .juju
+            .clone()
+            .unwrap_or_else(crate::juju_env::empty_context)
+    }
+
+    fn open_port(
+        &mut self,
+        port: PortRange,
+        endpoints: Option<Vec<String>>,
+    ) -> Result<(), ModelError> {
+        self.port_request(true, port, endpoints)
+    }
+
+    fn close_port(
+        &mut self,
+        port: PortRange,
+        endpoints: Option<Vec<String>>,
+    ) -> Result<(), ModelError> {
+        self.port_request(false, port, endpoints)
+    }
+
+    fn opened_ports(&mut self) -> Result<Vec<OpenedPort>, ModelError> {
+        if let Some(p) = &self.cache.opened_ports {
+            return Ok(p.clone());
+        }
+        let lines: Option<Vec<String>> = self.json(
+            Caller::Guest,
+            "opened-ports",
+            &["--format=json", "--endpoints"],
+        )?;
+        let mut opened = Vec::new();
+        for line in lines.unwrap_or_default() {
+            opened.push(ports::parse_opened(&line).ok_or_else(|| {
+                failure(
+                    "opened-ports",
+                    0,
+                    format!("`{line}` is not `<port>[/<proto>]`, `<from>-<to>[/<proto>]` or `icmp` with its endpoints"),
+                )
+            })?);
+        }
+        self.cache.opened_ports = Some(opened.clone());
+        Ok(opened)
+    }
+
+    fn storage_list(&mut self, name: Option<String>) -> Result<Vec<String>, ModelError> {
+        if let Some(n) = &name {
+            check_name("storage", n)?;
+        }
+        if let Some(ids) = self.cache.storage_ids.get(&name) {
+            return Ok(ids.clone());
+        }
+        let mut args = vec!["--format=json"];
+        if let Some(n) = &name {
+            args.extend(["--", n.as_str()]);
+        }
+        let ids: Option<Vec<String>> = self.json(Caller::Guest, "storage-list", &args)?;
+        let mut ids = ids.unwrap_or_default();
+        ids.sort();
+        self.cache.storage_ids.insert(name, ids.clone());
+        Ok(ids)
+    }
+
+    fn storage_get(&mut self, id: String) -> Result<StorageInstance, ModelError> {
+        check_storage_id(&id)?;
+        if let Some(s) = self.cache.storage.get(&id) {
+            return Ok(s.clone());
+        }
+        let raw: shapes::StorageJson =
+            self.json(Caller::Guest, "storage-get", &["--format=json", "-s", &id])?;
+        let instance = raw.into_instance(id.clone());
+        self.cache.storage.insert(id, instance.clone());
+        Ok(instance)
+    }
+
+    fn network_get(
+        &mut self,
+        binding: String,
+        relation: Option<RelationRef>,
+    ) -> Result<Network, ModelError> {
+        check_name("binding", &binding)?;
+        if let Some(r) = &relation {
+            self.check_endpoint(&r.endpoint)?;
+        }
+        let key = (binding.clone(), relation.as_ref().map(|r| r.id));
+        if let Some(n) = self.cache.networks.get(&key) {
+            return Ok(n.clone());
+        }
+        let rel = relation.as_ref().map(rel_arg);
+        let mut args = vec!["--format=json"];
+        if let Some(r) = &rel {
+            args.extend(["-r", r.as_str()]);
+        }
+        args.extend(["--", binding.as_str()]);
+        let raw: Option<shapes::NetworkJson> = self.json(Caller::Guest, "network-get", &args)?;
+        let network = Network::from(raw.unwrap_or_default());
+        self.cache.networks.insert(key, network.clone());
+        Ok(network)
+    }
+
+    fn goal_state(&mut self) -> Result<Goals, ModelError> {
+        if let Some(g) = &self.cache.goal_state {
+            return Ok(g.clone());
+        }
+        let raw: Option<shapes::GoalJson> =
+            self.json(Caller::Guest, "goal-state", &["--format=json"])?;
+        let goal = Goals::from(raw.unwrap_or_default());
+        self.cache.goal_state = Some(goal.clone());
+        Ok(goal)
+    }
+
+    fn credential_get(&mut self) -> Result<CloudSpec, ModelError> {
+        if let Some(c) = &self.cache.credential {
+            return Ok(c.clone());
+        }
+        let raw: Option<shapes::CloudSpecJson> =
+            self.json(Caller::Guest, "credential-get", &["--format=json"])?;
+        let spec = CloudSpec::from(raw.unwrap_or_default());
+        self.cache.credential = Some(spec.clone());
+        Ok(spec)
+    }
+
+    fn resource_get(&mut self, name: String) -> Result<String, ModelError> {
+        check_name("resource", &name)?;
+        if let Some(path) = self.cache.resources.get(&name) {
+            return Ok(path.clone());
+        }
+        let out = self.run_as(Caller::Guest, "resource-get", &["--", &name], None)?;
+        let path = String::from_utf8_lossy(&out).trim_end().to_string();
+        if path.is_empty() {
+            return Err(failure(
+                "resource-get",
+                0,
+                format!("resource-get answered no path for resource `{name}`"),
+            ));
+        }
+        self.cache.resources.insert(name, path.clone());
+        Ok(path)
+    }
+
+    fn secret_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+        read: SecretRead,
+    ) -> Result<Vec<(String, String)>, ModelError> {
+        let lookup = Model::secret_lookup(&id, &label)?;
+        let key = (id, label);
+        if read == SecretRead::Current
+            && let Some(c) = self.cache.secret_content.get(&key)
+        {
+            return Ok(c.clone());
+        }
+        let mut args = vec!["--format=json"];
+        match read {
+            SecretRead::Current => {}
+            SecretRead::Peek => args.push("--peek"),
+            SecretRead::Refresh => args.push("--refresh"),
+        }
+        args.extend(lookup.iter().map(String::as_str));
+        let raw: Option<BTreeMap<String, String>> =
+            self.json(Caller::Guest, "secret-get", &args)?;
+        let content = secrets::parse_content(raw);
+        if read == SecretRead::Current {
+            self.cache.secret_content.insert(key, content.clone());
+        }
+        Ok(content)
+    }
+
+    fn secret_info_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+    ) -> Result<SecretInfo, ModelError> {
+        let lookup = Model::secret_lookup(&id, &label)?;
+        let key = (id, label);
+        if let Some(i) = self.cache.secret_info.get(&key) {
+            return Ok(i.clone());
+        }
+        let mut args = vec!["--format=json"];
+        args.extend(lookup.iter().map(String::as_str));
+        let raw: BTreeMap<String, secrets::InfoJson> =
+            self.json(Caller::Guest, "secret-info-get", &args)?;
+        let info = secrets::parse_info(raw).ok_or_else(|| {
+            ModelError::NotFound(format!(
+                "secret-info-get answered no secret for {}",
+                key.0.as_deref().or(key.1.as_deref()).unwrap_or_default()
+            ))
+        })?;
+        self.cache.secret_info.insert(key, info.clone());
+        Ok(info)
+    }
+
+    fn secret_add(
+        &mut self,
+        content: Vec<(String, String)>,
+        options: SecretOptions,
+        owner: SecretOwner,
+    ) -> Result<String, ModelError> {
+        secrets::check_content(&content)?;
+        let mut args = secrets::option_args(&options)?;
+        if owner == SecretOwner::Unit {
+            args.extend(["--owner".to_string(), "unit".to_string()]);
+        }
+        let request = secrets::SecretRequest {
+            tool: "secret-add",
+            args,
+            content: Some(content),
+        };
+        let out = self.run_secret(Caller::Guest, &request)?;
+        let uri = String::from_utf8_lossy(&out).trim().to_string();
+        if uri.is_empty() {
+            return Err(failure(
+                "secret-add",
+                0,
+                "secret-add answered no secret id".into(),
+            ));
+        }
+        self.cache.secret_ids = None;
+        Ok(uri)
+    }
+
+    fn secret_set(
+        &mut self,
+        id: String,
+        content: Option<Vec<(String, String)>>,
+        options: SecretOptions,
+    ) -> Result<(), ModelError> {
+        secrets::check_arg("id", &id)?;
+        if let Some(c) = &content {
+            secrets::check_content(c)?;
+        }
+        let mut args = secrets::option_args(&options)?;
+        if content.is_none() && args.is_empty() {
+            return Err(ModelError::InvalidArgument(
+                "secret-set needs new content or new metadata; neither was given".into(),
+            ));
+        }
+        args.extend(["--".to_string(), id]);
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-set",
+            args,
+            content,
+        })
+    }
+
+    fn secret_grant(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        let args = self.secret_access_args(&id, &relation, unit)?;
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-grant",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_revoke(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        let args = self.secret_access_args(&id, &relation, unit)?;
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-revoke",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_remove(&mut self, id: String, revision: Option<u32>) -> Result<(), ModelError> {
+        secrets::check_arg("id", &id)?;
+        let mut args = Vec::new();
+        if let Some(r) = revision {
+            if r == 0 {
+                return Err(ModelError::InvalidArgument(
+                    "secret revisions start at 1".into(),
+                ));
+            }
+            args.extend(["--revision".to_string(), r.to_string()]);
+        }
+        args.extend(["--".to_string(), id]);
+        self.secret_request(secrets::SecretRequest {
+            tool: "secret-remove",
+            args,
+            content: None,
+        })
+    }
+
+    fn secret_ids(&mut self) -> Result<Vec<String>, ModelError> {
+        if let Some(ids) = &self.cache.secret_ids {
+            return Ok(ids.clone());
+        }
+        let ids: Option<Vec<String>> =
+            self.json(Caller::Guest, "secret-ids", &["--format=json"])?;
+        let mut ids = ids.unwrap_or_default();
+        ids.sort();
+        self.cache.secret_ids = Some(ids.clone());
+        Ok(ids)
+    }
 }
 
 /// Register the `model` interface, answered by the event's [`Model`] that
@@ -800,6 +1367,9 @@ pub fn add_to_linker<T: 'static>(
 ) -> wasmtime::Result<()> {
     crate::bindings::model::add_to_linker::<T, wasmtime::component::HasSelf<Model>>(linker, get)
 }
+
+#[cfg(test)]
+mod calls_tests;
 
 #[cfg(test)]
 mod tests {
@@ -815,6 +1385,7 @@ mod tests {
             unit: "gw/0".into(),
             app: "gw".into(),
             model: "m".into(),
+            juju: None,
         };
         (Model::new(Arc::new(tools), schema, identity), calls)
     }
@@ -866,6 +1437,7 @@ mod tests {
             ("relation-get", ToolOutput::ok(r#"{"a": "1", "b": "2"}"#)),
             ("relation-set", ToolOutput::ok("")),
             ("is-leader", ToolOutput::ok("false")),
+            ("relation-ids", ToolOutput::ok(r#"["db:1"]"#)),
         ]);
         // A trapped handler's writes vanish.
         m.relation_set(rel(1), LocalBag::Unit, vec![("x".into(), "lost".into())])
@@ -935,7 +1507,7 @@ mod tests {
             "{e}"
         );
         assert!(matches!(
-            m.relation_set(rel(1), LocalBag::Unit, vec![("a=b".into(), "v".into())]),
+            m.relation_set(rel(1), LocalBag::Unit, vec![("".into(), "v".into())]),
             Err(ModelError::InvalidArgument(_))
         ));
     }
@@ -1055,7 +1627,7 @@ mod tests {
 
     #[test]
     fn pending_relation_data_is_bounded_per_event() {
-        let (mut m, _) = model(&[]);
+        let (mut m, _) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1","db:2"]"#))]);
         // Each write of `half` under a one-byte key: 3 bytes short of half.
         let half = "v".repeat(MAX_RELATION_BYTES_PER_EVENT / 2 - 4);
         m.relation_set(rel(1), LocalBag::Unit, vec![("a".into(), half.clone())])
@@ -1184,7 +1756,10 @@ mod tests {
 
     #[test]
     fn flush_sends_yaml_safe_json() {
-        let (mut m, calls) = model(&[("relation-set", ToolOutput::ok(""))]);
+        let (mut m, calls) = model(&[
+            ("relation-set", ToolOutput::ok("")),
+            ("relation-ids", ToolOutput::ok(r#"["db:1"]"#)),
+        ]);
         m.relation_set(
             rel(1),
             LocalBag::Unit,
@@ -1194,8 +1769,9 @@ mod tests {
         m.commit_handler();
         m.flush().unwrap();
         let calls = calls.lock().unwrap();
+        let sets: Vec<_> = calls.iter().filter(|c| c.0 == "relation-set").collect();
         assert_eq!(
-            calls[0].2.as_deref(),
+            sets[0].2.as_deref(),
             Some(r#"{"k":"a\u007fb\u0085c\uffff"}"#)
         );
     }

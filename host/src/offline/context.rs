@@ -99,6 +99,63 @@ fn key_value<'a>(flag: &str, kv: &'a str) -> Usage<(&'a str, &'a str)> {
     }
 }
 
+/// The parameters of the action `event` names, as Juju gives them to
+/// `action-get`: `--param KEY=VALUE` flags, each value read as YAML as
+/// `juju run` reads it (`compress=false` is a boolean, `level=3` an
+/// integer), a dotted key nesting a map (`opts.level=3`), then checked
+/// against the action's schema in actions.yaml with its defaults filled in.
+/// Juju refuses to run an action whose parameters do not fit: a usage error
+/// naming the parameter. Empty for any other event.
+pub fn action_params(
+    args: &RunArgs,
+    charm: &CharmDir,
+    event: &RunEvent,
+) -> Usage<serde_json::Map<String, serde_json::Value>> {
+    let DispatchPath::Action(name) = &event.path else {
+        // `--param` for another event is refused with the context flags.
+        return Ok(serde_json::Map::new());
+    };
+    let mut given = serde_json::Map::new();
+    for kv in &args.param {
+        let (k, v) = key_value("param", kv)?;
+        let value = if v.is_empty() {
+            serde_json::Value::String(String::new())
+        } else {
+            serde_saphyr::from_str::<serde_json::Value>(v)
+                .map_err(|e| UsageError(format!("--param {k}: `{v}` is not a YAML value: {e}")))?
+        };
+        insert_dotted(&mut given, k, value);
+    }
+    charm
+        .actions
+        .schema(name)
+        .check(serde_json::Value::Object(given))
+        .map_err(|why| UsageError(format!("--param: action `{name}`: {why}")))
+}
+
+/// Set `key` of `map`, a dotted key nesting maps (`opts.level`), a value
+/// on the way replaced by a map, as `juju run` nests its parameters.
+fn insert_dotted(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    value: serde_json::Value,
+) {
+    let Some((head, rest)) = key.split_once('.') else {
+        map.insert(key.to_string(), value);
+        return;
+    };
+    let entry = map
+        .entry(head.to_string())
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    if let serde_json::Value::Object(inner) = entry {
+        insert_dotted(inner, rest, value);
+    } else {
+        let mut inner = serde_json::Map::new();
+        insert_dotted(&mut inner, rest, value);
+        *entry = serde_json::Value::Object(inner);
+    }
+}
+
 /// Apply `--config` and `--leader`: what the operator does before the event.
 pub fn apply_operator_flags(args: &RunArgs, charm: &CharmDir, state: &mut SimState) -> Usage<()> {
     for kv in &args.config {
@@ -132,6 +189,7 @@ enum Family {
     Storage,
     Pebble,
     Secret,
+    Action,
 }
 
 impl Family {
@@ -141,6 +199,7 @@ impl Family {
             HookForm::Entity(_, EntityKind::Storage) => Some(Family::Storage),
             HookForm::Entity(_, EntityKind::Container) => Some(Family::Pebble),
             HookForm::Fixed(_) if event::is_secret(kind) => Some(Family::Secret),
+            HookForm::Action => Some(Family::Action),
             _ => None,
         }
     }
@@ -151,6 +210,7 @@ impl Family {
             Family::Storage => "storage events (<storage>-storage-*)",
             Family::Pebble => "Pebble events (<container>-pebble-*)",
             Family::Secret => "secret events (secret-*)",
+            Family::Action => "actions (actions/<name>)",
         }
     }
 }
@@ -197,6 +257,7 @@ fn given_context_flags(args: &RunArgs) -> Vec<(&'static str, Family)> {
         "--secret-revision",
         Family::Secret,
     );
+    add(!args.param.is_empty(), "--param", Family::Action);
     given
 }
 
@@ -244,7 +305,7 @@ pub fn hook_env(
         Some(Family::Storage) => storage_env(args, entity, &mut env)?,
         Some(Family::Pebble) => pebble_env(args, event.kind, entity, &mut env)?,
         Some(Family::Secret) => secret_env(args, event.kind, &mut env)?,
-        None => {}
+        Some(Family::Action) | None => {}
     }
     Ok(env)
 }

@@ -178,3 +178,56 @@ fn a_new_relation_takes_the_next_id_and_departed_needs_a_unit() {
     let err = env_for("db-relation-departed", |_| {}).unwrap_err();
     assert!(err.0.contains("no `db` relation"), "{err}");
 }
+
+#[test]
+fn action_params_are_read_as_yaml_nested_and_checked_against_the_schema() {
+    let mut charm = charm();
+    charm.actions = Actions::parse(
+        "backup:\n  params:\n    target: {type: string}\n    compress: {type: boolean, default: true}\n    level: {type: integer}\n    opts: {type: object}\n  required: [target]\n",
+        std::path::Path::new("actions.yaml"),
+    )
+    .unwrap();
+    let params = |flags: &[&str]| {
+        let args = RunArgs {
+            event: "actions/backup".into(),
+            param: flags.iter().map(|f| f.to_string()).collect(),
+            ..RunArgs::default()
+        };
+        let run = check_event(&args.event, &charm.metadata, &charm.actions).unwrap();
+        action_params(&args, &charm, &run).map(serde_json::Value::Object)
+    };
+    assert_eq!(
+        params(&[
+            "target=/srv",
+            "level=3",
+            "opts.a.b=x",
+            "opts.c=",
+            "compress=false"
+        ])
+        .unwrap(),
+        serde_json::json!({
+            "target": "/srv", "level": 3, "compress": false,
+            "opts": {"a": {"b": "x"}, "c": ""},
+        })
+    );
+    assert_eq!(
+        params(&["target=s3://bucket/x"]).unwrap(),
+        serde_json::json!({"target": "s3://bucket/x", "compress": true})
+    );
+    let e = params(&["level=3"]).unwrap_err();
+    assert_eq!(
+        e.0,
+        "--param: action `backup`: parameter `target` is required (actions.yaml) and was not given"
+    );
+    let e = params(&["target=/srv", "level=high"]).unwrap_err();
+    assert!(e.0.contains("parameter `level` is a string"), "{e}");
+    let e = params(&["target"]).unwrap_err();
+    assert_eq!(e.0, "--param takes KEY=VALUE, got `target`");
+
+    // Another event takes no parameters.
+    let e = env_for("install", |a| a.param = vec!["target=/srv".into()]).unwrap_err();
+    assert_eq!(
+        e.0,
+        "--param applies to actions (actions/<name>), not to `install`"
+    );
+}

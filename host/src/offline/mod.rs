@@ -46,12 +46,17 @@ Defaults (the state file records them; edit it to change them):
                (`detail` defaults to a message naming the probe); a name the
                charm's wasm-charm.yaml does not declare is refused (exit 2)
 
-An action's results are printed as `result <key>: <value>`, and a message it
-left with `action-fail` as `action failed: <message>`; the run still exits 0,
-as the action's process does in Juju.
+An action's parameters are the --param flags, checked against actions.yaml
+with its defaults filled in, as Juju does (parameters that do not fit exit
+2). Its progress messages are printed as `log: ACTION <message>`, its
+results as `result <key>: <value>`, and a message it left with `action-fail`
+as `action failed: <message>`; the run still exits 0, as the action's
+process does in Juju, also when a handler's error or trap failed the action
+(its scopes and relation data are then not saved).
 
-Exit codes: 0 success, 1 the hook failed (relation data and scopes are then
-not saved, as Juju commits nothing of a failed hook), 2 bad arguments.")]
+Exit codes: 0 success, 1 the hook failed (relation data, scopes and the
+charm's stored data are then not saved, as Juju commits nothing of a failed
+hook), 2 bad arguments.")]
 pub struct RunArgs {
     /// The charm directory (as `wasm-charm pack` assembles it).
     pub charm: PathBuf,
@@ -112,6 +117,12 @@ pub struct RunArgs {
     /// The revision of a secret-remove or secret-expired event (required).
     #[arg(long)]
     pub secret_revision: Option<String>,
+    /// Give the action a parameter (`target=/srv/backups`); the value is
+    /// YAML, as `juju run` reads it (`compress=false` is a boolean), and a
+    /// dotted key nests (`opts.level=3`). Checked against actions.yaml, with
+    /// its defaults filled in, as Juju does.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
 }
 
 /// The scope store lives inside the state file offline.
@@ -155,6 +166,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let charm = CharmDir::load(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let params = context::action_params(&args, &charm, &event)?;
     let state_path = match &args.state {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
@@ -170,6 +182,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     state.unit = Some(unit.clone());
     state.log.clear();
     state.calls.clear();
+    state.action_params = params;
     state.action_results.clear();
     state.action_failed = None;
     // The model as the hook finds it: the flags are the operator's and the
@@ -199,7 +212,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     print_report(&report, &charm, &state, &state_path);
     if failed {
         anyhow::bail!(
-            "the hook failed: {}; its relation data and scopes were not saved",
+            "the hook failed: {}; its relation data, scopes and stored data were not saved",
             report.failures.join("; ")
         );
     }
@@ -250,7 +263,7 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 }
 
 /// What the state file keeps of an event, as Juju commits a hook (reference
-/// §1.6). A failed hook commits nothing buffered: relation data goes back to
+/// §1.6). A failed hook commits nothing buffered: relation data and ports go back to
 /// what the hook found, and so do the scopes, the charm's own state. What acts
 /// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
 /// was written may then lag, which only makes the next event write again),
@@ -261,6 +274,7 @@ fn commit(before: &SimState, mut after: SimState, env: &JujuEnv, failed: bool) -
     if failed {
         after.relations = before.relations.clone();
         after.scopes = before.scopes.clone();
+        after.opened_ports = before.opened_ports.clone();
     } else {
         finish_relation_event(env, &mut after);
     }
@@ -409,6 +423,12 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
             HandlerResult::Cleared => "cleared".to_string(),
             HandlerResult::Error(e) => format!("returned Err({e:?})"),
             HandlerResult::Trapped(t) => format!("trapped: {t}"),
+            HandlerResult::ActionDone(None) => "returned (an action sets no scope)".to_string(),
+            HandlerResult::ActionDone(Some(s)) => format!(
+                "returned {} {:?}, ignored (an action sets no scope)",
+                crate::status::merge::Kind::from(s.kind).as_str(),
+                s.message
+            ),
         };
         println!("  handler {name}: {shown}");
     }
@@ -457,6 +477,9 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
             let names: Vec<&str> = state.probes.keys().map(String::as_str).collect();
             println!("  scripted by the state file: {}", names.join(", "));
         }
+    }
+    for line in crate::show::data_lines(&report.store.data) {
+        println!("{line}");
     }
     for (key, value) in &state.action_results {
         print!("{}", result_lines(key, value));

@@ -82,6 +82,11 @@ pub struct SimState {
     /// The hook-tool calls of the last event, one line each.
     #[serde(default)]
     pub calls: Vec<String>,
+    /// The parameters of the last event's action, as `action-get` answers
+    /// them: `wasm-charm run`'s `--param` flags, checked against the
+    /// action's schema, with its defaults filled in, as Juju does.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub action_params: serde_json::Map<String, serde_json::Value>,
     /// What `action-set` stored during the last event (an action), by dotted key.
     #[serde(default)]
     pub action_results: BTreeMap<String, String>,
@@ -92,6 +97,22 @@ pub struct SimState {
     /// The scope store, kept here rather than in the charm directory.
     #[serde(default)]
     pub scopes: Option<ScopeStore>,
+    /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
+    /// they are open for (`*`: every endpoint).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub opened_ports: BTreeMap<String, Vec<String>>,
+    /// Storage instances attached to the unit, by id (`data/0`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub storage: BTreeMap<String, SimStorage>,
+}
+
+/// One storage instance of the simulated unit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimStorage {
+    /// `filesystem` or `block`.
+    pub kind: String,
+    /// Mount point or device.
+    pub location: String,
 }
 
 fn yes() -> bool {
@@ -110,9 +131,12 @@ impl Default for SimState {
             application_version: None,
             log: Vec::new(),
             calls: Vec::new(),
+            action_params: serde_json::Map::new(),
             action_results: BTreeMap::new(),
             action_failed: None,
             scopes: None,
+            opened_ports: BTreeMap::new(),
+            storage: BTreeMap::new(),
         }
     }
 }
@@ -235,8 +259,15 @@ impl SimTools {
             "juju-log" => self.juju_log(state, args),
             "status-set" => self.status_set(state, args),
             "application-version-set" => self.application_version_set(state, args),
+            "action-get" => self.action_get(state, args),
             "action-set" => self.action_set(state, args),
+            "action-log" => self.action_log(state, args),
             "action-fail" => self.action_fail(state, args),
+            "open-port" => self.port(state, args, true),
+            "close-port" => self.port(state, args, false),
+            "opened-ports" => self.opened_ports(state, args),
+            "storage-list" => self.storage_list(state, args),
+            "storage-get" => self.storage_get(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
@@ -448,6 +479,41 @@ impl SimTools {
         Ok(ToolOutput::ok(Vec::new()))
     }
 
+    /// `action-get [--format=…] [<key>[.<key>…]]` (reference §2.12): every
+    /// parameter, or one by dotted path (`null` when missing).
+    fn action_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &[])?;
+        let path = match a.positional.as_slice() {
+            [] => None,
+            [path] => Some(*path),
+            [_, extra @ ..] => return Err(unrecognized(extra)),
+        };
+        if self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        let mut value = serde_json::Value::Object(state.action_params.clone());
+        if let Some(path) = path {
+            for key in path.split('.') {
+                value = value.get(key).cloned().unwrap_or(serde_json::Value::Null);
+            }
+        }
+        Ok(json(&value))
+    }
+
+    /// `action-log <message…>` (reference §2.12): the words joined with
+    /// spaces, a progress message kept in the log as `ACTION <message>`.
+    fn action_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        if a.positional.is_empty() {
+            return Err(ToolOutput::error(2, "no message specified"));
+        }
+        if self.action.is_none() {
+            return Err(ToolOutput::error(1, "not running an action"));
+        }
+        state.log.push(format!("ACTION {}", a.positional.join(" ")));
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
     /// `action-set` (reference §2).
     fn action_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &[], &[])?;
@@ -480,17 +546,7 @@ impl SimTools {
         let message = match a.positional.as_slice() {
             [] => DEFAULT_ACTION_FAIL,
             [message] => message,
-            [_, extra @ ..] => {
-                // juju/cmd's CheckEmpty, which prints the extras with Go's %q.
-                let quoted: Vec<String> = extra
-                    .iter()
-                    .map(|e| serde_json::Value::from(*e).to_string())
-                    .collect();
-                return Err(ToolOutput::error(
-                    2,
-                    format!("unrecognized args: [{}]", quoted.join(" ")),
-                ));
-            }
+            [_, extra @ ..] => return Err(unrecognized(extra)),
         };
         if self.action.is_none() {
             return Err(ToolOutput::error(1, "not running an action"));
@@ -498,6 +554,16 @@ impl SimTools {
         state.action_failed = Some(message.to_string());
         Ok(ToolOutput::ok(Vec::new()))
     }
+}
+
+/// juju/cmd's CheckEmpty for arguments past the last one a tool takes,
+/// which prints them with Go's %q: exit 2.
+fn unrecognized(extra: &[&str]) -> ToolOutput {
+    let quoted: Vec<String> = extra
+        .iter()
+        .map(|e| serde_json::Value::from(*e).to_string())
+        .collect();
+    ToolOutput::error(2, format!("unrecognized args: [{}]", quoted.join(" ")))
 }
 
 /// The message of an `action-fail` given none (reference §2.12).
@@ -532,6 +598,115 @@ const RESERVED_RESULT_KEYS: &[&str] = &["stdout", "stdout-encoding", "stderr", "
 /// An `action-set` key (reference §2.12): dot-separated segments, each
 /// matching `^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$` and none reserved. Juju
 /// checks both before running the tool, so both are argument errors (exit 2).
+/// The model's ports and storage (reference §2.14, §2.19). The sim applies
+/// a port request at once; `offline::commit` drops it when the hook fails,
+/// as Juju does.
+impl SimTools {
+    fn port(&self, state: &mut SimState, args: &[&str], open: bool) -> Answer {
+        let a = parse(args, &["--endpoints", "--format"], &[])?;
+        let [spec] = a.positional[..] else {
+            return Err(ToolOutput::error(2, "no port or range specified"));
+        };
+        let spec = canonical_port(spec)
+            .ok_or_else(|| ToolOutput::error(2, format!("invalid port range {spec:?}")))?;
+        let endpoints: Vec<String> = match a.flag(&["--endpoints"]) {
+            Some(e) => e.split(',').map(|e| e.trim().to_string()).collect(),
+            None => vec!["*".into()],
+        };
+        let all = endpoints.iter().any(|e| e == "*");
+        let have = state.opened_ports.remove(&spec).unwrap_or_default();
+        let now: Vec<String> = if open {
+            if all || have.iter().any(|e| e == "*") {
+                vec!["*".into()]
+            } else {
+                let set: std::collections::BTreeSet<String> =
+                    have.into_iter().chain(endpoints).collect();
+                set.into_iter().collect()
+            }
+        } else if all {
+            Vec::new()
+        } else {
+            have.into_iter()
+                .filter(|e| !endpoints.contains(e))
+                .collect()
+        };
+        if !now.is_empty() {
+            state.opened_ports.insert(spec, now);
+        }
+        Ok(ToolOutput::ok(""))
+    }
+
+    fn opened_ports(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["--endpoints"])?;
+        let lines: Vec<String> = state
+            .opened_ports
+            .iter()
+            .map(|(spec, endpoints)| {
+                if a.bool(&["--endpoints"]) {
+                    format!("{spec} ({})", endpoints.join(", "))
+                } else {
+                    spec.clone()
+                }
+            })
+            .collect();
+        Ok(json(&lines))
+    }
+
+    fn storage_list(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &[])?;
+        let name = a.positional.first().copied();
+        let ids: Vec<&String> = state
+            .storage
+            .keys()
+            .filter(|id| name.is_none_or(|n| id.split('/').next() == Some(n)))
+            .collect();
+        Ok(json(&ids))
+    }
+
+    fn storage_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-s"], &[])?;
+        let Some(id) = a.flag(&["-s"]) else {
+            return Err(ToolOutput::error(2, "no storage instance specified"));
+        };
+        let s = state.storage.get(id).ok_or_else(|| {
+            ToolOutput::error(
+                2,
+                format!("invalid value {id:?} for option -s: storage instance {id:?} not found"),
+            )
+        })?;
+        Ok(json(
+            &serde_json::json!({"kind": s.kind, "location": s.location}),
+        ))
+    }
+}
+
+/// `80/tcp`, `8000-8100/udp` or `icmp` for what `open-port` accepts.
+fn canonical_port(spec: &str) -> Option<String> {
+    let spec = spec.to_lowercase();
+    if spec == "icmp" {
+        return Some(spec);
+    }
+    let (ports, proto) = spec.split_once('/').unwrap_or((&spec, "tcp"));
+    if !matches!(proto, "tcp" | "udp") {
+        return None;
+    }
+    let (lo, hi): (u16, u16) = match ports.split_once('-') {
+        Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+        None => {
+            let p = ports.parse().ok()?;
+            (p, p)
+        }
+    };
+    if lo == 0 || hi < lo {
+        return None;
+    }
+    Some(if lo == hi {
+        format!("{lo}/{proto}")
+    } else {
+        format!("{lo}-{hi}/{proto}")
+    })
+}
+
 fn check_result_key(key: &str) -> Result<(), ToolOutput> {
     for segment in key.split('.') {
         let edge =
@@ -605,6 +780,45 @@ mod tests {
 
     fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
         t.call(tool, args, None, far()).unwrap()
+    }
+
+    #[test]
+    fn ports_and_storage_answer_like_juju() {
+        let mut state = SimState::default();
+        state.storage.insert(
+            "data/0".into(),
+            SimStorage {
+                kind: "filesystem".into(),
+                location: "/srv/data".into(),
+            },
+        );
+        let mut t = tools(state);
+        assert_eq!(call(&mut t, "open-port", &["80"]).code, 0);
+        assert_eq!(
+            call(&mut t, "open-port", &["--endpoints", "db", "8000-8100/UDP"]).code,
+            0
+        );
+        assert_eq!(call(&mut t, "open-port", &["0"]).code, 2);
+        assert_eq!(
+            call(&mut t, "opened-ports", &["--format=json", "--endpoints"]).stdout,
+            b"[\"80/tcp (*)\",\"8000-8100/udp (db)\"]\n"
+        );
+        assert_eq!(call(&mut t, "close-port", &["80/tcp"]).code, 0);
+        assert_eq!(
+            call(&mut t, "opened-ports", &["--format=json"]).stdout,
+            b"[\"8000-8100/udp\"]\n"
+        );
+        assert_eq!(
+            call(&mut t, "storage-list", &["--format=json", "--", "data"]).stdout,
+            b"[\"data/0\"]\n"
+        );
+        assert_eq!(
+            call(&mut t, "storage-get", &["--format=json", "-s", "data/0"]).stdout,
+            b"{\"kind\":\"filesystem\",\"location\":\"/srv/data\"}\n"
+        );
+        let missing = call(&mut t, "storage-get", &["--format=json", "-s", "data/9"]);
+        assert_eq!(missing.code, 2);
+        assert!(missing.stderr.contains("not found"), "{}", missing.stderr);
     }
 
     #[test]
@@ -916,5 +1130,112 @@ mod tests {
             s.relations["db:1"].local_unit_data,
             [("new".to_string(), "2".to_string())].into()
         );
+    }
+
+    #[test]
+    fn action_get_answers_the_params_whole_or_by_dotted_path() {
+        let params = serde_json::json!({"target": "/srv", "opts": {"level": 3}});
+        let state = SimState {
+            action_params: params.as_object().cloned().unwrap_or_default(),
+            ..SimState::default()
+        };
+        let mut t = tools(state);
+        let out = call(&mut t, "action-get", &["--format=json"]);
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (1, "ERROR not running an action\n")
+        );
+        assert_eq!(call(&mut t, "action-get", &["a", "b"]).code, 2);
+
+        t.action = Some("backup".into());
+        let get = |t: &mut SimTools, args: &[&str]| {
+            let out = call(t, "action-get", args);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(
+            get(&mut t, &["--format=json"]),
+            "{\"opts\":{\"level\":3},\"target\":\"/srv\"}\n"
+        );
+        assert_eq!(get(&mut t, &["--format=json", "opts.level"]), "3\n");
+        assert_eq!(get(&mut t, &["--format=json", "opts.nope"]), "null\n");
+        let out = call(&mut t, "action-get", &["--format=json", "a", "b"]);
+        assert_eq!(out.stderr, "ERROR unrecognized args: [\"b\"]\n");
+    }
+
+    #[test]
+    fn action_log_keeps_each_progress_message_at_once() {
+        let mut t = tools(SimState::default());
+        assert_eq!(call(&mut t, "action-log", &["--", "x"]).code, 1);
+        t.action = Some("backup".into());
+        let out = call(&mut t, "action-log", &[]);
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (2, "ERROR no message specified\n")
+        );
+        assert_eq!(call(&mut t, "action-log", &["--", "-1 of", "2"]).code, 0);
+        assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
+    }
+}
+
+#[cfg(test)]
+mod state_file_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn stored_text_yaml_reads_otherwise_survives_the_state_file() {
+        let tricky = [
+            "",
+            " ",
+            "\0",
+            "\u{feff}x",
+            "- a",
+            "k: v",
+            "\r\n",
+            "\u{85}",
+            "\u{2028}",
+            "~",
+            "null",
+            "'",
+            "\"",
+            "#",
+            "0x1",
+            "true",
+            "1e3",
+            "|",
+            ">",
+            "\t\tx\n",
+        ];
+        let store = ScopeStore {
+            data: tricky
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("k{i}"), v.to_string()))
+                .collect(),
+            ..ScopeStore::default()
+        };
+        let state = SimState {
+            scopes: Some(store),
+            ..SimState::default()
+        };
+        let text = serde_saphyr::to_string(&state).unwrap();
+        let back: SimState = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(back, state, "{text}");
+    }
+
+    proptest! {
+        /// The charm's own data is kept in the state file's `scopes`: any
+        /// text survives its YAML.
+        #[test]
+        fn stored_data_survives_the_state_file(
+            data in prop::collection::btree_map("[a-zA-Z0-9._:/-]{1,12}", any::<String>(), 0..6),
+        ) {
+            let store = ScopeStore { data: data.into_iter().collect(), ..ScopeStore::default() };
+            let state = SimState { scopes: Some(store), ..SimState::default() };
+            let text = serde_saphyr::to_string(&state).unwrap();
+            let back: SimState = serde_saphyr::from_str(&text).unwrap();
+            prop_assert_eq!(back, state);
+        }
     }
 }

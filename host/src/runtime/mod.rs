@@ -8,12 +8,14 @@ pub mod declarations;
 pub mod limits;
 pub mod output;
 
+use crate::action::Action;
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
 use crate::deadline;
 use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
+use crate::stored::Stored;
 use limits::StoreLimits;
 use output::OutputTail;
 use std::path::Path;
@@ -71,7 +73,7 @@ pub enum LoadError {
 }
 
 /// Per-instance state: WASI (with nothing granted), the limiter and the host
-/// side of the three charm interfaces.
+/// side of the charm interfaces.
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -81,6 +83,8 @@ pub struct HandlerState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub action: Action,
+    pub stored: Stored,
 }
 
 impl WasiView for HandlerState {
@@ -97,6 +101,8 @@ pub struct EventState {
     pub status: ScopeWrites,
     pub model: Model,
     pub probes: Probes,
+    pub action: Action,
+    pub stored: Stored,
 }
 
 /// How a handler ended.
@@ -210,6 +216,7 @@ impl Runtime {
         let deadline = Instant::now() + limits.handler_timeout;
         event.model.set_deadline(deadline);
         event.probes.set_deadline(deadline);
+        event.action.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
@@ -234,6 +241,8 @@ impl Runtime {
                 status: state.status,
                 model: state.model,
                 probes: state.probes,
+                action: state.action,
+                stored: state.stored,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -361,6 +370,8 @@ fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<Handl
         status: event.status,
         model: event.model,
         probes: event.probes,
+        action: event.action,
+        stored: event.stored,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -379,6 +390,8 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::status::add_to_linker(linker, |s| &mut s.status)?;
     crate::model::add_to_linker(linker, |s| &mut s.model)?;
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
+    crate::action::add_to_linker(linker, |s| &mut s.action)?;
+    crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
     Ok(())
 }
 

@@ -1,5 +1,6 @@
-//! The scope store: every scope of both targets, their bounded history and the
-//! statuses last written to Juju, as one versioned document (DESIGN §6).
+//! The scope store: every scope of both targets, their bounded history, the
+//! statuses last written to Juju, the probes' state and the charm's own data,
+//! as one versioned document (DESIGN §6).
 //! Encoding and every change to it are pure; where the document lives is the
 //! backend's business (`store_file` for the charm directory, the state file
 //! offline).
@@ -86,6 +87,11 @@ pub struct ScopeStore {
     /// absent from the document of a charm that declares none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub probes: BTreeMap<String, crate::probe::ProbeState>,
+    /// The charm's own key-value data (the `stored` interface); absent from
+    /// the document of a charm that stores none, and from documents written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "crate::stored::Data::is_empty")]
+    pub data: crate::stored::Data,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +109,7 @@ impl Default for ScopeStore {
             app: BTreeMap::new(),
             written: WrittenStatuses::default(),
             probes: BTreeMap::new(),
+            data: crate::stored::Data::default(),
         }
     }
 }

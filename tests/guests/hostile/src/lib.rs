@@ -3,7 +3,8 @@
 //!
 //! Config option `mode` picks the misbehaviour of handler `hostile`; handler
 //! `marker`, declared first, only records the mode it saw, so a test can tell
-//! which handlers' writes survived.
+//! which handlers' writes survived (in the `stored-*` modes it also stores
+//! the event it ran for under key `marker`).
 
 use std::hint::black_box;
 
@@ -42,10 +43,13 @@ fn mode() -> Result<String, Error> {
 }
 
 /// Waiting "marker saw <mode>".
-fn marker(_event: &Event) -> Outcome {
+fn marker(event: &Event) -> Outcome {
     let mode = mode()?;
     if mode.starts_with("marker-writes") {
         write_db_relations()?;
+    }
+    if mode.starts_with("stored-") {
+        stored::set_raw("marker", event_name(event))?;
     }
     Ok(Some(Status::waiting(format!("marker saw {mode}"))))
 }
@@ -222,7 +226,84 @@ fn hostile(event: &Event) -> Outcome {
             }
             Ok(None)
         }
+        // the charm's own data
+        "stored-write" => stored_write(event),
+        "stored-relation-write" => {
+            write_db_relations()?;
+            stored_write(event)
+        }
+        "stored-read" => Ok(Some(Status::waiting(stored_report()))),
+        "stored-write-then-panic" => {
+            stored::set_raw("doomed", "written before a panic")?;
+            panic!("deliberate panic after a stored write");
+        }
+        "stored-write-then-err" => {
+            stored::set_raw("errored", "written before an error")?;
+            Err(Error::msg("deliberate failure after a stored write"))
+        }
+        "stored-bounds" => {
+            // Each refused at the call, changing nothing: the handler goes on.
+            let refused = [
+                stored::set_raw("bad key", "v"),
+                stored::set_raw("big", &"v".repeat((64 << 10) + 1)),
+                stored::delete("bad=key"),
+            ];
+            let errors: Vec<String> = refused
+                .into_iter()
+                .map(|r| match r {
+                    Ok(()) => "accepted".to_string(),
+                    Err(error) => error.to_string(),
+                })
+                .collect();
+            Ok(Some(Status::blocked(errors.join(" | "))))
+        }
+        "stored-fill" => {
+            // 64 KiB values until the total (1 MiB) refuses one.
+            let value = "v".repeat(64 << 10);
+            for i in 0..32 {
+                if let Err(error) = stored::set_raw(&format!("fill-{i:02}"), &value) {
+                    return Ok(Some(Status::blocked(format!("after {i}: {error}"))));
+                }
+            }
+            Ok(Some(Status::active("filled 32 values")))
+        }
         other => Err(Error::msg(format!("unknown mode {other:?}"))),
+    }
+}
+
+/// Counts the events under key `count` (as JSON) and stores the last one
+/// under `last-event` (as text).
+fn stored_write(event: &Event) -> Outcome {
+    let count: u32 = stored::get("count")?.unwrap_or(0);
+    stored::set("count", &(count + 1))?;
+    stored::set_raw("last-event", event_name(event))?;
+    Ok(Some(Status::active(format!("stored count {}", count + 1))))
+}
+
+/// `stored: k=v; …` for every stored key, or `stored: nothing`.
+fn stored_report() -> String {
+    let pairs: Vec<String> = stored::keys()
+        .into_iter()
+        .map(|k| {
+            let v = stored::get_raw(&k).unwrap_or_else(|| "<vanished>".into());
+            format!("{k}={v}")
+        })
+        .collect();
+    if pairs.is_empty() {
+        "stored: nothing".to_string()
+    } else {
+        format!("stored: {}", pairs.join("; "))
+    }
+}
+
+/// The hook name of the events this charm observes.
+fn event_name(event: &Event) -> &'static str {
+    match event {
+        Event::Install => "install",
+        Event::ConfigChanged => "config-changed",
+        Event::Start => "start",
+        Event::UpdateStatus => "update-status",
+        _ => "relation",
     }
 }
 

@@ -1,4 +1,7 @@
-//! The Juju model: config, leadership, names, relations and their data.
+//! The Juju model: config, leadership, names, relations and their data,
+//! ports ([`open_port`]), storage ([`storage`]), networks ([`network_get`]),
+//! [`goal_state`], [`credential_get`], [`resource_get`] and the event's
+//! Juju [`context`].
 //!
 //! The host answers with Juju's hook tools and caches every read for the
 //! whole event, so asking twice costs nothing. Relation writes are kept only
@@ -37,9 +40,40 @@ use serde::de::DeserializeOwned;
 use crate::__bindings::wasm_charm::charm::model as wit;
 use crate::{Error, RelationEvent, RelationRef};
 
+mod juju;
+mod network;
+mod ports;
+mod secrets;
+mod storage;
+
 pub use crate::__bindings::wasm_charm::charm::model::{ConfigOption, ConfigValue, Databag};
+pub use juju::{CloudCredential, CloudSpec, JujuContext, context, credential_get, resource_get};
+pub use network::{
+    BindAddress, GoalStatus, Goals, InterfaceAddress, Network, goal_state, network_get,
+    network_get_for,
+};
+pub use ports::{OpenedPort, PortRange, Protocol, close_port, open_port, opened_ports};
+pub use secrets::{
+    Secret, SecretInfo, SecretOptions, SecretOwner, SecretRead, SecretRotate, add_secret,
+    secret_get, secret_ids,
+};
+pub use storage::{StorageInstance, storage, storage_get, storage_list};
 
 /// Why a model call failed. Its `Display` names the relation or hook tool.
+///
+/// Every case but `InvalidArgument` carries the hook tool's own words, so a
+/// handler can match the kind and still show Juju's reason:
+///
+/// ```no_run
+/// use wasm_charm::model::{self, ModelError};
+///
+/// match model::storage_get("data/0") {
+///     Ok(storage) => println!("mounted at {}", storage.location),
+///     Err(ModelError::NotFound(why)) => println!("no such storage: {why}"),
+///     Err(other) => return Err(other.into()),
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelError {
     /// The relation does not exist, or is being broken.
@@ -48,8 +82,17 @@ pub enum ModelError {
     NotLeader(String),
     /// The host refused the arguments before asking Juju.
     InvalidArgument(String),
-    /// A hook tool failed.
+    /// A hook tool failed in a way none of the other cases names.
     ToolFailed(ToolFailure),
+    /// What the call names does not exist: a storage instance, a network
+    /// binding, a secret, a resource.
+    NotFound(String),
+    /// Juju refused the call (`permission denied`, `access denied`; no
+    /// `juju trust` for [`credential_get`]).
+    PermissionDenied(String),
+    /// [`relation`] was asked for the one relation of an endpoint that has
+    /// several (ops' `TooManyRelatedAppsError`).
+    TooManyRelations(String),
 }
 
 impl fmt::Display for ModelError {
@@ -59,6 +102,9 @@ impl fmt::Display for ModelError {
             ModelError::NotLeader(what) => write!(f, "not the leader: {what}"),
             ModelError::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             ModelError::ToolFailed(failure) => failure.fmt(f),
+            ModelError::NotFound(what) => write!(f, "not found: {what}"),
+            ModelError::PermissionDenied(what) => write!(f, "permission denied: {what}"),
+            ModelError::TooManyRelations(what) => write!(f, "too many relations: {what}"),
         }
     }
 }
@@ -227,10 +273,24 @@ pub fn relations(endpoint: &str) -> Result<Vec<Relation>, ModelError> {
         .collect())
 }
 
-/// The first live relation of `endpoint` (the one with the lowest id), as
-/// ops' `model.get_relation`; `None` when there is none.
+/// The one live relation of `endpoint`, as ops' `model.get_relation`;
+/// `None` when there is none, and [`ModelError::TooManyRelations`] when
+/// there are several (use [`relations`] for an endpoint that may have more
+/// than one).
 pub fn relation(endpoint: &str) -> Result<Option<Relation>, ModelError> {
-    Ok(relations(endpoint)?.into_iter().next())
+    one_relation(endpoint, relations(endpoint)?)
+}
+
+fn one_relation(endpoint: &str, mut all: Vec<Relation>) -> Result<Option<Relation>, ModelError> {
+    if all.len() > 1 {
+        let ids: Vec<String> = all.iter().map(Relation::to_string).collect();
+        return Err(ModelError::TooManyRelations(format!(
+            "endpoint `{endpoint}` has {} relations ({}), not one; use model::relations",
+            all.len(),
+            ids.join(", ")
+        )));
+    }
+    Ok(all.pop())
 }
 
 /// One relation, and the calls that read and write its data.
@@ -264,7 +324,10 @@ impl Relation {
         wit::relation_app(&self.relation)
     }
 
-    /// The remote units currently in the relation, sorted.
+    /// The remote units currently in the relation, sorted. During
+    /// relation-departed the departing unit is not among them (as Juju's
+    /// `relation-list` has it), but [`Relation::unit_data`] still reads its
+    /// data; [`RelationEvent::departing_unit`] names it.
     pub fn units(&self) -> Result<Vec<String>, ModelError> {
         wit::relation_units(&self.relation)
     }
@@ -442,6 +505,23 @@ mod tests {
         assert_eq!(
             Error::from(ModelError::NotLeader("relation-set --app".into())).to_string(),
             "not the leader: relation-set --app"
+        );
+    }
+
+    #[test]
+    fn one_relation_is_an_error_when_there_are_several() {
+        let r = |id| {
+            Relation::new(RelationRef {
+                endpoint: "db".into(),
+                id,
+            })
+        };
+        assert_eq!(one_relation("db", vec![]).unwrap(), None);
+        assert_eq!(one_relation("db", vec![r(1)]).unwrap(), Some(r(1)));
+        let e = one_relation("db", vec![r(1), r(4)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "too many relations: endpoint `db` has 2 relations (db:1, db:4), not one; use model::relations"
         );
     }
 

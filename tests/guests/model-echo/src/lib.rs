@@ -1,0 +1,100 @@
+//! A test charm for the model tests: handler `echo` logs every event it
+//! receives and the event's Juju context (`EVENT …`, `DEPARTING …`,
+//! `CONTEXT …`); handler `calls` makes the model calls config option `calls`
+//! names and logs each answer as `CALL <name> <answer>` (Rust's `Debug`).
+
+use wasm_charm::model::{self, PortRange, Protocol, Relation};
+use wasm_charm::prelude::*;
+
+fn charm() -> Charm {
+    let every = EventKind::ALL
+        .into_iter()
+        .fold(On::default(), |on, kind| on | On::kind(kind));
+    Charm::new()
+        .observe("echo", every.clone(), echo)
+        .observe("calls", every, calls)
+}
+
+wasm_charm::export_charm!(charm);
+
+fn echo(event: &Event) -> Outcome {
+    log::info(format!("EVENT {event:?}"));
+    log::info(format!("DEPARTING {:?}", event.departing_unit()));
+    log::info(format!("CONTEXT {:?}", model::context()));
+    Ok(None)
+}
+
+fn calls(event: &Event) -> Outcome {
+    let calls = match model::config_value("calls")? {
+        Some(model::ConfigValue::String(s)) => s,
+        _ => String::new(),
+    };
+    for call in calls.split_whitespace() {
+        let answer = match call {
+            "ports" => format!("{:?}", model::opened_ports()),
+            "open-port" => format!(
+                "{:?} {:?} {:?}",
+                model::open_port(PortRange::tcp(8080), &[]),
+                model::open_port(PortRange::range(Protocol::Udp, 9000, 9010), &["db"]),
+                model::close_port(PortRange::icmp(), &[]),
+            ),
+            "open-port-bad" => format!("{:?}", model::open_port(PortRange::tcp(0), &[])),
+            "storage" => format!("{:?}", model::storage("data")),
+            "storage-missing" => format!("{:?}", model::storage_get("data/9")),
+            "network" => format!("{:?}", model::network_get("db")),
+            "network-missing" => format!("{:?}", model::network_get("nope")),
+            "goal-state" => format!("{:?}", model::goal_state()),
+            "credential" => format!("{:?}", model::credential_get()),
+            "resource" => format!("{:?}", model::resource_get("workload-image")),
+            "relation-write-gone" => format!(
+                "{:?}",
+                Relation::new(RelationRef {
+                    endpoint: "db".into(),
+                    id: 99
+                })
+                .set_local_unit_data(&[("k", "v")])
+            ),
+            "relation-write-app" => format!(
+                "{:?}",
+                model::relations("db")?
+                    .first()
+                    .map(|r| r.set_local_app_data(&[("k", "v")]))
+            ),
+            "relation-units" => {
+                let units = event.relation().map(|r| {
+                    let relation = Relation::from(r);
+                    (
+                        relation.units(),
+                        r.departing_unit
+                            .as_deref()
+                            .map(|leaving| relation.unit_data(leaving)),
+                    )
+                });
+                format!("{units:?}")
+            }
+            "too-many-relations" => format!("{:?}", model::relation("db")),
+            "secret-add" => {
+                let options = model::SecretOptions {
+                    label: Some("db-pass".into()),
+                    ..Default::default()
+                };
+                let id =
+                    model::add_secret(&[("password", "s3cret")], options, model::SecretOwner::Unit);
+                let read = model::secret_get(None, Some("db-pass"))
+                    .and_then(|s| Ok((s.get_content(false)?, s.get_info()?.revision)));
+                format!("{id:?} {read:?}")
+            }
+            "secret-set" => {
+                let set = model::secret_ids().and_then(|ids| {
+                    let id = ids.first().cloned().unwrap_or_default();
+                    model::secret_get(Some(&id), None)?.set_content(&[("password", "new")])
+                });
+                format!("{set:?}")
+            }
+            "secret-missing" => format!("{:?}", model::secret_get(Some("secret:missing"), None)),
+            other => format!("unknown call {other}"),
+        };
+        log::info(format!("CALL {call} {answer}"));
+    }
+    Ok(None)
+}

@@ -1,0 +1,286 @@
+//! Every model call of the test charm `model-echo`, through `dispatch` and
+//! the fake hook tools answering as juju-protocol §2 specifies: what the
+//! handler got back (logged as `CALL <name> <answer>`), the tools' argv, and
+//! each error path (exit 1 and exit 2, `ERROR …`) as the typed error.
+
+mod support;
+
+use serde_json::json;
+use support::{Unit, assert_success, packed};
+
+/// A unit of model-echo whose handler `calls` makes `calls`, related to
+/// `pg` over `db:1`.
+fn unit(calls: &str) -> Unit {
+    let unit = Unit::new(&packed("tests/guests/model-echo"), "echo/0");
+    unit.update_state(|s| {
+        s["config"]["calls"] = json!(calls);
+        s["relations"]["db:1"] = json!({"app": "pg", "units": ["pg/0"],
+            "unit-data": {"pg/0": {}, "pg/1": {"host": "10.0.0.9"}}});
+    });
+    unit
+}
+
+/// Run `hook`; the answer logged for each call, in order.
+fn answers(unit: &Unit, hook: &str) -> Vec<String> {
+    unit.clear_debug_log();
+    let out = unit.dispatch(hook);
+    assert_success(&out);
+    unit.debug_log()
+        .lines()
+        .filter_map(|l| l.strip_prefix("INFO CALL "))
+        .map(str::to_string)
+        .collect()
+}
+
+fn answer(unit: &Unit, call: &str) -> String {
+    let all = answers(unit, "config-changed");
+    all.into_iter()
+        .find_map(|a| a.strip_prefix(&format!("{call} ")).map(str::to_string))
+        .unwrap_or_else(|| panic!("no answer to {call}:\n{}", unit.debug_log()))
+}
+
+#[test]
+fn ports_are_opened_at_the_end_of_a_successful_hook() {
+    let unit = unit("ports open-port open-port-bad");
+    unit.update_state(|s| s["opened-ports"] = json!({"80/tcp": ["*"], "icmp": ["*"]}));
+    let got = answers(&unit, "config-changed");
+    assert_eq!(
+        got[0],
+        r#"ports Ok([OpenedPort { port: PortRange { protocol: Protocol::Tcp, from: 80, to: 80 }, endpoints: None }, OpenedPort { port: PortRange { protocol: Protocol::Icmp, from: 0, to: 0 }, endpoints: None }])"#
+    );
+    assert_eq!(got[1], "open-port Ok(()) Ok(()) Ok(())");
+    assert!(
+        got[2].starts_with(
+            "open-port-bad Err(InvalidArgument(\"port 0-0/tcp: ports are 1 to 65535\"))"
+        ),
+        "{}",
+        got[2]
+    );
+    assert_eq!(
+        unit.calls_of("opened-ports"),
+        [["opened-ports", "--format=json", "--endpoints"]]
+    );
+    assert_eq!(
+        [unit.calls_of("open-port"), unit.calls_of("close-port")].concat(),
+        [
+            vec!["open-port", "8080/tcp"],
+            vec!["open-port", "--endpoints", "db", "9000-9010/udp"],
+            vec!["close-port", "icmp"],
+        ]
+    );
+    // Committed with the hook.
+    assert_eq!(
+        unit.state()["opened-ports"],
+        json!({"80/tcp": ["*"], "8080/tcp": ["*"], "9000-9010/udp": ["db"]})
+    );
+}
+
+#[test]
+fn storage_instances_and_a_missing_one() {
+    let unit = unit("storage storage-missing");
+    unit.update_state(|s| {
+        s["storage"] = json!({"data/0": {"kind": "filesystem", "location": "/srv/data"},
+                              "data/1": {"kind": "block", "location": "/dev/vdb"}})
+    });
+    let got = answers(&unit, "config-changed");
+    assert_eq!(
+        got[0],
+        r#"storage Ok([StorageInstance { id: "data/0", kind: "filesystem", location: "/srv/data" }, StorageInstance { id: "data/1", kind: "block", location: "/dev/vdb" }])"#
+    );
+    // Exit 2 with `ERROR … not found`.
+    assert_eq!(
+        got[1],
+        r#"storage-missing Err(NotFound("invalid value \"data/9\" for option -s: storage instance \"data/9\" not found"))"#
+    );
+    assert_eq!(
+        unit.calls_of("storage-list"),
+        [["storage-list", "--format=json", "--", "data"]]
+    );
+    assert_eq!(
+        unit.calls_of("storage-get")[0],
+        ["storage-get", "--format=json", "-s", "data/0"]
+    );
+}
+
+#[test]
+fn network_get_and_a_missing_binding() {
+    let unit = unit("network network-missing");
+    unit.update_state(|s| {
+        s["networks"]["db"] = json!({"bind-addresses": [{"mac-address": "00:16:3e:aa",
+            "interface-name": "eth0", "addresses": [{"hostname": "", "value": "10.0.0.5",
+            "cidr": "10.0.0.0/24"}]}], "egress-subnets": [], "ingress-addresses": ["10.0.0.5"]})
+    });
+    let got = answers(&unit, "config-changed");
+    assert_eq!(
+        got[0],
+        r#"network Ok(Network { bind-addresses: [BindAddress { mac-address: "00:16:3e:aa", interface-name: "eth0", addresses: [InterfaceAddress { hostname: "", value: "10.0.0.5", cidr: "10.0.0.0/24" }] }], ingress-addresses: ["10.0.0.5"], egress-subnets: [] })"#
+    );
+    // Exit 1 with `ERROR no network config found …`.
+    assert_eq!(
+        got[1],
+        r#"network-missing Err(NotFound("no network config found for binding \"nope\""))"#
+    );
+    assert_eq!(
+        unit.calls_of("network-get")[0],
+        ["network-get", "--format=json", "--", "db"]
+    );
+}
+
+#[test]
+fn goal_state_and_its_failures() {
+    let unit = unit("goal-state");
+    unit.update_state(|s| {
+        s["goal-state"] = json!({"units": {"echo/0": {"status": "active", "since": "2026-01-04 06:29:46Z"}},
+            "relations": {"db": {"pg": {"status": "joined", "since": "2026-01-04 06:31:00Z"}}}})
+    });
+    assert_eq!(
+        answer(&unit, "goal-state"),
+        r#"Ok(Goals { units: [GoalStatus { name: "echo/0", status: "active", since: Some("2026-01-04 06:29:46Z") }], relations: [("db", [GoalStatus { name: "pg", status: "joined", since: Some("2026-01-04 06:31:00Z") }])] })"#
+    );
+    assert_eq!(
+        unit.calls_of("goal-state"),
+        [["goal-state", "--format=json"]]
+    );
+    // Exit 2 and exit 1 with words no other kind names: the tool, its code and words.
+    unit.update_state(|s| {
+        s["fail"]["goal-state"] =
+            json!({"code": 2, "stderr": "ERROR option provided but not defined: --format"})
+    });
+    assert_eq!(
+        answer(&unit, "goal-state"),
+        r#"Err(ToolFailed(ToolFailure { tool: "goal-state", exit_code: 2, message: "option provided but not defined: --format" }))"#
+    );
+    unit.update_state(|s| {
+        s["fail"]["goal-state"] = json!({"code": 1, "stderr": "ERROR connection is shut down"})
+    });
+    assert_eq!(
+        answer(&unit, "goal-state"),
+        r#"Err(ToolFailed(ToolFailure { tool: "goal-state", exit_code: 1, message: "connection is shut down" }))"#
+    );
+}
+
+#[test]
+fn credential_get_needs_trust() {
+    let unit = unit("credential");
+    assert_eq!(
+        answer(&unit, "credential"),
+        r#"Err(PermissionDenied("cannot access cloud credentials: permission denied"))"#
+    );
+    unit.update_state(|s| {
+        s["trusted"] = json!(true);
+        s["credential"] = json!({"type": "lxd", "name": "localhost", "region": "default",
+            "credential": {"auth-type": "certificate", "attrs": {"client-cert": "C"}, "redacted": []},
+            "cacertificates": [], "skip-tls-verify": false, "is-controller-cloud": true});
+    });
+    assert_eq!(
+        answer(&unit, "credential"),
+        r#"Ok(CloudSpec { type: "lxd", name: "localhost", region: Some("default"), endpoint: None, identity-endpoint: None, storage-endpoint: None, credential: Some(CloudCredential { auth-type: "certificate", attrs: [("client-cert", "C")], redacted: [] }), ca-certificates: [], skip-tls-verify: false, is-controller-cloud: true })"#
+    );
+}
+
+#[test]
+fn resource_get_gives_the_path_or_not_found() {
+    let unit = unit("resource");
+    assert_eq!(
+        answer(&unit, "resource"),
+        r#"Err(NotFound("could not download resource: resource \"workload-image\" not found"))"#
+    );
+    unit.update_state(|s| s["resources"]["workload-image"] = json!("/var/lib/juju/res/img.json"));
+    assert_eq!(
+        answer(&unit, "resource"),
+        r#"Ok("/var/lib/juju/res/img.json")"#
+    );
+    assert_eq!(
+        unit.calls_of("resource-get")[0],
+        ["resource-get", "--", "workload-image"]
+    );
+}
+
+#[test]
+fn relation_writes_that_cannot_succeed_fail_at_the_call() {
+    let unit = unit("relation-write-gone relation-write-app");
+    let got = answers(&unit, "config-changed");
+    assert_eq!(
+        got[0],
+        r#"relation-write-gone Err(RelationNotFound("cannot write relation data to db:99: Juju does not list it"))"#
+    );
+    assert_eq!(
+        got[1],
+        r#"relation-write-app Some(Err(NotLeader("only the leader may write the application data of db:1")))"#
+    );
+    // Nothing was sent, and the hook succeeded.
+    assert!(unit.calls_of("relation-set").is_empty());
+}
+
+#[test]
+fn more_than_one_relation_where_one_was_asked_for_is_an_error() {
+    let unit = unit("too-many-relations");
+    unit.update_state(|s| s["relations"]["db:3"] = json!({"app": "pg2", "units": []}));
+    assert_eq!(
+        answer(&unit, "too-many-relations"),
+        r#"Err(TooManyRelations("endpoint `db` has 2 relations (db:1, db:3), not one; use model::relations"))"#
+    );
+}
+
+#[test]
+fn during_relation_departed_the_leaving_unit_is_gone_but_readable() {
+    let unit = unit("relation-units");
+    unit.clear_debug_log();
+    // Juju has already taken pg/1 out of relation-list.
+    let out = unit.relation_event("departed", "db:1", Some("pg/1"));
+    assert_success(&out);
+    let log = unit.debug_log();
+    let got = log
+        .lines()
+        .find_map(|l| l.strip_prefix("INFO CALL relation-units "))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(
+        got,
+        r#"Some((Ok(["pg/0"]), Some(Ok({"host": "10.0.0.9"}))))"#
+    );
+}
+
+#[test]
+fn secrets_travel_in_files_and_commit_with_the_hook() {
+    let unit = unit("secret-add");
+    let uri = "secret:fake0000000000000000";
+    assert_eq!(
+        answer(&unit, "secret-add"),
+        format!(r#"Ok("{uri}") Ok(({{"password": "s3cret"}}, 1))"#)
+    );
+    let add = &unit.calls_of("secret-add")[0];
+    assert_eq!(
+        &add[..5],
+        ["secret-add", "--label", "db-pass", "--owner", "unit"]
+    );
+    assert!(add[5].starts_with("password#file="), "{add:?}");
+    // (The charm logs what it read; no secret tool got the value in argv.)
+    let secret_tools: Vec<Vec<String>> = unit
+        .calls()
+        .into_iter()
+        .filter(|c| c[0].starts_with("secret-"))
+        .collect();
+    assert!(
+        !secret_tools.iter().flatten().any(|a| a.contains("s3cret")),
+        "a secret's value reached argv: {secret_tools:?}"
+    );
+    assert_eq!(
+        unit.state()["secrets"][uri]["content"],
+        json!({"password": "s3cret"})
+    );
+
+    // A new revision: held per handler, sent at the end, committed with it.
+    unit.update_state(|s| s["config"]["calls"] = json!("secret-set secret-missing"));
+    unit.clear_calls();
+    assert_eq!(answer(&unit, "secret-set"), "Ok(())");
+    assert_eq!(unit.state()["secrets"][uri]["revision"], json!(2));
+    assert_eq!(
+        unit.state()["secrets"][uri]["content"],
+        json!({"password": "new"})
+    );
+    // A missing secret is not-found, with Juju's words.
+    assert_eq!(
+        answer(&unit, "secret-missing"),
+        r#"Err(NotFound("secret \"secret:missing\" not found"))"#
+    );
+}
