@@ -254,7 +254,20 @@ fn a_dispatch_that_runs_on_no_base_is_refused_before_the_build() {
 /// target links static-pie in either), in a fraction of the time (measured
 /// from scratch on the 2-core machine: 4.5 minutes against 18). The first
 /// build compiles wasmtime for musl; later ones only what changed.
+///
+/// `WASM_CHARM_STATIC_HOST` names another static host to test instead, such
+/// as the release build: `WASM_CHARM_STATIC_HOST=$(scripts/build-static-host)
+/// cargo test --test pack`.
 fn static_host() -> PathBuf {
+    if let Some(given) = std::env::var_os("WASM_CHARM_STATIC_HOST") {
+        let given = PathBuf::from(given);
+        assert!(
+            given.is_file(),
+            "WASM_CHARM_STATIC_HOST={}: no such file",
+            given.display()
+        );
+        return given;
+    }
     let root = workspace_root();
     let target_dir = root.join("target/static-host");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
