@@ -1,7 +1,8 @@
 //! wasm-charm.yaml, the runtime manifest: which component to run, what a
 //! handler's `Err` means, the sandbox limits, the ready message and the
-//! readiness probes.
+//! readiness probes, and the workload a handler may touch.
 
+use super::workload::{RawWorkload, Workload, parse_workload};
 use super::{CharmFileError, parse_yaml};
 use crate::probe::ProbeSpec;
 use crate::probe::spec::{Raw, parse_probes};
@@ -52,6 +53,8 @@ pub struct Manifest {
     pub limits: Limits,
     /// The readiness probes declared (DESIGN §5), by name.
     pub probes: BTreeMap<String, ProbeSpec>,
+    /// What a handler may change on the machine (DESIGN §12).
+    pub workload: Workload,
 }
 
 impl Default for Manifest {
@@ -62,6 +65,7 @@ impl Default for Manifest {
             ready_message: String::new(),
             limits: Limits::default(),
             probes: BTreeMap::new(),
+            workload: Workload::default(),
         }
     }
 }
@@ -78,6 +82,8 @@ struct RawManifest {
     limits: RawLimits,
     #[serde(default)]
     probes: BTreeMap<String, Raw>,
+    #[serde(default)]
+    workload: RawWorkload,
 }
 
 #[derive(Deserialize, Default)]
@@ -135,6 +141,7 @@ impl Manifest {
         }
         manifest.probes =
             parse_probes(raw.probes).map_err(|e| CharmFileError::new(file, e.to_string()))?;
+        manifest.workload = parse_workload(raw.workload).map_err(|e| CharmFileError::new(file, e))?;
         Ok(manifest)
     }
 }

@@ -5,10 +5,13 @@
 mod actions;
 mod manifest;
 mod metadata;
+mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
+pub use workload::{Access, CommandSpec, FileGrant, Workload};
+pub(crate) use workload::is_unit_name;
 
 use std::path::{Path, PathBuf};
 

@@ -329,13 +329,7 @@ fn parse_target(key: &str, value: &Raw) -> Result<Target, String> {
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
 fn parse_unit(unit: &str) -> Result<String, String> {
-    let ok = !unit.is_empty()
-        && unit.len() <= 256
-        && !unit.starts_with('-')
-        && unit
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b":_.\\@-".contains(&b));
-    if ok {
+    if crate::charm_dir::is_unit_name(unit) {
         Ok(unit.to_string())
     } else {
         Err(format!(

@@ -1,0 +1,330 @@
+//! The `workload:` section of wasm-charm.yaml (DESIGN §12): the directories,
+//! systemd units, programs and packages a handler may touch. Nothing else of
+//! the machine is reachable, and `wasm-charm inspect` prints this section so
+//! an operator can read it before deploying.
+//!
+//! Parsed through serde types for the shape, then checked field by field so
+//! every error names the entry (`workload.commands.db-sync.argv`).
+
+use crate::probe::spec::{parse_duration, show_duration};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+/// Longest a declared command may run: the handler's own deadline bounds it
+/// further at run time.
+pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(3600);
+/// A command's timeout when the manifest gives none.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bounds on how much a manifest may declare: each file grant is a preopen
+/// in every handler instance.
+pub const MAX_FILES: usize = 64;
+pub const MAX_ENTRIES: usize = 256;
+
+/// How a declared directory is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Access {
+    /// Read files and list directories; nothing is created, changed or removed.
+    #[default]
+    Read,
+    /// Also create, write, rename and remove inside the directory.
+    ReadWrite,
+}
+
+impl Access {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::ReadWrite => "read-write",
+        }
+    }
+}
+
+/// One declared directory, seen by the guest at the same absolute path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileGrant {
+    /// Absolute and normal: no `.`, `..` or trailing `/`.
+    pub path: PathBuf,
+    pub access: Access,
+}
+
+/// A program a handler may run by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The program and its fixed arguments; run without a shell.
+    pub argv: Vec<String>,
+    /// Whether the guest may append arguments.
+    pub args: bool,
+    pub timeout: Duration,
+}
+
+/// Everything a handler may change on the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Workload {
+    pub files: Vec<FileGrant>,
+    pub services: BTreeSet<String>,
+    pub commands: BTreeMap<String, CommandSpec>,
+    pub apt: BTreeSet<String>,
+}
+
+impl Workload {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+            && self.services.is_empty()
+            && self.commands.is_empty()
+            && self.apt.is_empty()
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(crate) struct RawWorkload {
+    #[serde(default)]
+    files: Vec<RawFile>,
+    #[serde(default)]
+    services: Vec<String>,
+    #[serde(default)]
+    commands: BTreeMap<String, RawCommand>,
+    #[serde(default)]
+    packages: RawPackages,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawFile {
+    path: String,
+    #[serde(default)]
+    access: Access,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawCommand {
+    argv: Vec<String>,
+    #[serde(default)]
+    args: bool,
+    timeout: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawPackages {
+    #[serde(default)]
+    apt: Vec<String>,
+}
+
+/// Checks the section; the error names the field, the caller adds the file.
+pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
+    let mut workload = Workload::default();
+    if raw.files.len() > MAX_FILES {
+        return Err(format!(
+            "field `workload.files`: {} directories declared, at most {MAX_FILES}",
+            raw.files.len()
+        ));
+    }
+    for (i, file) in raw.files.into_iter().enumerate() {
+        let path = parse_dir(&file.path)
+            .map_err(|e| format!("field `workload.files[{i}].path`: {e}"))?;
+        if workload.files.iter().any(|f| f.path == path) {
+            return Err(format!(
+                "field `workload.files[{i}].path`: `{}` is declared twice",
+                path.display()
+            ));
+        }
+        workload.files.push(FileGrant {
+            path,
+            access: file.access,
+        });
+    }
+    for (field, len) in [
+        ("services", raw.services.len()),
+        ("commands", raw.commands.len()),
+        ("packages.apt", raw.packages.apt.len()),
+    ] {
+        if len > MAX_ENTRIES {
+            return Err(format!(
+                "field `workload.{field}`: {len} declared, at most {MAX_ENTRIES}"
+            ));
+        }
+    }
+    for unit in raw.services {
+        if !is_unit_name(&unit) {
+            return Err(format!(
+                "field `workload.services`: `{unit}` is not a systemd unit name (letters, digits \
+                 and :_.\\@-, not starting with `-`)"
+            ));
+        }
+        workload.services.insert(unit);
+    }
+    for (name, command) in raw.commands {
+        let field = format!("workload.commands.{name}");
+        if !is_command_name(&name) {
+            return Err(format!(
+                "field `{field}`: `{name}` is not a command name ([a-z0-9-]+, at most 63)"
+            ));
+        }
+        let Some(program) = command.argv.first() else {
+            return Err(format!("field `{field}.argv`: empty; give the program to run"));
+        };
+        if program.is_empty() {
+            return Err(format!("field `{field}.argv`: the program is an empty string"));
+        }
+        if command.argv.iter().any(|a| a.contains('\0')) {
+            return Err(format!("field `{field}.argv`: an argument holds a NUL byte"));
+        }
+        let timeout = match command.timeout {
+            None => DEFAULT_COMMAND_TIMEOUT,
+            Some(text) => {
+                let t = parse_duration(&text).map_err(|e| format!("field `{field}.timeout`: {e}"))?;
+                if t.is_zero() || t > MAX_COMMAND_TIMEOUT {
+                    return Err(format!(
+                        "field `{field}.timeout`: {} is outside 1ms to {}",
+                        show_duration(t),
+                        show_duration(MAX_COMMAND_TIMEOUT)
+                    ));
+                }
+                t
+            }
+        };
+        workload.commands.insert(
+            name,
+            CommandSpec {
+                argv: command.argv,
+                args: command.args,
+                timeout,
+            },
+        );
+    }
+    for package in raw.packages.apt {
+        if !is_apt_name(&package) {
+            return Err(format!(
+                "field `workload.packages.apt`: `{package}` is not a Debian package name \
+                 (lower-case letters, digits and +-., starting with a letter or digit)"
+            ));
+        }
+        workload.apt.insert(package);
+    }
+    Ok(workload)
+}
+
+/// A declared directory: absolute, normal, not `/` itself (that would be the
+/// whole machine), at most 4 KiB.
+fn parse_dir(text: &str) -> Result<PathBuf, String> {
+    let path = Path::new(text);
+    if !path.is_absolute() {
+        return Err(format!("`{text}` is not an absolute path"));
+    }
+    if text.len() > 4096 || text.contains('\0') {
+        return Err(format!("`{text}` is not a usable path"));
+    }
+    let normal = path
+        .components()
+        .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    if !normal || (text.ends_with('/') && text != "/") || text.contains("//") {
+        return Err(format!(
+            "`{text}` is not a normal path (no `.`, `..`, `//` or trailing `/`)"
+        ));
+    }
+    if path == Path::new("/") {
+        return Err("`/` would grant the whole machine; declare the directories the workload uses".into());
+    }
+    Ok(path.to_path_buf())
+}
+
+/// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
+pub(crate) fn is_unit_name(unit: &str) -> bool {
+    !unit.is_empty()
+        && unit.len() <= 256
+        && !unit.starts_with('-')
+        && unit
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b":_.\\@-".contains(&b))
+}
+
+fn is_command_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Debian policy §5.6.1: at least two characters, lower case, digits, `+-.`,
+/// starting with a letter or digit (so never an option to apt-get).
+fn is_apt_name(name: &str) -> bool {
+    name.len() >= 2
+        && name.len() <= 128
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(yaml: &str) -> Result<Workload, String> {
+        let raw: RawWorkload = serde_saphyr::from_str(yaml).map_err(|e| e.to_string())?;
+        parse_workload(raw)
+    }
+
+    #[test]
+    fn the_design_example_parses() {
+        let w = parse(
+            "files:\n  - path: /etc/api-service\n    access: read-write\n  - path: /var/log/api\n\
+             services: [api-service, api-worker]\n\
+             commands:\n  db-sync:\n    argv: [api-service-manage, db, sync]\n    args: false\n    timeout: 5m\n\
+             packages:\n  apt: [api-service]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            w.files,
+            vec![
+                FileGrant {
+                    path: "/etc/api-service".into(),
+                    access: Access::ReadWrite
+                },
+                FileGrant {
+                    path: "/var/log/api".into(),
+                    access: Access::Read
+                }
+            ]
+        );
+        assert!(w.services.contains("api-worker"));
+        let sync = &w.commands["db-sync"];
+        assert_eq!(sync.argv, ["api-service-manage", "db", "sync"]);
+        assert!(!sync.args);
+        assert_eq!(sync.timeout, Duration::from_secs(300));
+        assert!(w.apt.contains("api-service"));
+        assert!(parse("{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn bad_entries_are_named() {
+        for (yaml, field) in [
+            ("files: [{path: etc/x}]", "workload.files[0].path"),
+            ("files: [{path: /etc/../x}]", "workload.files[0].path"),
+            ("files: [{path: /}]", "workload.files[0].path"),
+            ("files: [{path: /a}, {path: /a}]", "workload.files[1].path"),
+            ("services: [--now]", "workload.services"),
+            ("commands: {Sync: {argv: [x]}}", "workload.commands.Sync"),
+            ("commands: {sync: {argv: []}}", "workload.commands.sync.argv"),
+            (
+                "commands: {sync: {argv: [x], timeout: 2h}}",
+                "workload.commands.sync.timeout",
+            ),
+            ("packages: {apt: [-y]}", "workload.packages.apt"),
+        ] {
+            let e = parse(yaml).unwrap_err();
+            assert!(e.contains(&format!("field `{field}")), "{yaml}: {e}");
+        }
+        assert!(parse("files: [{path: /x, access: write}]").is_err());
+        assert!(parse("servics: []").is_err());
+    }
+}
