@@ -141,7 +141,8 @@ impl Manifest {
         }
         manifest.probes =
             parse_probes(raw.probes).map_err(|e| CharmFileError::new(file, e.to_string()))?;
-        manifest.workload = parse_workload(raw.workload).map_err(|e| CharmFileError::new(file, e))?;
+        manifest.workload =
+            parse_workload(raw.workload).map_err(|e| CharmFileError::new(file, e))?;
         Ok(manifest)
     }
 }

@@ -10,8 +10,8 @@ mod workload;
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
-pub use workload::{Access, CommandSpec, FileGrant, Workload};
 pub(crate) use workload::is_unit_name;
+pub use workload::{Access, CommandSpec, FileGrant, Workload};
 
 use std::path::{Path, PathBuf};
 

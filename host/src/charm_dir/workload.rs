@@ -125,8 +125,8 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
         ));
     }
     for (i, file) in raw.files.into_iter().enumerate() {
-        let path = parse_dir(&file.path)
-            .map_err(|e| format!("field `workload.files[{i}].path`: {e}"))?;
+        let path =
+            parse_dir(&file.path).map_err(|e| format!("field `workload.files[{i}].path`: {e}"))?;
         if workload.files.iter().any(|f| f.path == path) {
             return Err(format!(
                 "field `workload.files[{i}].path`: `{}` is declared twice",
@@ -166,18 +166,25 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
             ));
         }
         let Some(program) = command.argv.first() else {
-            return Err(format!("field `{field}.argv`: empty; give the program to run"));
+            return Err(format!(
+                "field `{field}.argv`: empty; give the program to run"
+            ));
         };
         if program.is_empty() {
-            return Err(format!("field `{field}.argv`: the program is an empty string"));
+            return Err(format!(
+                "field `{field}.argv`: the program is an empty string"
+            ));
         }
         if command.argv.iter().any(|a| a.contains('\0')) {
-            return Err(format!("field `{field}.argv`: an argument holds a NUL byte"));
+            return Err(format!(
+                "field `{field}.argv`: an argument holds a NUL byte"
+            ));
         }
         let timeout = match command.timeout {
             None => DEFAULT_COMMAND_TIMEOUT,
             Some(text) => {
-                let t = parse_duration(&text).map_err(|e| format!("field `{field}.timeout`: {e}"))?;
+                let t =
+                    parse_duration(&text).map_err(|e| format!("field `{field}.timeout`: {e}"))?;
                 if t.is_zero() || t > MAX_COMMAND_TIMEOUT {
                     return Err(format!(
                         "field `{field}.timeout`: {} is outside 1ms to {}",
@@ -228,7 +235,9 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
         ));
     }
     if path == Path::new("/") {
-        return Err("`/` would grant the whole machine; declare the directories the workload uses".into());
+        return Err(
+            "`/` would grant the whole machine; declare the directories the workload uses".into(),
+        );
     }
     Ok(path.to_path_buf())
 }
@@ -314,7 +323,10 @@ mod tests {
             ("files: [{path: /a}, {path: /a}]", "workload.files[1].path"),
             ("services: [--now]", "workload.services"),
             ("commands: {Sync: {argv: [x]}}", "workload.commands.Sync"),
-            ("commands: {sync: {argv: []}}", "workload.commands.sync.argv"),
+            (
+                "commands: {sync: {argv: []}}",
+                "workload.commands.sync.argv",
+            ),
             (
                 "commands: {sync: {argv: [x], timeout: 2h}}",
                 "workload.commands.sync.timeout",
