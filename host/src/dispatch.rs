@@ -28,6 +28,7 @@ use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use crate::stored::Stored;
+use crate::workload::{self, Machine};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,12 +86,14 @@ pub struct Report {
 
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
 /// nothing stored changes); handler failures are in [`Report::failures`].
+/// The handlers' workload calls act on `machine`.
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     prober: &Prober,
+    machine: Arc<dyn Machine>,
     now: u64,
 ) -> anyhow::Result<Report> {
     // 1.–2. the event and the charm
@@ -109,7 +112,7 @@ pub fn run_event(
     };
     // 3.–4. the component and the store
     let loaded = backend.load()?;
-    let mut run = EventRun::new(&ctx, tools, prober)?;
+    let mut run = EventRun::new(&ctx, tools, prober, machine)?;
     let handlers = run.handlers()?;
     let mut store = loaded.clone();
 
@@ -197,6 +200,8 @@ struct EventRun<'c, 'e> {
     /// The declared probes, shared with every handler's `probe` interface.
     probe_specs: Arc<BTreeMap<String, ProbeSpec>>,
     prober: &'e Prober,
+    /// What the handlers' workload calls may do, and to which machine.
+    workload: workload::Access,
     component: ComponentId,
     /// Loaded at the first handler that runs: an event no handler observes
     /// needs neither wasmtime nor the component.
@@ -209,13 +214,16 @@ impl<'c, 'e> EventRun<'c, 'e> {
         ctx: &'e EventContext<'c>,
         tools: Arc<dyn HookTools>,
         prober: &'e Prober,
+        machine: Arc<dyn Machine>,
     ) -> anyhow::Result<Self> {
+        let manifest = &ctx.charm.manifest;
         Ok(EventRun {
             component: runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?,
             ctx,
             tools,
             probe_specs: Arc::new(ctx.charm.manifest.probes.clone()),
             prober,
+            workload: workload::Access::new(&manifest.workload, &manifest.probes, machine),
             runtime: None,
             report: Report {
                 event: Some(ctx.described.clone()),
@@ -337,6 +345,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let limits = self.ctx.charm.manifest.limits;
         let ctx = self.ctx;
         let gates = probe::gates(&self.probe_specs, &store.probes);
+        let access = self.workload.clone();
         let runtime = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
@@ -351,7 +360,8 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         state.probes.begin(gates);
         state.stored.begin(&store.data);
-        let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
+        let (outcome, state, mut output) =
+            runtime.run(&handler.name, &ctx.event, state, &access, &limits);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
         let mut state = match state {

@@ -51,6 +51,7 @@ fn run() -> anyhow::Result<Report> {
         std::sync::Arc::new(ProcessTools),
         &mut store,
         &crate::probe::Prober::default(),
+        std::sync::Arc::new(crate::workload::SystemMachine::default()),
         unix_now(),
     )
 }

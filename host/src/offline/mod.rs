@@ -4,6 +4,7 @@
 //! before the event, as an operator or a remote application would.
 
 pub mod context;
+pub mod machine;
 pub mod sim;
 
 use crate::charm_dir::CharmDir;
@@ -12,6 +13,7 @@ use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
 use crate::status::store::{ScopeStore, Target, check_format};
 use anyhow::Context as _;
+use machine::{MachineState, SimMachine, StateFile};
 use sim::{SimState, SimTools};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,18 @@ Defaults (the state file records them; edit it to change them):
                    api-port: {healthy: false, detail: \"port 127.0.0.1:8774 not listening\"}
                (`detail` defaults to a message naming the probe); a name the
                charm's wasm-charm.yaml does not declare is refused (exit 2)
+  machine      simulated, never touched: the state's `machine` keeps what the
+               workload calls did (they act at once, kept by a failed hook too)
+                 machine:
+                   services: {api-service: {active: active, enabled: enabled}}
+                   packages: [api-service]      # installed
+                   commands:                    # scripted outcomes, by name
+                     db-sync: {exit: 1, stderr: locked}
+                   calls: [systemctl restart -- api-service]   # the last event's
+               a unit not named is inactive and disabled; a command not
+               scripted exits 0 and prints nothing (`exit` is a code or
+               timed-out); a scripted name the manifest does not declare is
+               refused (exit 2)
 
 An action's parameters are the --param flags, checked against actions.yaml
 with its defaults filled in, as Juju does (parameters that do not fit exit
@@ -171,8 +185,15 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
-    let mut state = load_state(&state_path)?;
+    let StateFile {
+        sim: mut state,
+        machine,
+    } = load_state(&state_path)?;
     let prober = scripted_prober(&charm, &state, &state_path)?;
+    machine
+        .check(&charm.manifest.workload)
+        .map_err(|e| UsageError(format!("{}: {e}", state_path.display())))?;
+    let machine = Arc::new(SimMachine::new(machine));
     let unit = state
         .unit
         .clone()
@@ -203,13 +224,22 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let now = crate::juju::unix_now();
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
-    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, &prober, now)
-        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    let report = dispatch::run_event(
+        &charm,
+        &env,
+        Arc::new(tools),
+        &mut backend,
+        &prober,
+        machine.clone(),
+        now,
+    )
+    .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed);
-    save_state(&state_path, &state)?;
-    print_report(&report, &charm, &state, &state_path);
+    let machine = machine.state();
+    save_state(&state_path, &state, &machine)?;
+    print_report(&report, &charm, &state, &machine, &state_path);
     if failed {
         anyhow::bail!(
             "the hook failed: {}; its relation data, scopes and stored data were not saved",
@@ -313,7 +343,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
                 ))
                 .into());
             }
-            let state = load_state(path)?;
+            let state = load_state(path)?.sim;
             let store = state.scopes.unwrap_or_default();
             check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
             store
@@ -347,18 +377,22 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     Ok(())
 }
 
-fn load_state(path: &Path) -> anyhow::Result<SimState> {
+fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(SimState::default()),
+        Ok(text) if text.trim().is_empty() => Ok(StateFile::default()),
         Ok(text) => serde_saphyr::from_str(&text)
             .with_context(|| format!("{}: not a valid state file", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SimState::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StateFile::default()),
         Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
     }
 }
 
-fn save_state(path: &Path, state: &SimState) -> anyhow::Result<()> {
-    let text = serde_saphyr::to_string(state)
+fn save_state(path: &Path, state: &SimState, machine: &MachineState) -> anyhow::Result<()> {
+    let file = StateFile {
+        sim: state.clone(),
+        machine: machine.clone(),
+    };
+    let text = serde_saphyr::to_string(&file)
         .with_context(|| format!("{}: cannot encode the state", path.display()))?;
     let dir = crate::atomic_file::parent(path);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -407,7 +441,13 @@ fn result_lines(key: &str, value: &str) -> String {
     out
 }
 
-fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path: &Path) {
+fn print_report(
+    report: &Report,
+    charm: &CharmDir,
+    state: &SimState,
+    machine: &MachineState,
+    state_path: &Path,
+) {
     if let Some(why) = &report.ignored {
         println!("{why}");
         return;
@@ -489,6 +529,9 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
     }
     for line in &state.log {
         println!("log: {line}");
+    }
+    for line in &machine.calls {
+        println!("machine: {line}");
     }
     for f in &report.failures {
         println!("failure: {f}");

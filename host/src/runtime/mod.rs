@@ -16,6 +16,7 @@ use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
 use crate::stored::Stored;
+use crate::workload;
 use limits::StoreLimits;
 use output::OutputTail;
 use std::path::Path;
@@ -85,6 +86,8 @@ pub struct HandlerState {
     pub probes: Probes,
     pub action: Action,
     pub stored: Stored,
+    /// The `workload` interface: per handler, not part of the event's state.
+    pub workload: workload::Calls,
 }
 
 impl WasiView for HandlerState {
@@ -208,6 +211,7 @@ impl Runtime {
     fn with_instance<R: Send + 'static>(
         &self,
         mut event: EventState,
+        mut workload: workload::Calls,
         limits: &Limits,
         f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>
         + Send
@@ -217,10 +221,11 @@ impl Runtime {
         event.model.set_deadline(deadline);
         event.probes.set_deadline(deadline);
         event.action.set_deadline(deadline);
+        workload.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
-            let mut store = new_store(&engine, event, &limits_copy);
+            let mut store = new_store(&engine, event, workload, &limits_copy);
             let result = pre
                 .instantiate(&mut store)
                 .and_then(|instance| f(&instance, &mut store));
@@ -283,21 +288,30 @@ impl Runtime {
     /// own: `event` should answer nothing of the live event, so that what
     /// `declare` sees never depends on whether the cache was warm.
     pub fn declare(&self, event: EventState, limits: &Limits) -> Finished<Vec<Handler>> {
-        self.with_instance(event, limits, |charm, store| {
+        let workload = workload::Calls::new(
+            workload::Access::refused(
+                "no workload call runs while the component declares its handlers",
+            ),
+            "declare",
+        );
+        self.with_instance(event, workload, limits, |charm, store| {
             charm.wasm_charm_charm_handlers().call_declare(store)
         })
     }
 
-    /// Run one handler for one event in a fresh instance.
+    /// Run one handler for one event in a fresh instance, with the event's
+    /// `access` to the machine.
     pub fn run(
         &self,
         handler: &str,
         event_value: &Event,
         event: EventState,
+        access: &workload::Access,
         limits: &Limits,
     ) -> (Outcome, Option<EventState>, Output) {
+        let workload = workload::Calls::new(access.clone(), handler);
         let (handler, event_value) = (handler.to_string(), event_value.clone());
-        let finished = self.with_instance(event, limits, move |charm, store| {
+        let finished = self.with_instance(event, workload, limits, move |charm, store| {
             charm
                 .wasm_charm_charm_handlers()
                 .call_run(store, &handler, &event_value)
@@ -354,7 +368,12 @@ impl Worker {
 /// A store for one instance: nothing inherited (no environment, arguments,
 /// files, network or stdin), output captured, memory and instances bounded,
 /// trapping at the next epoch.
-fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<HandlerState> {
+fn new_store(
+    engine: &Engine,
+    event: EventState,
+    workload: workload::Calls,
+    limits: &Limits,
+) -> Store<HandlerState> {
     let stdout = OutputTail::default();
     let stderr = OutputTail::default();
     let wasi = WasiCtx::builder()
@@ -372,6 +391,7 @@ fn new_store(engine: &Engine, event: EventState, limits: &Limits) -> Store<Handl
         probes: event.probes,
         action: event.action,
         stored: event.stored,
+        workload,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -392,6 +412,11 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
     crate::action::add_to_linker(linker, |s| &mut s.action)?;
     crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
+    workload::add_to_linker(linker, |s| workload::Handle {
+        calls: &mut s.workload,
+        probes: &mut s.probes,
+        model: &mut s.model,
+    })?;
     Ok(())
 }
 
