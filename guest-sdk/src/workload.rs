@@ -248,7 +248,11 @@ pub fn service_status(name: &str) -> Result<ServiceStatus, WorkloadError> {
 /// Run the declared command `name`: its argv from the manifest, then
 /// `args` (refused as [`WorkloadError::Undeclared`] unless the manifest
 /// says `args: true`). A non-zero exit is an output, not an error: look at
-/// [`CommandOutput::success`].
+/// [`CommandOutput::success`]. Past its declared timeout (or the
+/// handler's deadline) it is killed with everything it started in its
+/// process group, and its exit is [`Exit::TimedOut`]. What it leaves
+/// running in its group when it exits is killed too (a daemon must
+/// `setsid`).
 ///
 /// ```no_run
 /// use wasm_charm::prelude::*;
@@ -269,6 +273,9 @@ pub fn run(name: &str, args: &[&str]) -> Result<CommandOutput, WorkloadError> {
 
 /// Install the declared apt packages `packages` (those not installed yet),
 /// non-interactively, waiting while another process holds the dpkg lock.
+/// It must finish within the handler's deadline (30 s unless
+/// `limits.handler-timeout-ms` in `wasm-charm.yaml` says more): give a
+/// handler that installs large packages the time they take.
 ///
 /// ```no_run
 /// wasm_charm::workload::install(&["api-service", "libpq5"])?;

@@ -183,14 +183,16 @@ pub(crate) fn tool_error(tool: &str, ran: &Ran) -> WorkloadError {
     })
 }
 
-/// Run one of the machine's tools (`systemctl`, `apt-get`, `dpkg-query`):
-/// one that cannot be started, or is killed at the deadline, is
+/// Run one of the machine's tools (`systemctl`, `apt-get`, `dpkg-query`)
+/// in the C locale, whose words the host reads (apt-get translates its
+/// errors): one that cannot be started, or is killed at the deadline, is
 /// `unavailable`.
 pub(crate) fn run_tool(
     tool: &str,
     cmd: &mut Command,
     deadline: Instant,
 ) -> Result<Ran, WorkloadError> {
+    cmd.env("LC_ALL", "C");
     match process::run(cmd, deadline) {
         Ok(ran) if ran.ended == Ended::TimedOut => Err(WorkloadError::Unavailable(format!(
             "{tool} did not finish before the handler's deadline and was killed"

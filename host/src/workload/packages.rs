@@ -18,6 +18,9 @@ const APT_ERROR: i32 = 100;
 /// The first wait for the lock, doubled at each retry up to [`MAX_WAIT`].
 pub const FIRST_WAIT: Duration = Duration::from_millis(500);
 pub const MAX_WAIT: Duration = Duration::from_secs(5);
+/// The time an attempt after a wait must have before the deadline: less,
+/// and it would only be killed, hiding that the lock was the problem.
+pub const ATTEMPT_ROOM: Duration = Duration::from_secs(1);
 
 /// The arguments of `dpkg-query` asking for `package`'s status.
 pub fn query_argv(package: &str) -> Vec<String> {
@@ -82,15 +85,16 @@ pub enum Next {
 }
 
 /// The next wait: [`FIRST_WAIT`], then twice the last, at most
-/// [`MAX_WAIT`], and only if after it some time is left for an attempt.
+/// [`MAX_WAIT`], and only if after it [`ATTEMPT_ROOM`] is left for an
+/// attempt.
 pub fn after_lock(waited: Duration, now: Instant, deadline: Instant) -> Next {
     let wait = if waited.is_zero() {
         FIRST_WAIT
     } else {
         (waited * 2).min(MAX_WAIT)
     };
-    match now.checked_add(wait) {
-        Some(resume) if resume < deadline => Next::Retry(wait),
+    match now.checked_add(wait + ATTEMPT_ROOM) {
+        Some(attempt_end) if attempt_end <= deadline => Next::Retry(wait),
         _ => Next::GiveUp,
     }
 }
@@ -263,17 +267,14 @@ mod tests {
             Next::Retry(MAX_WAIT)
         );
         assert_eq!(after_lock(MAX_WAIT, now, far), Next::Retry(MAX_WAIT));
+        let room = FIRST_WAIT + ATTEMPT_ROOM;
         assert_eq!(
-            after_lock(Duration::ZERO, now, now + FIRST_WAIT),
-            Next::GiveUp
+            after_lock(Duration::ZERO, now, now + room),
+            Next::Retry(FIRST_WAIT)
         );
         assert_eq!(
-            after_lock(
-                Duration::ZERO,
-                now,
-                now + FIRST_WAIT + Duration::from_millis(1)
-            ),
-            Next::Retry(FIRST_WAIT)
+            after_lock(Duration::ZERO, now, now + room - Duration::from_millis(1)),
+            Next::GiveUp
         );
     }
 
@@ -313,7 +314,7 @@ mod tests {
     #[test]
     fn gives_up_at_the_deadline_naming_the_lock() {
         let p = pause();
-        let deadline = p.now() + Duration::from_secs(3);
+        let deadline = p.now() + Duration::from_secs(4);
         let mut calls = 0;
         let r = install_with_retries(
             || {
@@ -327,7 +328,8 @@ mod tests {
             panic!("{r:?}")
         };
         assert!(m.contains("/var/lib/dpkg/lock-frontend"), "{m}");
-        // 0.5 + 1 = 1.5 s waited; a 2 s wait would end past the deadline.
+        // 0.5 + 1 = 1.5 s waited; after a 2 s wait less than a second would
+        // be left for an attempt.
         assert_eq!(*p.slept.borrow(), [FIRST_WAIT, FIRST_WAIT * 2]);
         assert_eq!(calls, 3);
     }
