@@ -23,11 +23,13 @@ use crate::model::hook_tools::{HookTools, Unavailable};
 use crate::model::{HOST_CALLS_TIMEOUT, Model, describe_error};
 use crate::probe::{self, Assessed, ProbeSpec, Prober, Probes};
 use crate::runtime::cache::{self, ComponentId};
+use crate::runtime::preopens::Preopens;
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use crate::stored::Stored;
+use crate::workload_root::WorkloadRoot;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,16 +87,18 @@ pub struct Report {
 
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
 /// nothing stored changes); handler failures are in [`Report::failures`].
+/// `root`: where the charm's declared directories are (`/` on a unit).
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
+    root: &WorkloadRoot,
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     prober: &Prober,
     now: u64,
 ) -> anyhow::Result<Report> {
     // 1.–2. the event and the charm
-    let ctx = match EventContext::new(charm, env, now)? {
+    let ctx = match EventContext::new(charm, env, root, now)? {
         Ok(ctx) => ctx,
         Err(ignored) => {
             log_ignored_action(&ignored, tools);
@@ -197,6 +201,9 @@ struct EventRun<'c, 'e> {
     /// The declared probes, shared with every handler's `probe` interface.
     probe_specs: Arc<BTreeMap<String, ProbeSpec>>,
     prober: &'e Prober,
+    /// The declared directories, given to every handler's instance (opened
+    /// only then).
+    files: Arc<Preopens>,
     component: ComponentId,
     /// Loaded at the first handler that runs: an event no handler observes
     /// needs neither wasmtime nor the component.
@@ -216,6 +223,10 @@ impl<'c, 'e> EventRun<'c, 'e> {
             tools,
             probe_specs: Arc::new(ctx.charm.manifest.probes.clone()),
             prober,
+            files: Arc::new(
+                Preopens::new(&ctx.charm.manifest.workload.files, &ctx.workload_root)
+                    .map_err(anyhow::Error::msg)?,
+            ),
             runtime: None,
             report: Report {
                 event: Some(ctx.described.clone()),
@@ -337,6 +348,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let limits = self.ctx.charm.manifest.limits;
         let ctx = self.ctx;
         let gates = probe::gates(&self.probe_specs, &store.probes);
+        let files = self.files.clone();
         let runtime = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
@@ -351,7 +363,8 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         state.probes.begin(gates);
         state.stored.begin(&store.data);
-        let (outcome, state, mut output) = runtime.run(&handler.name, &ctx.event, state, &limits);
+        let (outcome, state, mut output) =
+            runtime.run(&handler.name, &ctx.event, state, &limits, &files);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
         let mut state = match state {

@@ -38,6 +38,14 @@ Defaults (the state file records them; edit it to change them):
   remote unit  joined/changed: <remote app>/0 if the relation has no unit,
                else its first unit; departed: the relation's first unit
   storage      <storage>/0, filesystem, at /var/lib/juju/storage/<storage>/0
+  root         the directories the charm declares (wasm-charm.yaml
+               `workload.files`) are looked up under --root, else
+               $WASM_CHARM_ROOT, else <state file>.root beside the state
+               file (`gateway.offline-state.root`), created when the charm
+               declares directories; a missing read-write one is created in
+               it, a missing read one is skipped with a warning: put files
+               there for the charm to read (not recorded in the state file).
+               The machine's own /etc is never touched unless named
   notice type  custom
   probes       run for real, as on the unit; the state's `probes` scripts
                outcomes by name instead, kept from run to run until edited:
@@ -68,6 +76,12 @@ pub struct RunArgs {
     /// [default: <charm dir>.offline-state.yaml, beside the charm directory]
     #[arg(long)]
     pub state: Option<PathBuf>,
+    /// The directory the charm's declared directories (wasm-charm.yaml
+    /// `workload.files`) are looked up under instead of `/`; it must exist.
+    /// [default: $WASM_CHARM_ROOT, else <state file>.root beside the state
+    /// file, created when the charm declares directories]
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Set a config option before the event (`kind=ingress`; `kind=` sets "").
     #[arg(long = "config", value_name = "KEY=VALUE")]
     pub config: Vec<String>,
@@ -171,6 +185,13 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
+    let root = crate::workload_root::offline_root(
+        args.root.as_deref(),
+        std::env::var_os(crate::workload_root::ROOT_VAR).as_deref(),
+        &state_path,
+        !charm.manifest.workload.files.is_empty(),
+    )
+    .map_err(UsageError)?;
     let mut state = load_state(&state_path)?;
     let prober = scripted_prober(&charm, &state, &state_path)?;
     let unit = state
@@ -203,13 +224,24 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let now = crate::juju::unix_now();
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
-    let report = dispatch::run_event(&charm, &env, Arc::new(tools), &mut backend, &prober, now)
-        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    let report = dispatch::run_event(
+        &charm,
+        &env,
+        &root,
+        Arc::new(tools),
+        &mut backend,
+        &prober,
+        now,
+    )
+    .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed);
     save_state(&state_path, &state)?;
     print_report(&report, &charm, &state, &state_path);
+    if !charm.manifest.workload.files.is_empty() {
+        println!("workload root: {}", root.path().display());
+    }
     if failed {
         anyhow::bail!(
             "the hook failed: {}; its relation data, scopes and stored data were not saved",
