@@ -2,7 +2,7 @@
 //! DESIGN §12), as `inspect` shows it: an operator reads this before
 //! deploying. Pure: the parsed section in, lines out.
 
-use crate::charm_dir::{Access, Workload};
+use crate::charm_dir::Workload;
 use crate::probe::spec::show_duration;
 
 /// The `workload` section of the report: one line when nothing is declared,
@@ -23,27 +23,7 @@ pub fn lines(workload: &Workload) -> Vec<String> {
     let files = workload
         .files
         .iter()
-        .map(|f| {
-            // A read-only directory inside a read-write one is reachable
-            // through the outer one too, with its permissions.
-            let outer = (f.access == Access::Read)
-                .then(|| {
-                    workload.files.iter().find(|o| {
-                        o.access == Access::ReadWrite
-                            && o.path != f.path
-                            && f.path.starts_with(&o.path)
-                    })
-                })
-                .flatten()
-                .map(|o| {
-                    format!(
-                        " (inside read-write {}: writable through it)",
-                        o.path.display()
-                    )
-                })
-                .unwrap_or_default();
-            format!("{}: {}{outer}", f.path.display(), f.access.as_str())
-        })
+        .map(|f| format!("{}: {}", f.path.display(), f.access.as_str()))
         .collect();
     section("files", files);
     let services = workload.services.iter().cloned().collect();
@@ -73,6 +53,7 @@ pub fn lines(workload: &Workload) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charm_dir::Access;
     use crate::charm_dir::{CommandSpec, FileGrant};
     use std::time::Duration;
 
@@ -83,10 +64,6 @@ mod tests {
                 FileGrant {
                     path: "/etc/api-service".into(),
                     access: Access::ReadWrite,
-                },
-                FileGrant {
-                    path: "/etc/api-service/keys".into(),
-                    access: Access::Read,
                 },
                 FileGrant {
                     path: "/var/log/api".into(),
@@ -121,7 +98,6 @@ mod tests {
                 "workload:",
                 "  files:",
                 "    /etc/api-service: read-write",
-                "    /etc/api-service/keys: read (inside read-write /etc/api-service: writable through it)",
                 "    /var/log/api: read",
                 "  services:",
                 "    api-service",
@@ -134,7 +110,7 @@ mod tests {
             ]
         );
         let files_only = Workload {
-            files: workload.files[2..].to_vec(),
+            files: workload.files[1..].to_vec(),
             ..Workload::default()
         };
         assert_eq!(
