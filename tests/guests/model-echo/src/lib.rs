@@ -43,6 +43,7 @@ fn calls(event: &Event) -> Outcome {
             "storage-missing" => format!("{:?}", model::storage_get("data/9")),
             "network" => format!("{:?}", model::network_get("db")),
             "network-missing" => format!("{:?}", model::network_get("nope")),
+            "network-admin" => format!("{:?}", model::network_get("admin")),
             "goal-state" => format!("{:?}", model::goal_state()),
             "credential" => format!("{:?}", model::credential_get()),
             "resource" => format!("{:?}", model::resource_get("workload-image")),
