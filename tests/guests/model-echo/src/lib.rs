@@ -93,6 +93,34 @@ fn calls(event: &Event) -> Outcome {
                 format!("{set:?}")
             }
             "secret-missing" => format!("{:?}", model::secret_get(Some("secret:missing"), None)),
+            "secret-add-app" => {
+                let options = model::SecretOptions {
+                    label: Some("api-token".into()),
+                    ..Default::default()
+                };
+                let id = model::add_secret(
+                    &[("token", "t0k3n")],
+                    options,
+                    model::SecretOwner::Application,
+                );
+                format!("{id:?}")
+            }
+            "secret-grant" => {
+                let grant = model::secret_ids().and_then(|ids| {
+                    let id = ids.first().cloned().unwrap_or_default();
+                    let relation = model::relation("db")?
+                        .ok_or_else(|| model::ModelError::NotFound("no db relation".into()))?;
+                    let relation = RelationRef {
+                        endpoint: relation.endpoint().into(),
+                        id: relation.id(),
+                    };
+                    model::secret_get(Some(&id), None)?.grant(&relation, None)
+                });
+                format!("{grant:?}")
+            }
+            // A handler that traps: the hook fails, and Juju keeps nothing
+            // it buffered.
+            "panic" => panic!("asked to by config option `calls`"),
             other => format!("unknown call {other}"),
         };
         log::info(format!("CALL {call} {answer}"));
