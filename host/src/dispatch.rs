@@ -251,6 +251,15 @@ impl<'c, 'e> EventRun<'c, 'e> {
             self.ctx.identity.clone(),
         );
         model.set_endpoints(self.ctx.endpoints.clone());
+        model.set_extra_bindings(
+            self.ctx
+                .charm
+                .metadata
+                .extra_bindings
+                .iter()
+                .cloned()
+                .collect(),
+        );
         if let Some(r) = event::relation_of(&self.ctx.event) {
             model.set_event_relation(
                 &r.relation,
@@ -845,6 +854,7 @@ mod tests {
                 .into(),
                 storage: vec!["data".into()],
                 containers: vec![],
+                ..Metadata::default()
             },
             config: ConfigSchema::default(),
             actions: Actions {
