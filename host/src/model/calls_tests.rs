@@ -575,11 +575,16 @@ fn secret_reads_go_to_their_tools_and_are_cached() {
         ]
     );
     assert_eq!(m.secret_ids().unwrap(), ["secret:a", "secret:b"]);
-    let info = m.secret_info_get(id, None).unwrap();
+    let info = m.secret_info_get(id.clone(), None).unwrap();
     assert_eq!((info.revision, info.owner.as_deref()), (3, Some("unit")));
+    // An id and a label: secret-info-get takes one of them (Juju exits 2 on both).
+    m.secret_info_get(id, Some("db".into())).unwrap();
     assert_eq!(
         calls_of(&calls, "secret-info-get"),
-        [["--format=json", "--", "secret:a"]]
+        [
+            ["--format=json", "--", "secret:a"],
+            ["--format=json", "--", "secret:a"]
+        ]
     );
     assert!(matches!(
         m.secret_get(None, None, SecretRead::Current),

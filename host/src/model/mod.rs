@@ -1271,7 +1271,10 @@ impl Host for Model {
         id: Option<String>,
         label: Option<String>,
     ) -> Result<SecretInfo, ModelError> {
-        let lookup = Model::secret_lookup(&id, &label)?;
+        // Unlike secret-get, secret-info-get refuses an id and a label
+        // together (exit 2): the id names the secret alone.
+        let by = if id.is_some() { None } else { label.clone() };
+        let lookup = Model::secret_lookup(&id, &by)?;
         let key = (id, label);
         if let Some(i) = self.cache.secret_info.get(&key) {
             return Ok(i.clone());
