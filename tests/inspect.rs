@@ -1,12 +1,14 @@
 //! `wasm-charm inspect` on the examples, packed: as a directory, as the
-//! `.charm` pack wrote beside it, and as a bare component; and on a
-//! component of a WIT version this host does not implement.
+//! `.charm` pack wrote beside it, and as a bare component; what a charm may
+//! change on the machine (its declared directories, services, commands and
+//! packages); and on a component of a WIT version this host does not
+//! implement.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::{assert_failure, assert_success, packed, workspace_root};
+use support::{Unit, assert_failure, assert_success, packed, workspace_root};
 
 fn inspect(path: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
@@ -71,6 +73,7 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
             "actions:",
             "  show-status (answered by the host)",
             "probes: none",
+            "workload: none (no directory, service, command or package)",
             "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
             "on-error: block (a handler's error blocks its scope)",
         ],
@@ -122,6 +125,65 @@ fn the_api_service_its_actions_probes_and_limits() {
              timeout 2s, retries 1, backoff 500ms, grace 1m",
             "ready-message: Unit is ready",
         ],
+    );
+}
+
+#[test]
+fn the_declared_workload_files_services_commands_and_packages() {
+    let report = report_of(&packed("tests/guests/file-walls"));
+    assert_lines(
+        &report,
+        &[
+            "workload:",
+            "  files:",
+            "    /etc/walls/rw: read-write",
+            "    /etc/walls/ro: read",
+            "    /srv/walls/created: read-write",
+            "    /opt/walls/absent: read",
+            "  services: none",
+            "  commands: none",
+            "  packages (apt): none",
+        ],
+    );
+
+    // Every kind, on a copy of the gateway whose manifest declares them.
+    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    unit.append_to(
+        "wasm-charm.yaml",
+        "workload:\n\
+         \x20 files:\n\
+         \x20   - {path: /etc/api-service, access: read-write}\n\
+         \x20   - {path: /etc/api-service/keys}\n\
+         \x20 services: [api-worker, api-service]\n\
+         \x20 commands:\n\
+         \x20   db-sync: {argv: [api-service-manage, db, sync], timeout: 5m}\n\
+         \x20   hook: {argv: [run-hook, \"two words\"], args: true}\n\
+         \x20 packages:\n\
+         \x20   apt: [api-service, python3-api]\n",
+    );
+    let report = report_of(unit.charm_dir());
+    let start = report
+        .lines()
+        .position(|l| l == "workload:")
+        .unwrap_or_else(|| panic!("no workload section in:\n{report}"));
+    assert_eq!(
+        report.lines().skip(start).take(14).collect::<Vec<_>>(),
+        [
+            "workload:",
+            "  files:",
+            "    /etc/api-service: read-write",
+            "    /etc/api-service/keys: read (inside read-write /etc/api-service: writable through it)",
+            "  services:",
+            "    api-service",
+            "    api-worker",
+            "  commands:",
+            "    db-sync: argv [\"api-service-manage\", \"db\", \"sync\"], no arguments may be appended, timeout 5m",
+            "    hook: argv [\"run-hook\", \"two words\"], the handler may append arguments, timeout 1m",
+            "  packages (apt):",
+            "    api-service",
+            "    python3-api",
+            "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
+        ]
     );
 }
 

@@ -104,7 +104,7 @@ fn storage_instances_and_a_missing_one() {
 
 #[test]
 fn network_get_and_a_missing_binding() {
-    let unit = unit("network network-missing");
+    let unit = unit("network network-missing network-admin");
     unit.update_state(|s| {
         s["networks"]["db"] = json!({"bind-addresses": [{"mac-address": "00:16:3e:aa",
             "interface-name": "eth0", "addresses": [{"hostname": "", "value": "10.0.0.5",
@@ -115,10 +115,15 @@ fn network_get_and_a_missing_binding() {
         got[0],
         r#"network Ok(Network { bind-addresses: [BindAddress { mac-address: "00:16:3e:aa", interface-name: "eth0", addresses: [InterfaceAddress { hostname: "", value: "10.0.0.5", cidr: "10.0.0.0/24" }] }], ingress-addresses: ["10.0.0.5"], egress-subnets: [] })"#
     );
-    // Exit 1 with `ERROR no network config found …`.
+    // A binding metadata.yaml does not declare is refused before any tool runs.
     assert_eq!(
         got[1],
-        r#"network-missing Err(NotFound("no network config found for binding \"nope\""))"#
+        r#"network-missing Err(InvalidArgument("network-get: `nope` is neither a relation endpoint nor an extra binding of this charm (metadata.yaml declares endpoints: `db`, `peer`; extra-bindings: `admin`)"))"#
+    );
+    // Exit 1 with `ERROR no network config found …`.
+    assert_eq!(
+        got[2],
+        r#"network-admin Err(NotFound("no network config found for binding \"admin\""))"#
     );
     assert_eq!(
         unit.calls_of("network-get")[0],

@@ -409,6 +409,10 @@ fn help_documents_the_defaults() {
         "--storage",
         "the state's `probes`",
         "action failed: <message>",
+        "at 10.0.0.10 on 10.0.0.0/24",
+        "credential-get fails until the state says `trusted:",
+        "the state's `resources`",
+        "secret-add makes `secret:<id>` ids",
     ] {
         assert!(help.contains(default), "{default} in:\n{help}");
     }

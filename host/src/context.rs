@@ -10,6 +10,7 @@ use crate::event::{self, EventError, Resolved};
 use crate::juju_env::JujuEnv;
 use crate::model::Identity;
 use crate::status::store_file;
+use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -27,6 +28,8 @@ pub struct EventContext<'c> {
     pub endpoints: BTreeSet<String>,
     /// The host's directory in the charm directory (artifact cache, store).
     pub state_dir: PathBuf,
+    /// Where the declared directories are: `/`, or `WASM_CHARM_ROOT`.
+    pub workload_root: WorkloadRoot,
     /// Seconds since the Unix epoch, for the scopes' history.
     pub now: u64,
 }
@@ -44,6 +47,7 @@ impl<'c> EventContext<'c> {
     pub fn new(
         charm: &'c CharmDir,
         env: &JujuEnv,
+        workload_root: &WorkloadRoot,
         now: u64,
     ) -> Result<Result<EventContext<'c>, Ignored>, EventError> {
         let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
@@ -63,6 +67,7 @@ impl<'c> EventContext<'c> {
             identity,
             endpoints: charm.metadata.endpoints.keys().cloned().collect(),
             state_dir: charm.path.join(store_file::STATE_DIR),
+            workload_root: workload_root.clone(),
             now,
         }))
     }

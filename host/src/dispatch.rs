@@ -23,12 +23,14 @@ use crate::model::hook_tools::{HookTools, Unavailable};
 use crate::model::{HOST_CALLS_TIMEOUT, Model, describe_error};
 use crate::probe::{self, Assessed, ProbeSpec, Prober, Probes};
 use crate::runtime::cache::{self, ComponentId};
+use crate::runtime::preopens::Preopens;
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use crate::stored::Stored;
 use crate::workload::{self, Machine};
+use crate::workload_root::WorkloadRoot;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -84,20 +86,28 @@ pub struct Report {
     pub action_failed: Option<String>,
 }
 
+/// The machine as one event's handlers reach it (DESIGN §12).
+pub struct OnMachine<'a> {
+    /// Where the charm's declared directories are (`/` on a unit).
+    pub root: &'a WorkloadRoot,
+    /// What the workload calls act on: the unit itself, or a simulated one.
+    pub machine: Arc<dyn Machine>,
+}
+
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
 /// nothing stored changes); handler failures are in [`Report::failures`].
-/// The handlers' workload calls act on `machine`.
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
+    on: OnMachine<'_>,
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     prober: &Prober,
-    machine: Arc<dyn Machine>,
     now: u64,
 ) -> anyhow::Result<Report> {
+    let OnMachine { root, machine } = on;
     // 1.–2. the event and the charm
-    let ctx = match EventContext::new(charm, env, now)? {
+    let ctx = match EventContext::new(charm, env, root, now)? {
         Ok(ctx) => ctx,
         Err(ignored) => {
             log_ignored_action(&ignored, tools);
@@ -200,6 +210,9 @@ struct EventRun<'c, 'e> {
     /// The declared probes, shared with every handler's `probe` interface.
     probe_specs: Arc<BTreeMap<String, ProbeSpec>>,
     prober: &'e Prober,
+    /// The declared directories, given to every handler's instance (opened
+    /// only then).
+    files: Arc<Preopens>,
     /// What the handlers' workload calls may do, and to which machine.
     workload: workload::Access,
     component: ComponentId,
@@ -223,6 +236,10 @@ impl<'c, 'e> EventRun<'c, 'e> {
             tools,
             probe_specs: Arc::new(ctx.charm.manifest.probes.clone()),
             prober,
+            files: Arc::new(
+                Preopens::new(&ctx.charm.manifest.workload.files, &ctx.workload_root)
+                    .map_err(anyhow::Error::msg)?,
+            ),
             workload: workload::Access::new(&manifest.workload, &manifest.probes, machine),
             runtime: None,
             report: Report {
@@ -248,6 +265,15 @@ impl<'c, 'e> EventRun<'c, 'e> {
             self.ctx.identity.clone(),
         );
         model.set_endpoints(self.ctx.endpoints.clone());
+        model.set_extra_bindings(
+            self.ctx
+                .charm
+                .metadata
+                .extra_bindings
+                .iter()
+                .cloned()
+                .collect(),
+        );
         if let Some(r) = event::relation_of(&self.ctx.event) {
             model.set_event_relation(
                 &r.relation,
@@ -345,6 +371,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let limits = self.ctx.charm.manifest.limits;
         let ctx = self.ctx;
         let gates = probe::gates(&self.probe_specs, &store.probes);
+        let files = self.files.clone();
         let access = self.workload.clone();
         let runtime = match self.runtime() {
             Ok(rt) => rt,
@@ -361,7 +388,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         state.probes.begin(gates);
         state.stored.begin(&store.data);
         let (outcome, state, mut output) =
-            runtime.run(&handler.name, &ctx.event, state, &access, &limits);
+            runtime.run(&handler.name, &ctx.event, state, &access, &limits, &files);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
         let mut state = match state {
@@ -842,6 +869,7 @@ mod tests {
                 .into(),
                 storage: vec!["data".into()],
                 containers: vec![],
+                ..Metadata::default()
             },
             config: ConfigSchema::default(),
             actions: Actions {

@@ -22,6 +22,7 @@ pub(crate) fn metadata() -> Metadata {
         .into(),
         storage: vec!["data".into(), "cache-dir".into()],
         containers: vec!["work-load".into()],
+        ..Metadata::default()
     }
 }
 

@@ -7,6 +7,7 @@ use crate::dispatch::{self, Report};
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::ProcessTools;
 use crate::status::store_file::StoreFile;
+use crate::workload_root::{ROOT_VAR, WorkloadRoot};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,6 +39,9 @@ fn run() -> anyhow::Result<Report> {
     }
     env.dispatch_path()?;
     env.unit_name()?;
+    // Not Juju's: tests move the declared directories under a directory of
+    // their own (DESIGN §12).
+    let root = WorkloadRoot::from_var(std::env::var_os(ROOT_VAR).as_deref())?;
     let charm_dir = match env.get("JUJU_CHARM_DIR") {
         Some(d) => PathBuf::from(d),
         // Juju runs dispatch in the charm directory.
@@ -48,10 +52,17 @@ fn run() -> anyhow::Result<Report> {
     dispatch::run_event(
         &charm,
         &env,
+        dispatch::OnMachine {
+            root: &root,
+            // Declared commands run in `/`, or the root that stands for it.
+            machine: std::sync::Arc::new(crate::workload::SystemMachine {
+                command_dir: root.path().to_path_buf(),
+                ..Default::default()
+            }),
+        },
         std::sync::Arc::new(ProcessTools),
         &mut store,
         &crate::probe::Prober::default(),
-        std::sync::Arc::new(crate::workload::SystemMachine::default()),
         unix_now(),
     )
 }

@@ -5,7 +5,8 @@
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
 //! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
-//! something argv and Juju's YAML can carry. [`pack`], [`inspect`] and
+//! something argv and Juju's YAML can carry, and [`workload_root`] says where
+//! the charm's declared directories are. [`pack`], [`inspect`] and
 //! [`init`] are the tools around a charm: build and zip it, read what it is
 //! made of, start a new one.
 
@@ -32,3 +33,4 @@ pub mod status;
 pub mod stored;
 pub mod text;
 pub mod workload;
+pub mod workload_root;

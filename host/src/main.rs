@@ -40,7 +40,8 @@ enum Command {
     },
     /// What a charm is made of: its handlers and the events each observes,
     /// the WIT version and imports of its component, and what it declares
-    /// (actions, probes, limits, bases).
+    /// (actions, probes, the directories, services, commands and packages
+    /// it may change on the machine, limits, bases).
     ///
     /// Reads a charm directory, a `.charm` or a bare component (`.wasm`);
     /// runs only the component's `declare`, in a sandboxed instance that can

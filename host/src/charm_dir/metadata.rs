@@ -31,6 +31,11 @@ pub struct Metadata {
     pub endpoints: BTreeMap<String, Endpoint>,
     pub storage: Vec<String>,
     pub containers: Vec<String>,
+    /// `extra-bindings`: network bindings that are no relation endpoint
+    /// (`network-get` and `open-port --endpoints` take them too).
+    pub extra_bindings: Vec<String>,
+    /// `resources`: their names, as `resource-get` takes them.
+    pub resources: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -47,6 +52,11 @@ struct RawMetadata {
     storage: BTreeMap<String, IgnoredAny>,
     #[serde(default)]
     containers: BTreeMap<String, IgnoredAny>,
+    /// Each name maps to nothing (`admin:` or `admin: ~`).
+    #[serde(default)]
+    extra_bindings: BTreeMap<String, IgnoredAny>,
+    #[serde(default)]
+    resources: BTreeMap<String, IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -82,11 +92,24 @@ impl Metadata {
                 }
             }
         }
+        // Juju binds endpoints and extra bindings by name, in one namespace.
+        if let Some(both) = raw
+            .extra_bindings
+            .keys()
+            .find(|b| endpoints.contains_key(*b))
+        {
+            return Err(CharmFileError::new(
+                file,
+                format!("extra binding `{both}` has the name of a relation endpoint"),
+            ));
+        }
         Ok(Metadata {
             name,
             endpoints,
             storage: raw.storage.into_keys().collect(),
             containers: raw.containers.into_keys().collect(),
+            extra_bindings: raw.extra_bindings.into_keys().collect(),
+            resources: raw.resources.into_keys().collect(),
         })
     }
 }
@@ -154,6 +177,28 @@ mod tests {
         assert_eq!(m.endpoints["my-peer"].role, Role::Peers);
         assert_eq!(m.containers, vec!["work-load"]);
         assert_eq!(m.storage, vec!["data"]);
+        assert!(m.extra_bindings.is_empty() && m.resources.is_empty());
+    }
+
+    #[test]
+    fn extra_bindings_and_resources_are_read_by_name() {
+        let m = Metadata::parse(
+            "name: gw\nrequires:\n  db: {interface: pg}\nextra-bindings:\n  admin:\n  public: ~\n\
+             resources:\n  image: {type: oci-image}\n  conf: {type: file, filename: c.yaml}\n",
+            Path::new("metadata.yaml"),
+        )
+        .unwrap();
+        assert_eq!(m.extra_bindings, vec!["admin", "public"]);
+        assert_eq!(m.resources, vec!["conf", "image"]);
+        let e = Metadata::parse(
+            "name: gw\nrequires:\n  db: {interface: pg}\nextra-bindings:\n  db:\n",
+            Path::new("m.yaml"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.yaml: extra binding `db` has the name of a relation endpoint"
+        );
     }
 
     #[test]

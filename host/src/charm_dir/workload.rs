@@ -9,7 +9,7 @@
 use crate::probe::spec::{parse_duration, show_duration};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Longest a declared command may run: the handler's own deadline bounds it
@@ -133,6 +133,30 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
                 path.display()
             ));
         }
+        // A read grant inside a read-write one would be writable through the
+        // outer preopen: say so rather than promise what the sandbox cannot keep.
+        for other in &workload.files {
+            let (outer, inner, inner_access) = if path.starts_with(&other.path) {
+                (&other.path, &path, file.access)
+            } else if other.path.starts_with(&path) {
+                (&path, &other.path, other.access)
+            } else {
+                continue;
+            };
+            let outer_access = if outer == &path {
+                file.access
+            } else {
+                other.access
+            };
+            if outer_access == Access::ReadWrite && inner_access == Access::Read {
+                return Err(format!(
+                    "field `workload.files[{i}]`: `{}` (read) lies inside `{}` (read-write), \
+                     so it would be writable through it; declare them apart or both read-write",
+                    inner.display(),
+                    outer.display()
+                ));
+            }
+        }
         workload.files.push(FileGrant {
             path,
             access: file.access,
@@ -226,10 +250,13 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
     if text.len() > 4096 || text.contains('\0') {
         return Err(format!("`{text}` is not a usable path"));
     }
-    let normal = path
-        .components()
-        .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-    if !normal || (text.ends_with('/') && text != "/") || text.contains("//") {
+    // Segment by segment on the text: `Path::components` would hide an
+    // inner `.`, which the preopen mapping refuses.
+    let normal = text == "/"
+        || text[1..]
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..");
+    if !normal {
         return Err(format!(
             "`{text}` is not a normal path (no `.`, `..`, `//` or trailing `/`)"
         ));
@@ -321,6 +348,16 @@ mod tests {
             ("files: [{path: /etc/../x}]", "workload.files[0].path"),
             ("files: [{path: /}]", "workload.files[0].path"),
             ("files: [{path: /a}, {path: /a}]", "workload.files[1].path"),
+            ("files: [{path: /etc/./x}]", "workload.files[0].path"),
+            ("files: [{path: /etc/x/}]", "workload.files[0].path"),
+            (
+                "files: [{path: /a, access: read-write}, {path: /a/b}]",
+                "workload.files[1]",
+            ),
+            (
+                "files: [{path: /a/b}, {path: /a, access: read-write}]",
+                "workload.files[1]",
+            ),
             ("services: [--now]", "workload.services"),
             ("commands: {Sync: {argv: [x]}}", "workload.commands.Sync"),
             (

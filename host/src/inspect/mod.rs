@@ -1,16 +1,18 @@
 //! `wasm-charm inspect`: what a charm is made of, for an operator to read
 //! before deploying it (DESIGN §9): its handlers and the events each
 //! observes, the WIT version and imports of its component, and what its
-//! files declare: relations, config, actions, probes, limits, and the bases
-//! and architecture of its `dispatch`.
+//! files declare: relations, config, actions, probes, what it may change on
+//! the machine (directories, services, commands, packages), limits, and the
+//! bases and architecture of its `dispatch`.
 //!
 //! Nothing is written: a `.charm` is unpacked into a temporary directory,
 //! the component is compiled in a temporary cache (seeded with the charm's
 //! own artifacts, so a packed charm loads without compiling), and the
 //! handlers come from the component's `declare`, run in an instance of its
-//! own that can reach nothing (every hook tool fails, no probe runs), as
-//! dispatch runs it.
+//! own that can reach nothing (every hook tool fails, no probe runs, no
+//! declared directory is opened), as dispatch runs it.
 
+pub mod workload;
 pub mod world;
 
 use crate::action::Action;
@@ -479,6 +481,7 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
         })
         .collect();
     section("probes", probes);
+    lines.extend(workload::lines(&charm.manifest.workload));
     let limits = &charm.manifest.limits;
     lines.push(format!(
         "limits: memory {} MiB per handler instance, handler timeout {} ms",

@@ -192,6 +192,62 @@ fn a_failed_port_request_at_the_end_fails_the_flush_with_the_tools_words() {
 }
 
 #[test]
+fn bindings_metadata_does_not_declare_are_refused_at_the_call() {
+    let (mut m, calls) = model(&[
+        ("network-get", ToolOutput::ok("{}")),
+        ("open-port", ToolOutput::ok("")),
+        ("close-port", ToolOutput::ok("")),
+    ]);
+    // Until the extra bindings are known, only a name's form is checked.
+    m.network_get("admin".into(), None).unwrap();
+    m.set_extra_bindings(["admin".to_string()].into());
+    m.network_get("db".into(), None).unwrap();
+    m.network_get("admin".into(), Some(rel(1))).unwrap();
+    let e = m.network_get("public".into(), None).unwrap_err();
+    assert_eq!(
+        e,
+        ModelError::InvalidArgument(
+            "network-get: `public` is neither a relation endpoint nor an extra binding of this charm (metadata.yaml declares endpoints: `db`, `web`; extra-bindings: `admin`)".into()
+        )
+    );
+    // Endpoints and extra bindings alike take ports; anything else is refused
+    // with the call that named it, and nothing is buffered.
+    m.open_port(tcp(80, 80), Some(vec!["db".into(), "admin".into()]))
+        .unwrap();
+    let e = m
+        .open_port(tcp(81, 81), Some(vec!["web".into(), "nope".into()]))
+        .unwrap_err();
+    assert!(
+        matches!(&e, ModelError::InvalidArgument(msg)
+            if msg.starts_with("open-port --endpoints: `nope` is neither")),
+        "{e:?}"
+    );
+    let e = m
+        .close_port(tcp(80, 80), Some(vec!["*".into()]))
+        .unwrap_err();
+    assert!(
+        matches!(&e, ModelError::InvalidArgument(msg)
+            if msg.starts_with("close-port --endpoints: `*` is neither")),
+        "{e:?}"
+    );
+    m.commit_handler();
+    m.flush().unwrap();
+    assert_eq!(
+        calls_of(&calls, "open-port"),
+        [["--endpoints", "db,admin", "80/tcp"]]
+    );
+    assert!(calls_of(&calls, "close-port").is_empty());
+    assert_eq!(calls_of(&calls, "network-get").len(), 3);
+    // A charm without extra bindings says so.
+    m.set_extra_bindings(Default::default());
+    let e = m.network_get("admin".into(), Some(rel(2))).unwrap_err();
+    assert!(
+        matches!(&e, ModelError::InvalidArgument(msg) if msg.ends_with("extra-bindings: none)")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn opened_ports_reads_the_endpoints_form_once() {
     let (mut m, calls) = model(&[(
         "opened-ports",
@@ -519,11 +575,16 @@ fn secret_reads_go_to_their_tools_and_are_cached() {
         ]
     );
     assert_eq!(m.secret_ids().unwrap(), ["secret:a", "secret:b"]);
-    let info = m.secret_info_get(id, None).unwrap();
+    let info = m.secret_info_get(id.clone(), None).unwrap();
     assert_eq!((info.revision, info.owner.as_deref()), (3, Some("unit")));
+    // An id and a label: secret-info-get takes one of them (Juju exits 2 on both).
+    m.secret_info_get(id, Some("db".into())).unwrap();
     assert_eq!(
         calls_of(&calls, "secret-info-get"),
-        [["--format=json", "--", "secret:a"]]
+        [
+            ["--format=json", "--", "secret:a"],
+            ["--format=json", "--", "secret:a"]
+        ]
     );
     assert!(matches!(
         m.secret_get(None, None, SecretRead::Current),

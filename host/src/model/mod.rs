@@ -178,6 +178,10 @@ pub struct Model {
     /// The charm's relation endpoints (metadata.yaml); `None` until
     /// [`Model::set_endpoints`], when only the form of a name is checked.
     endpoints: Option<BTreeSet<String>>,
+    /// metadata.yaml's `extra-bindings`; `None` until
+    /// [`Model::set_extra_bindings`], when binding names (`network-get`,
+    /// `--endpoints` of ports) are checked only for their form.
+    extra_bindings: Option<BTreeSet<String>>,
     cache: Cache,
     committed: Pending,
     handler: Pending,
@@ -206,6 +210,7 @@ impl Model {
             event_app: None,
             departing: None,
             endpoints: None,
+            extra_bindings: None,
             cache: Cache::default(),
             committed: Pending::new(),
             handler: Pending::new(),
@@ -223,6 +228,41 @@ impl Model {
     /// passes (`relation-ids`, relation references) are checked against them.
     pub fn set_endpoints(&mut self, endpoints: BTreeSet<String>) {
         self.endpoints = Some(endpoints);
+    }
+
+    /// Tell the model the charm's `extra-bindings`: with the endpoints, the
+    /// bindings `network-get` and the ports' `--endpoints` may name.
+    pub fn set_extra_bindings(&mut self, extra: BTreeSet<String>) {
+        self.extra_bindings = Some(extra);
+    }
+
+    /// Check a binding a guest names (`what`: the call and its argument),
+    /// once metadata.yaml's endpoints and extra bindings are both known:
+    /// Juju answers a binding the charm does not declare only at the end
+    /// (`no network config found`, a failed commit), far from the mistake.
+    fn check_binding(&self, what: &str, binding: &str) -> Result<(), ModelError> {
+        let (Some(endpoints), Some(extra)) = (&self.endpoints, &self.extra_bindings) else {
+            return Ok(());
+        };
+        if endpoints.contains(binding) || extra.contains(binding) {
+            return Ok(());
+        }
+        let names = |set: &BTreeSet<String>| {
+            if set.is_empty() {
+                "none".to_string()
+            } else {
+                set.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        Err(ModelError::InvalidArgument(format!(
+            "{what}: `{}` is neither a relation endpoint nor an extra binding of this charm (metadata.yaml declares endpoints: {}; extra-bindings: {})",
+            binding.escape_debug(),
+            names(endpoints),
+            names(extra)
+        )))
     }
 
     /// Tool calls from now on must finish by `deadline`.
@@ -492,14 +532,17 @@ impl Model {
             spec: ports::port_spec(&port)?,
             endpoints: ports::endpoints_arg(endpoints.as_deref())?,
         };
+        let tool = if open { "open-port" } else { "close-port" };
+        for e in endpoints.iter().flatten() {
+            self.check_binding(&format!("{tool} --endpoints"), e)?;
+        }
         let same =
             |r: &ports::PortRequest| r.spec == request.spec && r.endpoints == request.endpoints;
         let replaces = self.committed_ports.iter().any(same) || self.handler_ports.iter().any(same);
         let pending = self.committed_ports.len() + self.handler_ports.len();
         if !replaces && pending >= ports::MAX_PORT_REQUESTS_PER_EVENT {
             return Err(ModelError::InvalidArgument(format!(
-                "{} {} refused: this event already holds {pending} port requests, the limit (MAX_PORT_REQUESTS_PER_EVENT); open a range instead of its ports one by one",
-                if open { "open-port" } else { "close-port" },
+                "{tool} {} refused: this event already holds {pending} port requests, the limit (MAX_PORT_REQUESTS_PER_EVENT); open a range instead of its ports one by one",
                 request.spec
             )));
         }
@@ -1134,6 +1177,7 @@ impl Host for Model {
         relation: Option<RelationRef>,
     ) -> Result<Network, ModelError> {
         check_name("binding", &binding)?;
+        self.check_binding("network-get", &binding)?;
         if let Some(r) = &relation {
             self.check_endpoint(&r.endpoint)?;
         }
@@ -1227,7 +1271,10 @@ impl Host for Model {
         id: Option<String>,
         label: Option<String>,
     ) -> Result<SecretInfo, ModelError> {
-        let lookup = Model::secret_lookup(&id, &label)?;
+        // Unlike secret-get, secret-info-get refuses an id and a label
+        // together (exit 2): the id names the secret alone.
+        let by = if id.is_some() { None } else { label.clone() };
+        let lookup = Model::secret_lookup(&id, &by)?;
         let key = (id, label);
         if let Some(i) = self.cache.secret_info.get(&key) {
             return Ok(i.clone());

@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 
-/// Bytes of keys and values one secret's content may hold: Kubernetes
-/// caps a secret at 1 MiB, and Juju's own limit is unpublished.
-pub const MAX_SECRET_CONTENT: usize = 1 << 20;
+/// Bytes of keys and values one secret's content may hold. Juju refuses
+/// content whose values, base64-encoded, pass 1,000,000 bytes ("base64
+/// encoded secret content too large"); 750,000 raw bytes encode to exactly
+/// that, so a secret the host lets through is one Juju takes.
+pub const MAX_SECRET_CONTENT: usize = 750_000;
 /// Keys one secret's content may hold.
 pub const MAX_SECRET_KEYS: usize = 256;
 /// Secret requests (`secret-set`, `-grant`, `-revoke`, `-remove`) one event

@@ -555,4 +555,4 @@ fn set_or_delete(bag: &mut BTreeMap<String, String>, k: &str, v: &str) {
 
 #[cfg(test)]
 #[path = "context_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -42,7 +42,7 @@ fn events_of_the_charm_are_accepted_with_their_kind() {
     assert_eq!(e.path, DispatchPath::Hook("install".into()));
 }
 
-fn charm() -> CharmDir {
+pub(in crate::offline) fn charm() -> CharmDir {
     CharmDir {
         path: "/charm".into(),
         metadata: metadata(),

@@ -1,10 +1,15 @@
 //! `wasm-charm run`: one event against the embedded simulated Juju. The state
-//! (config, leadership, relations and their data, statuses, the scope store)
-//! is a YAML file the operator may edit between runs; flags change it just
-//! before the event, as an operator or a remote application would.
+//! (config, leadership, relations and their data, statuses, ports, storage,
+//! networks, trust, resources, secrets, the scope store) is a YAML file the
+//! operator may edit between runs; flags change it just before the event, as
+//! an operator or a remote application would.
 
 pub mod context;
+pub mod deployment;
 pub mod machine;
+pub mod network;
+mod secret_codec;
+pub mod secrets;
 pub mod sim;
 
 use crate::charm_dir::CharmDir;
@@ -40,6 +45,14 @@ Defaults (the state file records them; edit it to change them):
   remote unit  joined/changed: <remote app>/0 if the relation has no unit,
                else its first unit; departed: the relation's first unit
   storage      <storage>/0, filesystem, at /var/lib/juju/storage/<storage>/0
+  root         the directories the charm declares (wasm-charm.yaml
+               `workload.files`) are looked up under --root, else
+               $WASM_CHARM_ROOT, else <state file>.root beside the state
+               file (`gateway.offline-state.root`), created when the charm
+               declares directories; a missing read-write one is created in
+               it, a missing read one is skipped with a warning: put files
+               there for the charm to read (not recorded in the state file).
+               The machine's own /etc is never touched unless named
   notice type  custom
   probes       run for real, as on the unit; the state's `probes` scripts
                outcomes by name instead, kept from run to run until edited:
@@ -47,6 +60,34 @@ Defaults (the state file records them; edit it to change them):
                    api-port: {healthy: false, detail: \"port 127.0.0.1:8774 not listening\"}
                (`detail` defaults to a message naming the probe); a name the
                charm's wasm-charm.yaml does not declare is refused (exit 2)
+  networks     network-get: every relation endpoint and extra binding of
+               metadata.yaml at 10.0.0.10 on 10.0.0.0/24 (eth0), ingress the
+               same, egress 10.0.0.10/32; the state's `networks` changes any
+               of these per binding (address, cidr, hostname, interface-name,
+               mac-address, ingress-addresses, egress-subnets):
+                 networks:
+                   admin: {address: 192.168.1.5, cidr: 192.168.1.0/24}
+  goal-state   this unit, its peers and each related application (`joined`,
+               or `joining` while it has no units) and unit, from the state's
+               relations
+  trust        false: credential-get fails until the state says `trusted:
+               true`; it then answers the state's `credential` (a cloud spec:
+               type, name, region, endpoint, credential: {auth-type, attrs,
+               redacted}, …), else a local LXD cloud's
+  resources    none: resource-get fails until the state's `resources` names
+               a file (relative to the state file's directory):
+                 resources:
+                   workload-image: image.json
+  secrets      none; the state's `secrets` holds them by id, the charm's own
+               (`owner: application` or `unit`) and those shared with it
+               (`owner: <application>`, `tracking: <revision>` once read):
+                 secrets:
+                   secret:d1ulvkcavc0s73ak2mcg:
+                     owner: vault
+                     revisions: [{revision: 1, content: {token: s3cret}}]
+                     label: vault-token
+               secret-add makes `secret:<id>` ids; what a hook adds, sets,
+               removes, grants or revokes is saved only when it succeeds
   machine      simulated, never touched: the state's `machine` keeps what the
                workload calls did (they act at once, kept by a failed hook too)
                  machine:
@@ -68,9 +109,10 @@ as `action failed: <message>`; the run still exits 0, as the action's
 process does in Juju, also when a handler's error or trap failed the action
 (its scopes and relation data are then not saved).
 
-Exit codes: 0 success, 1 the hook failed (relation data, scopes and the
-charm's stored data are then not saved, as Juju commits nothing of a failed
-hook), 2 bad arguments.")]
+Exit codes: 0 success, 1 the hook failed (relation data, ports, secret
+changes, scopes and the charm's stored data are then not saved, as Juju
+commits nothing of a failed hook), 2 bad arguments (and a state file naming
+a binding, resource or secret id metadata.yaml or Juju would not have).")]
 pub struct RunArgs {
     /// The charm directory (as `wasm-charm pack` assembles it).
     pub charm: PathBuf,
@@ -82,6 +124,12 @@ pub struct RunArgs {
     /// [default: <charm dir>.offline-state.yaml, beside the charm directory]
     #[arg(long)]
     pub state: Option<PathBuf>,
+    /// The directory the charm's declared directories (wasm-charm.yaml
+    /// `workload.files`) are looked up under instead of `/`; it must exist.
+    /// [default: $WASM_CHARM_ROOT, else <state file>.root beside the state
+    /// file, created when the charm declares directories]
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Set a config option before the event (`kind=ingress`; `kind=` sets "").
     #[arg(long = "config", value_name = "KEY=VALUE")]
     pub config: Vec<String>,
@@ -185,11 +233,19 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
+    let root = crate::workload_root::offline_root(
+        args.root.as_deref(),
+        std::env::var_os(crate::workload_root::ROOT_VAR).as_deref(),
+        &state_path,
+        !charm.manifest.workload.files.is_empty(),
+    )
+    .map_err(UsageError)?;
     let StateFile {
         sim: mut state,
         machine,
     } = load_state(&state_path)?;
     let prober = scripted_prober(&charm, &state, &state_path)?;
+    check_state(&charm, &state, &state_path)?;
     machine
         .check(&charm.manifest.workload)
         .map_err(|e| UsageError(format!("{}: {e}", state_path.display())))?;
@@ -210,6 +266,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     // remote side's doing, which a failed hook does not undo.
     let before = state.clone();
     let shared = Arc::new(Mutex::new(state));
+    let now = crate::juju::unix_now();
     let tools = SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),
@@ -219,30 +276,40 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
             .get("JUJU_RELATION_ID")
             .zip(env.get("JUJU_DEPARTING_UNIT"))
             .map(|(r, u)| (r.to_string(), u.to_string())),
+        relation: env.get("JUJU_RELATION_ID").map(str::to_string),
+        bindings: bindings(&charm),
+        state_dir: std::path::absolute(crate::atomic_file::parent(&state_path))
+            .with_context(|| format!("{}: cannot find its directory", state_path.display()))?,
+        now,
     };
     let mut backend = StateBackend(shared.clone());
-    let now = crate::juju::unix_now();
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
     let report = dispatch::run_event(
         &charm,
         &env,
+        dispatch::OnMachine {
+            root: &root,
+            machine: machine.clone(),
+        },
         Arc::new(tools),
         &mut backend,
         &prober,
-        machine.clone(),
         now,
     )
     .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
-    let state = commit(&before, after, &env, failed);
+    let state = commit(&before, after, &env, failed, now);
     let machine = machine.state();
     save_state(&state_path, &state, &machine)?;
     print_report(&report, &charm, &state, &machine, &state_path);
+    if !charm.manifest.workload.files.is_empty() {
+        println!("workload root: {}", root.path().display());
+    }
     if failed {
         anyhow::bail!(
-            "the hook failed: {}; its relation data, scopes and stored data were not saved",
+            "the hook failed: {}; its relation data, ports, secret changes, scopes and stored data were not saved",
             report.failures.join("; ")
         );
     }
@@ -298,17 +365,94 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 /// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
 /// was written may then lag, which only makes the next event write again),
 /// `application-version-set`, and the log, calls and action results, which say
-/// what happened. Only a successful hook lets Juju move on: a departed unit
-/// leaves, a broken relation goes.
-fn commit(before: &SimState, mut after: SimState, env: &JujuEnv, failed: bool) -> SimState {
+/// what happened, and what the controller records as it answers a read (the
+/// revision a consumer of a secret tracks). Secret changes wait in
+/// `pending_secrets`: a successful hook applies them. Only a successful hook
+/// lets Juju move on: a departed unit leaves, a broken relation goes.
+fn commit(
+    before: &SimState,
+    mut after: SimState,
+    env: &JujuEnv,
+    failed: bool,
+    now: u64,
+) -> SimState {
+    let secrets = std::mem::take(&mut after.pending_secrets);
     if failed {
         after.relations = before.relations.clone();
         after.scopes = before.scopes.clone();
         after.opened_ports = before.opened_ports.clone();
     } else {
+        secrets.apply(&mut after.secrets, now);
         finish_relation_event(env, &mut after);
     }
     after
+}
+
+/// metadata.yaml's bindings: its relation endpoints and extra bindings.
+fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
+    let m = &charm.metadata;
+    m.endpoints
+        .keys()
+        .chain(&m.extra_bindings)
+        .cloned()
+        .collect()
+}
+
+/// The state file names only what the charm and Juju can have: bindings of
+/// metadata.yaml in `networks`, its resources in `resources`, and secrets by
+/// Juju's ids (`secret:<20 characters>`) with an owner. Anything else would
+/// never be read, so it is a usage error naming the file and the field.
+fn check_state(charm: &CharmDir, state: &SimState, path: &Path) -> Result<(), UsageError> {
+    let listed = |names: &mut dyn Iterator<Item = &String>| {
+        let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let bindings = bindings(charm);
+    if let Some(name) = state.networks.keys().find(|n| !bindings.contains(*n)) {
+        return Err(UsageError(format!(
+            "{}: `networks.{name}`: metadata.yaml has no endpoint or extra binding `{name}` \
+             (bindings: {})",
+            path.display(),
+            listed(&mut bindings.iter())
+        )));
+    }
+    let resources = &charm.metadata.resources;
+    if let Some(name) = state.resources.keys().find(|n| !resources.contains(*n)) {
+        return Err(UsageError(format!(
+            "{}: `resources.{name}`: metadata.yaml declares no resource `{name}` (resources: {})",
+            path.display(),
+            listed(&mut resources.iter())
+        )));
+    }
+    for (id, secret) in &state.secrets {
+        let canonical = secret_codec::parse_id(id).map(|i| secret_codec::uri(&i));
+        if canonical.as_deref() != Some(id.as_str()) {
+            return Err(UsageError(format!(
+                "{}: `secrets.{id}`: not a secret id as Juju makes them \
+                 (`secret:` and 20 characters of 0-9 and a-v, the last 0 or g)",
+                path.display()
+            )));
+        }
+        if !secret.is_owned() && !crate::model::is_app_name(&secret.owner) {
+            return Err(UsageError(format!(
+                "{}: `secrets.{id}.owner`: `{}` is neither `application`, `unit` nor an \
+                 application name",
+                path.display(),
+                secret.owner
+            )));
+        }
+        if secret.revisions.is_empty() {
+            return Err(UsageError(format!(
+                "{}: `secrets.{id}.revisions`: a secret has at least one revision",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Where `wasm-charm status` reads without `--state`: the offline state
@@ -413,6 +557,10 @@ fn finish_relation_event(env: &JujuEnv, state: &mut SimState) {
     match kind {
         Some(crate::bindings::EventKind::RelationBroken) => {
             state.relations.remove(id);
+            // Juju's grants live in a relation, and go with it.
+            for secret in state.secrets.values_mut() {
+                secret.grants.remove(id);
+            }
         }
         Some(crate::bindings::EventKind::RelationDeparted) => {
             if let (Some(rel), Some(unit)) =
@@ -538,3 +686,7 @@ fn print_report(
     }
     println!("state: {}", state_path.display());
 }
+
+#[cfg(test)]
+#[path = "commit_tests.rs"]
+mod commit_tests;

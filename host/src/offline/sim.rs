@@ -1,17 +1,24 @@
 //! The embedded simulated Juju: the hook tools the host calls, answered from a
 //! [`SimState`] with Juju's syntax, JSON shapes and exit codes (reference
-//! juju-protocol.md §2). Writes change the in-memory state at once; what the
-//! state file keeps of them is the offline runner's decision: a failed hook
-//! keeps only what acts at once in Juju (see `commit` in the parent module).
+//! juju-protocol.md §2). Writes change the in-memory state at once, except
+//! the secret tools', held in [`SimState::pending_secrets`]; what the state
+//! file keeps of them is the offline runner's decision: a failed hook keeps
+//! only what acts at once in Juju (see `commit` in the parent module). The
+//! tools are split by what they answer: `network` (network-get), `deployment`
+//! (goal-state, credential-get, resource-get), `secrets` (secret-*).
 
+use super::deployment::SimCloudSpec;
+use super::network::SimNetwork;
+use super::secrets::{PendingSecrets, SimSecret};
 use crate::model::hook_tools::{HookTools, ToolOutput};
 use crate::status::merge::{Kind, Written};
 use crate::status::store::ScopeStore;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-type Bag = BTreeMap<String, String>;
+pub(super) type Bag = BTreeMap<String, String>;
 
 /// One relation of the simulated unit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -104,6 +111,31 @@ pub struct SimState {
     /// Storage instances attached to the unit, by id (`data/0`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub storage: BTreeMap<String, SimStorage>,
+    /// What `network-get` answers for a binding (an endpoint or extra
+    /// binding of metadata.yaml), each field defaulted; a binding not named
+    /// here is bound to the default address.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub networks: BTreeMap<String, SimNetwork>,
+    /// Whether the operator ran `juju trust`: `credential-get` answers only
+    /// then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trusted: bool,
+    /// The cloud spec `credential-get` answers; when absent, a local LXD
+    /// cloud's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<SimCloudSpec>,
+    /// The file of each resource the operator provided, by name: a path
+    /// relative to the state file's directory, or absolute.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resources: BTreeMap<String, PathBuf>,
+    /// Secrets by id (`secret:<20 characters>`): the charm's own and those
+    /// other applications shared with this unit.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub secrets: BTreeMap<String, SimSecret>,
+    /// This hook's secret changes, held until it ends as Juju holds them:
+    /// `offline::commit` applies them when it succeeded.
+    #[serde(skip)]
+    pub pending_secrets: PendingSecrets,
 }
 
 /// One storage instance of the simulated unit.
@@ -137,6 +169,12 @@ impl Default for SimState {
             scopes: None,
             opened_ports: BTreeMap::new(),
             storage: BTreeMap::new(),
+            networks: BTreeMap::new(),
+            trusted: false,
+            credential: None,
+            resources: BTreeMap::new(),
+            secrets: BTreeMap::new(),
+            pending_secrets: PendingSecrets::default(),
         }
     }
 }
@@ -154,16 +192,31 @@ pub struct SimTools {
     /// it. Juju removes the unit from `relation-list` before the hook runs,
     /// while its data stays readable until the hook ends.
     pub departing: Option<(String, String)>,
+    /// The relation of a relation hook (`JUJU_RELATION_ID`): the default of
+    /// the secret tools' `-r`, as in Juju.
+    pub relation: Option<String>,
+    /// metadata.yaml's relation endpoints and extra bindings: the bindings
+    /// `network-get` knows.
+    pub bindings: BTreeSet<String>,
+    /// The state file's directory, where relative resource paths start.
+    pub state_dir: PathBuf,
+    /// Seconds since the Unix epoch when the event started: the clock of
+    /// secret expiry and new secret ids.
+    pub now: u64,
 }
 
 /// Parsed arguments: flags (with their value, `true` for bare bool flags) and
 /// positionals, in Juju's interspersed style; `--` ends the flags.
-struct Args<'a> {
-    flags: BTreeMap<&'a str, &'a str>,
-    positional: Vec<&'a str>,
+pub(super) struct Args<'a> {
+    pub(super) flags: BTreeMap<&'a str, &'a str>,
+    pub(super) positional: Vec<&'a str>,
 }
 
-fn parse<'a>(args: &[&'a str], valued: &[&str], bools: &[&str]) -> Result<Args<'a>, ToolOutput> {
+pub(super) fn parse<'a>(
+    args: &[&'a str],
+    valued: &[&str],
+    bools: &[&str],
+) -> Result<Args<'a>, ToolOutput> {
     let mut out = Args {
         flags: BTreeMap::new(),
         positional: Vec::new(),
@@ -202,24 +255,58 @@ fn parse<'a>(args: &[&'a str], valued: &[&str], bools: &[&str]) -> Result<Args<'
     Ok(out)
 }
 
-impl Args<'_> {
-    fn flag(&self, names: &[&str]) -> Option<&str> {
+impl<'a> Args<'a> {
+    pub(super) fn flag(&self, names: &[&str]) -> Option<&'a str> {
         names.iter().find_map(|n| self.flags.get(n).copied())
     }
-    fn bool(&self, names: &[&str]) -> bool {
+    pub(super) fn bool(&self, names: &[&str]) -> bool {
         self.flag(names)
             .is_some_and(|v| matches!(v, "true" | "True" | "1"))
     }
 }
 
-fn json(v: &impl Serialize) -> ToolOutput {
+pub(super) fn json(v: &impl Serialize) -> ToolOutput {
     let mut s = serde_json::to_vec(v).unwrap_or_default();
     s.push(b'\n');
     ToolOutput::ok(s)
 }
 
+/// A tool's `--format`: the formats it offers (the first is its default).
+/// Another value is a flag error, as juju/cmd's.
+pub(super) fn format<'a>(a: &Args<'a>, offered: &[&'a str]) -> Result<&'a str, ToolOutput> {
+    match a.flag(&["--format"]) {
+        None => Ok(offered.first().copied().unwrap_or("smart")),
+        Some(f) if offered.contains(&f) => Ok(f),
+        Some(f) => Err(ToolOutput::error(
+            2,
+            format!("invalid value \"{f}\" for option --format: unknown format \"{f}\""),
+        )),
+    }
+}
+
+/// `v` written as juju/cmd writes it in `format` (reference §2.0): `json`
+/// compact; `smart` a string raw, a list of strings one per line, a bool
+/// `True`/`False`, nothing for null; YAML otherwise.
+pub(super) fn output(format: &str, v: &serde_json::Value) -> ToolOutput {
+    use serde_json::Value as J;
+    let text = match (format, v) {
+        ("json", v) => return json(v),
+        (_, J::Null) => String::new(),
+        ("smart", J::String(s)) if s.is_empty() => String::new(),
+        ("smart", J::String(s)) => format!("{s}\n"),
+        ("smart", J::Bool(b)) => format!("{}\n", if *b { "True" } else { "False" }),
+        ("smart", J::Array(items)) if items.iter().all(J::is_string) => items
+            .iter()
+            .filter_map(J::as_str)
+            .map(|s| format!("{s}\n"))
+            .collect(),
+        (_, v) => serde_saphyr::to_string(v).unwrap_or_default(),
+    };
+    ToolOutput::ok(text)
+}
+
 /// `-r` takes `5` or `db:5`; Juju uses only the number.
-fn relation<'s>(
+pub(super) fn relation<'s>(
     state: &'s mut SimState,
     raw: Option<&str>,
 ) -> Result<(String, &'s mut SimRelation), ToolOutput> {
@@ -243,7 +330,7 @@ fn relation<'s>(
 
 /// A tool's answer: `Err` is an answer too (an exit code and message), so
 /// `?` ends the tool as Juju would.
-type Answer = Result<ToolOutput, ToolOutput>;
+pub(super) type Answer = Result<ToolOutput, ToolOutput>;
 
 impl SimTools {
     fn answer(&self, tool: &str, args: &[&str], stdin: Option<&[u8]>) -> Answer {
@@ -268,6 +355,18 @@ impl SimTools {
             "opened-ports" => self.opened_ports(state, args),
             "storage-list" => self.storage_list(state, args),
             "storage-get" => self.storage_get(state, args),
+            "network-get" => self.network_get(state, args),
+            "goal-state" => self.goal_state(state, args),
+            "credential-get" => self.credential_get(state, args),
+            "resource-get" => self.resource_get(state, args),
+            "secret-add" => self.secret_add(state, args),
+            "secret-set" => self.secret_set(state, args),
+            "secret-get" => self.secret_get(state, args),
+            "secret-info-get" => self.secret_info_get(state, args),
+            "secret-ids" => self.secret_ids(state, args),
+            "secret-grant" => self.secret_grant(state, args),
+            "secret-revoke" => self.secret_revoke(state, args),
+            "secret-remove" => self.secret_remove(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),
@@ -558,7 +657,7 @@ impl SimTools {
 
 /// juju/cmd's CheckEmpty for arguments past the last one a tool takes,
 /// which prints them with Go's %q: exit 2.
-fn unrecognized(extra: &[&str]) -> ToolOutput {
+pub(super) fn unrecognized(extra: &[&str]) -> ToolOutput {
     let quoted: Vec<String> = extra
         .iter()
         .map(|e| serde_json::Value::from(*e).to_string())
@@ -761,24 +860,29 @@ fn shell_quote(a: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn tools(state: SimState) -> SimTools {
+    pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         SimTools {
             state: Arc::new(Mutex::new(state)),
             defaults: [("kind".to_string(), serde_json::json!(""))].into(),
             unit: "gw/0".into(),
             action: None,
             departing: None,
+            relation: None,
+            bindings: ["db".to_string(), "peer".into(), "admin".into()].into(),
+            state_dir: "/nonexistent".into(),
+            // 2026-11-29T16:22:16Z
+            now: 1_795_969_336,
         }
     }
 
-    fn far() -> std::time::Instant {
+    pub(in crate::offline) fn far() -> std::time::Instant {
         std::time::Instant::now() + std::time::Duration::from_secs(3600)
     }
 
-    fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
+    pub(in crate::offline) fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> ToolOutput {
         t.call(tool, args, None, far()).unwrap()
     }
 

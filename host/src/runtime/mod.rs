@@ -7,6 +7,7 @@ pub mod cache;
 pub mod declarations;
 pub mod limits;
 pub mod output;
+pub mod preopens;
 
 use crate::action::Action;
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
@@ -19,8 +20,9 @@ use crate::stored::Stored;
 use crate::workload;
 use limits::StoreLimits;
 use output::OutputTail;
+use preopens::Preopens;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
@@ -73,8 +75,8 @@ pub enum LoadError {
     },
 }
 
-/// Per-instance state: WASI (with nothing granted), the limiter and the host
-/// side of the charm interfaces.
+/// Per-instance state: WASI (nothing granted but the declared directories,
+/// for a handler), the limiter and the host side of the charm interfaces.
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -207,12 +209,14 @@ impl Runtime {
     /// causes: at it the engine's epoch moves (wasm code traps) and the
     /// model's tool calls are killed (DESIGN §7); a handler still blocked
     /// [`ABANDON_AFTER`] later (a WASI sleep, say) is abandoned, so no
-    /// blocking call can hold the unit.
+    /// blocking call can hold the unit. `files`: the declared directories,
+    /// for a handler's instance.
     fn with_instance<R: Send + 'static>(
         &self,
         mut event: EventState,
         mut workload: workload::Calls,
         limits: &Limits,
+        files: Option<Arc<Preopens>>,
         f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>
         + Send
         + 'static,
@@ -225,7 +229,19 @@ impl Runtime {
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
-            let mut store = new_store(&engine, event, workload, &limits_copy);
+            let mut store =
+                match new_store(&engine, event, workload, &limits_copy, files.as_deref()) {
+                    Ok(store) => store,
+                    Err(failed) => {
+                        let (why, event) = *failed;
+                        let _ = tx.send(Finished {
+                            result: Err(why),
+                            state: Some(event),
+                            output: Output::default(),
+                        });
+                        return;
+                    }
+                };
             let result = pre
                 .instantiate(&mut store)
                 .and_then(|instance| f(&instance, &mut store));
@@ -286,7 +302,8 @@ impl Runtime {
 
     /// Ask the component for its handler declarations, in an instance of its
     /// own: `event` should answer nothing of the live event, so that what
-    /// `declare` sees never depends on whether the cache was warm.
+    /// `declare` sees never depends on whether the cache was warm. It gets
+    /// no declared directory either.
     pub fn declare(&self, event: EventState, limits: &Limits) -> Finished<Vec<Handler>> {
         let workload = workload::Calls::new(
             workload::Access::refused(
@@ -294,13 +311,13 @@ impl Runtime {
             ),
             "declare",
         );
-        self.with_instance(event, workload, limits, |charm, store| {
+        self.with_instance(event, workload, limits, None, |charm, store| {
             charm.wasm_charm_charm_handlers().call_declare(store)
         })
     }
 
-    /// Run one handler for one event in a fresh instance, with the event's
-    /// `access` to the machine.
+    /// Run one handler for one event in a fresh instance, with the declared
+    /// directories `files` and the event's `access` to the machine.
     pub fn run(
         &self,
         handler: &str,
@@ -308,14 +325,21 @@ impl Runtime {
         event: EventState,
         access: &workload::Access,
         limits: &Limits,
+        files: &Arc<Preopens>,
     ) -> (Outcome, Option<EventState>, Output) {
         let workload = workload::Calls::new(access.clone(), handler);
         let (handler, event_value) = (handler.to_string(), event_value.clone());
-        let finished = self.with_instance(event, workload, limits, move |charm, store| {
-            charm
-                .wasm_charm_charm_handlers()
-                .call_run(store, &handler, &event_value)
-        });
+        let finished = self.with_instance(
+            event,
+            workload,
+            limits,
+            Some(files.clone()),
+            move |charm, store| {
+                charm
+                    .wasm_charm_charm_handlers()
+                    .call_run(store, &handler, &event_value)
+            },
+        );
         let outcome = match finished.result {
             Ok(r) => Outcome::Returned(r),
             Err(trap) => Outcome::Trapped(trap),
@@ -366,20 +390,28 @@ impl Worker {
 }
 
 /// A store for one instance: nothing inherited (no environment, arguments,
-/// files, network or stdin), output captured, memory and instances bounded,
-/// trapping at the next epoch.
+/// network or stdin; no files but the declared directories `files`), output
+/// captured, memory and instances bounded, trapping at the next epoch.
+/// `Err`: a declared directory could not be opened; the event state comes
+/// back with the reason.
 fn new_store(
     engine: &Engine,
-    event: EventState,
+    mut event: EventState,
     workload: workload::Calls,
     limits: &Limits,
-) -> Store<HandlerState> {
+    files: Option<&Preopens>,
+) -> Result<Store<HandlerState>, Box<(String, EventState)>> {
     let stdout = OutputTail::default();
     let stderr = OutputTail::default();
-    let wasi = WasiCtx::builder()
-        .stdout(stdout.clone())
-        .stderr(stderr.clone())
-        .build();
+    let mut wasi = WasiCtx::builder();
+    wasi.stdout(stdout.clone()).stderr(stderr.clone());
+    if let Some(files) = files {
+        match files.grant(&mut wasi) {
+            Ok(notes) => notes.log(&mut event.model),
+            Err(why) => return Err(Box::new((why, event))),
+        }
+    }
+    let wasi = wasi.build();
     let state = HandlerState {
         wasi,
         table: ResourceTable::new(),
@@ -396,7 +428,7 @@ fn new_store(
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
     store.set_epoch_deadline(1);
-    store
+    Ok(store)
 }
 
 /// WASI (with nothing granted) and every charm interface, each registered by

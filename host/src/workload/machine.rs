@@ -51,7 +51,8 @@ pub struct SystemMachine {
     pub systemctl: PathBuf,
     pub apt_get: PathBuf,
     pub dpkg_query: PathBuf,
-    /// The working directory of declared commands.
+    /// The working directory of declared commands: `/`, or the directory
+    /// standing for it (`WASM_CHARM_ROOT`, as for declared directories).
     pub command_dir: PathBuf,
 }
 

@@ -43,6 +43,7 @@ fn calls(event: &Event) -> Outcome {
             "storage-missing" => format!("{:?}", model::storage_get("data/9")),
             "network" => format!("{:?}", model::network_get("db")),
             "network-missing" => format!("{:?}", model::network_get("nope")),
+            "network-admin" => format!("{:?}", model::network_get("admin")),
             "goal-state" => format!("{:?}", model::goal_state()),
             "credential" => format!("{:?}", model::credential_get()),
             "resource" => format!("{:?}", model::resource_get("workload-image")),
@@ -92,6 +93,34 @@ fn calls(event: &Event) -> Outcome {
                 format!("{set:?}")
             }
             "secret-missing" => format!("{:?}", model::secret_get(Some("secret:missing"), None)),
+            "secret-add-app" => {
+                let options = model::SecretOptions {
+                    label: Some("api-token".into()),
+                    ..Default::default()
+                };
+                let id = model::add_secret(
+                    &[("token", "t0k3n")],
+                    options,
+                    model::SecretOwner::Application,
+                );
+                format!("{id:?}")
+            }
+            "secret-grant" => {
+                let grant = model::secret_ids().and_then(|ids| {
+                    let id = ids.first().cloned().unwrap_or_default();
+                    let relation = model::relation("db")?
+                        .ok_or_else(|| model::ModelError::NotFound("no db relation".into()))?;
+                    let relation = RelationRef {
+                        endpoint: relation.endpoint().into(),
+                        id: relation.id(),
+                    };
+                    model::secret_get(Some(&id), None)?.grant(&relation, None)
+                });
+                format!("{grant:?}")
+            }
+            // A handler that traps: the hook fails, and Juju keeps nothing
+            // it buffered.
+            "panic" => panic!("asked to by config option `calls`"),
             other => format!("unknown call {other}"),
         };
         log::info(format!("CALL {call} {answer}"));

@@ -1,0 +1,275 @@
+//! The declared directories (`workload.files`, DESIGN §12) as WASI preopens
+//! of a handler's instance: each at its declared path for the guest, opened
+//! from the same path under the [`WorkloadRoot`], read-only or read-write as
+//! declared. WASI resolves every guest path inside one of them, so `..`, an
+//! absolute path elsewhere and a symlink pointing out are refused by
+//! construction; a read-only one refuses every change (create, write,
+//! truncate, rename, link, remove, metadata).
+//!
+//! A declared directory missing on the machine: a read-write one is created
+//! (with its missing parents), since the grant already lets the charm
+//! create anything inside it and its own data directory would otherwise
+//! need a grant of the parent; a read-only one is skipped with a warning in
+//! the unit log, since a package may create it later (the next handler's
+//! instance gets it). Anything else that keeps a directory from opening (a
+//! file at its path, no permission) fails the handler: the machine is not
+//! what the charm declares.
+//!
+//! Only handler instances get these; `declare`'s instance and `inspect`'s
+//! get none. Nothing is opened before an instance is built, so an event no
+//! handler observes (the warm update-status) pays nothing for them.
+
+use crate::bindings::model::LogLevel;
+use crate::charm_dir::{Access, FileGrant};
+use crate::model::Model;
+use crate::workload_root::WorkloadRoot;
+use std::collections::BTreeSet;
+use std::io::ErrorKind;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+/// One event's declared directories, resolved against the root.
+#[derive(Debug, Default)]
+pub struct Preopens {
+    dirs: Vec<Preopen>,
+    /// Missing read-only directories already reported this event: one
+    /// warning per event, not one per handler.
+    reported: Mutex<BTreeSet<PathBuf>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Preopen {
+    /// What the guest names it: the declared path.
+    guest: String,
+    /// Where it is on the host: the declared path under the root.
+    host: PathBuf,
+    access: Access,
+}
+
+/// What granting the directories to one instance told the operator.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// Directories created (read-write, missing): for `juju-log` at INFO.
+    pub created: Vec<String>,
+    /// Directories skipped (read-only, missing): for `juju-log` at WARNING.
+    pub skipped: Vec<String>,
+}
+
+impl Notes {
+    /// Tell the unit log.
+    pub fn log(self, model: &mut Model) {
+        for line in self.created {
+            model.log(LogLevel::Info, &line);
+        }
+        for line in self.skipped {
+            model.log(LogLevel::Warning, &line);
+        }
+    }
+}
+
+impl Preopens {
+    /// The grants of `workload.files`, under `root`. Pure: no I/O.
+    pub fn new(grants: &[FileGrant], root: &WorkloadRoot) -> Result<Preopens, String> {
+        let dirs = grants
+            .iter()
+            .map(|g| {
+                let guest = g.path.to_str().ok_or_else(|| {
+                    format!(
+                        "workload.files: `{}` is not UTF-8, which a WASI guest cannot name",
+                        g.path.display()
+                    )
+                })?;
+                let host = root.host_path(&g.path).ok_or_else(|| {
+                    format!(
+                        "workload.files: `{}` is not an absolute, normal path",
+                        g.path.display()
+                    )
+                })?;
+                Ok(Preopen {
+                    guest: guest.to_string(),
+                    host,
+                    access: g.access,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Preopens {
+            dirs,
+            reported: Mutex::default(),
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+
+    /// Preopen every declared directory in `wasi`, creating a missing
+    /// read-write one and skipping a missing read-only one. `Err`: a
+    /// directory that exists, or was to be created, could not be opened;
+    /// the message names it, for the handler's failure.
+    pub fn grant(&self, wasi: &mut WasiCtxBuilder) -> Result<Notes, String> {
+        let mut notes = Notes::default();
+        if self.dirs.is_empty() {
+            return Ok(notes);
+        }
+        // Blocking WASI calls run on the handler's own thread, which the
+        // deadline already watches, rather than hopping to a thread pool.
+        wasi.allow_blocking_current_thread(true);
+        for dir in &self.dirs {
+            let perms = match dir.access {
+                Access::Read => FsPerms::ReadOnly,
+                Access::ReadWrite => FsPerms::ReadWrite,
+            };
+            let Err(error) = wasi.preopened_dir(&dir.host, &dir.guest, perms).map(|_| ()) else {
+                continue;
+            };
+            let missing = error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == ErrorKind::NotFound);
+            match (missing, dir.access) {
+                (true, Access::Read) => {
+                    let first = self
+                        .reported
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(dir.host.clone());
+                    if first {
+                        notes.skipped.push(format!(
+                            "workload.files: `{}` (read) is not on this machine ({} is \
+                             missing); the handlers of this event do not get it",
+                            dir.guest,
+                            dir.host.display()
+                        ));
+                    }
+                }
+                (true, Access::ReadWrite) => {
+                    std::fs::create_dir_all(&dir.host)
+                        .map_err(|e| self.cannot(dir, "create", &e.to_string()))?;
+                    wasi.preopened_dir(&dir.host, &dir.guest, perms)
+                        .map_err(|e| self.cannot(dir, "open", &format!("{e:#}")))?;
+                    notes.created.push(format!(
+                        "workload.files: created `{}` (read-write, was missing) at {}",
+                        dir.guest,
+                        dir.host.display()
+                    ));
+                }
+                (false, _) => return Err(self.cannot(dir, "open", &format!("{error:#}"))),
+            }
+        }
+        Ok(notes)
+    }
+
+    fn cannot(&self, dir: &Preopen, what: &str, why: &str) -> String {
+        format!(
+            "could not be given its declared directory `{}` ({}, workload.files in \
+             wasm-charm.yaml): cannot {what} {}: {why}",
+            dir.guest,
+            dir.access.as_str(),
+            dir.host.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn grant(path: &str, access: Access) -> FileGrant {
+        FileGrant {
+            path: path.into(),
+            access,
+        }
+    }
+
+    #[test]
+    fn each_grant_maps_under_the_root_at_its_declared_path() {
+        let root = WorkloadRoot::new("/tmp/r".into()).unwrap();
+        let p = Preopens::new(
+            &[
+                grant("/etc/api", Access::ReadWrite),
+                grant("/var/log/api", Access::Read),
+            ],
+            &root,
+        )
+        .unwrap();
+        assert_eq!(
+            p.dirs,
+            [
+                Preopen {
+                    guest: "/etc/api".into(),
+                    host: "/tmp/r/etc/api".into(),
+                    access: Access::ReadWrite
+                },
+                Preopen {
+                    guest: "/var/log/api".into(),
+                    host: "/tmp/r/var/log/api".into(),
+                    access: Access::Read
+                },
+            ]
+        );
+        assert!(Preopens::new(&[], &root).unwrap().is_empty());
+        let e = Preopens::new(&[grant("/etc/../x", Access::Read)], &root).unwrap_err();
+        assert!(
+            e.contains("`/etc/../x` is not an absolute, normal path"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn missing_directories_are_created_read_write_and_skipped_read_only_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = WorkloadRoot::new(dir.path().to_path_buf()).unwrap();
+        std::fs::create_dir_all(dir.path().join("etc/present")).unwrap();
+        let p = Preopens::new(
+            &[
+                grant("/etc/present", Access::Read),
+                grant("/var/lib/charm/data", Access::ReadWrite),
+                grant("/opt/absent", Access::Read),
+            ],
+            &root,
+        )
+        .unwrap();
+        let notes = p.grant(&mut WasiCtxBuilder::new()).unwrap();
+        assert!(dir.path().join("var/lib/charm/data").is_dir());
+        assert!(!dir.path().join("opt").exists());
+        assert_eq!(notes.created.len(), 1, "{notes:?}");
+        assert!(
+            notes.created[0].contains("`/var/lib/charm/data`"),
+            "{notes:?}"
+        );
+        assert_eq!(notes.skipped.len(), 1, "{notes:?}");
+        assert!(
+            notes.skipped[0]
+                .starts_with("workload.files: `/opt/absent` (read) is not on this machine"),
+            "{notes:?}"
+        );
+        // The next instance of the event: nothing new to say.
+        assert_eq!(
+            p.grant(&mut WasiCtxBuilder::new()).unwrap(),
+            Notes::default()
+        );
+    }
+
+    #[test]
+    fn a_file_where_a_directory_is_declared_fails_the_handler() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = WorkloadRoot::new(dir.path().to_path_buf()).unwrap();
+        std::fs::create_dir(dir.path().join("etc")).unwrap();
+        std::fs::write(dir.path().join("etc/conf"), "a file").unwrap();
+        for access in [Access::Read, Access::ReadWrite] {
+            let p = Preopens::new(&[grant("/etc/conf", access)], &root).unwrap();
+            let e = p.grant(&mut WasiCtxBuilder::new()).unwrap_err();
+            let host = Path::new(dir.path()).join("etc/conf");
+            assert!(
+                e.starts_with(&format!(
+                    "could not be given its declared directory `/etc/conf` ({}, workload.files in \
+                     wasm-charm.yaml): cannot open {}: ",
+                    access.as_str(),
+                    host.display()
+                )),
+                "{e}"
+            );
+        }
+    }
+}
