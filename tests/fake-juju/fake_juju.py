@@ -1056,8 +1056,9 @@ def secret_info_get(flags, args, state):
 
 
 def secret_ids(flags, args, state):
+    """Juju 3 prints the bare ids (its SecretMetadata keys), not URIs."""
     check_empty(args)
-    write_output(flags, sorted(secrets_view(state)))
+    write_output(flags, sorted(u.removeprefix("secret:") for u in secrets_view(state)))
 
 
 def secret_change(op):
