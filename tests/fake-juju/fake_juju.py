@@ -945,7 +945,7 @@ def resource_get(flags, args, state):
     path = (state.get("resources") or {}).get(args[0])
     if path is None:
         raise ToolError("could not download resource: resource %s not found" % go_quote(args[0]))
-    sys.stdout.write(path + "\n")
+    sys.stdout.write(path)  # Juju prints the path with no newline
 
 
 # ---------------------------------------------------------------- secrets
