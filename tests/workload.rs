@@ -21,7 +21,7 @@ const CHARM: &str = "tests/guests/workload-calls";
 
 /// A unit of the test charm and its fake machine (`<unit dir>/machine`),
 /// where the units `api-service` (a real `sleep` when started) and
-/// `api-worker` (state only) exist. Dropping it kills any service the
+/// `calls-worker` (state only) exist. Dropping it kills any service the
 /// stand-in started.
 struct Machine {
     unit: Unit,
@@ -34,7 +34,7 @@ impl Machine {
         let dir = unit.dir().join("machine");
         fs::create_dir_all(dir.join("units")).expect("create the fake machine");
         fs::write(dir.join("units/api-service"), "ExecStart=sleep 300\n").expect("write unit");
-        fs::write(dir.join("units/api-worker"), "").expect("write unit");
+        fs::write(dir.join("units/calls-worker"), "").expect("write unit");
         Machine { unit, dir }
     }
 
@@ -179,12 +179,12 @@ fn undeclared_names_are_errors_the_charm_can_report() {
 fn services_are_systemctl_calls_and_failures_carry_its_words() {
     let m = Machine::new();
     m.set(
-        "services/api-worker.fail-start",
-        "Job for api-worker.service failed because the control process exited with error code.\n",
+        "services/calls-worker.fail-start",
+        "Job for calls-worker.service failed because the control process exited with error code.\n",
     );
     let got = m.answers(
         "status:api-service service:enable:api-service service:start:api-service status:api-service \
-         service:reload:api-worker service:start:api-worker",
+         service:reload:calls-worker service:start:calls-worker",
     );
     assert_eq!(
         got,
@@ -193,8 +193,8 @@ fn services_are_systemctl_calls_and_failures_carry_its_words() {
             "service:enable:api-service Ok(())",
             "service:start:api-service Ok(())",
             r#"status:api-service Ok(ServiceStatus { active: "active", enabled: "enabled" })"#,
-            r#"service:reload:api-worker Err(Failed { tool: "systemctl", code: Some(1), message: "api-worker.service is not active, cannot reload." })"#,
-            r#"service:start:api-worker Err(Failed { tool: "systemctl", code: Some(1), message: "Job for api-worker.service failed because the control process exited with error code." })"#,
+            r#"service:reload:calls-worker Err(Failed { tool: "systemctl", code: Some(1), message: "calls-worker.service is not active, cannot reload." })"#,
+            r#"service:start:calls-worker Err(Failed { tool: "systemctl", code: Some(1), message: "Job for calls-worker.service failed because the control process exited with error code." })"#,
         ]
     );
     assert_eq!(
@@ -206,8 +206,8 @@ fn services_are_systemctl_calls_and_failures_carry_its_words() {
             "systemctl start -- api-service",
             "systemctl is-active -- api-service",
             "systemctl is-enabled -- api-service",
-            "systemctl reload -- api-worker",
-            "systemctl start -- api-worker",
+            "systemctl reload -- calls-worker",
+            "systemctl start -- calls-worker",
         ]
     );
     // The stand-in started the unit for real, outside the host's process
@@ -225,10 +225,10 @@ fn services_are_systemctl_calls_and_failures_carry_its_words() {
 #[test]
 fn a_restart_restarts_the_grace_period_of_the_probes_watching_the_unit() {
     let m = Machine::new();
-    // No process `api-worker` runs: probe `worker` fails, within its 60 s
+    // No process `calls-worker` runs: probe `worker` fails, within its 60 s
     // grace period.
     assert!(m.answers("").is_empty());
-    let down = "process api-worker not running";
+    let down = "process calls-worker not running";
     assert_current(&store(&m.unit), "probe/worker", "maintenance", down);
 
     // Two minutes pass (the store is the only memory of time between
@@ -241,8 +241,8 @@ fn a_restart_restarts_the_grace_period_of_the_probes_watching_the_unit() {
     fs::write(store_path(&m.unit), serde_json::to_vec(&s).expect("encode"))
         .expect("write the store");
     assert_eq!(
-        m.answers("service:start:api-worker"),
-        ["service:start:api-worker Ok(())"]
+        m.answers("service:start:calls-worker"),
+        ["service:start:calls-worker Ok(())"]
     );
     assert_current(&store(&m.unit), "probe/worker", "blocked", down);
     let before = store(&m.unit)["probes"]["worker"]["grace_start"]
@@ -251,8 +251,8 @@ fn a_restart_restarts_the_grace_period_of_the_probes_watching_the_unit() {
 
     // A restart of the unit it watches: maintenance again, from now.
     assert_eq!(
-        m.answers("service:restart:api-worker"),
-        ["service:restart:api-worker Ok(())"]
+        m.answers("service:restart:calls-worker"),
+        ["service:restart:calls-worker Ok(())"]
     );
     let s = store(&m.unit);
     assert_current(&s, "probe/worker", "maintenance", down);
@@ -395,7 +395,7 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
         &state,
         &machine,
         "service:start:api-service status:api-service run:failing run:fixed install:libpq5,api-service \
-         service:reload:api-worker",
+         service:reload:calls-worker",
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -409,7 +409,7 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
         r#"log: INFO CALL run:failing Ok(exit=Exit::Code(3) success=false stdout=8:"scripted" stderr=0:"" truncated=false)"#,
         r#"log: INFO CALL run:fixed Ok(exit=Exit::Code(0) success=true stdout=0:"" stderr=0:"" truncated=false)"#,
         "log: INFO CALL install:libpq5,api-service Ok(())",
-        r#"log: INFO CALL service:reload:api-worker Err(Failed { tool: "systemctl", code: Some(1), message: "api-worker is not active, cannot reload." })"#,
+        r#"log: INFO CALL service:reload:calls-worker Err(Failed { tool: "systemctl", code: Some(1), message: "calls-worker is not active, cannot reload." })"#,
         "machine: systemctl start -- api-service",
         "machine: true",
         "machine: apt-get install -y -q -o Dpkg::Options::=--force-confold api-service",

@@ -945,7 +945,7 @@ def resource_get(flags, args, state):
     path = (state.get("resources") or {}).get(args[0])
     if path is None:
         raise ToolError("could not download resource: resource %s not found" % go_quote(args[0]))
-    sys.stdout.write(path + "\n")
+    sys.stdout.write(path)  # Juju prints the path with no newline
 
 
 # ---------------------------------------------------------------- secrets
@@ -1056,8 +1056,9 @@ def secret_info_get(flags, args, state):
 
 
 def secret_ids(flags, args, state):
+    """Juju 3 prints the bare ids (its SecretMetadata keys), not URIs."""
     check_empty(args)
-    write_output(flags, sorted(secrets_view(state)))
+    write_output(flags, sorted(u.removeprefix("secret:") for u in secrets_view(state)))
 
 
 def secret_change(op):

@@ -368,7 +368,7 @@ expect 1 "" 'ERROR secret "secret:missing" not found' -- secret-remove secret:mi
 expect 2 "" "ERROR missing relation or application or unit" -- secret-grant "$uri"
 expect 0 "" "" -- secret-remove "$uri"
 end_hook 0 discard "$ctx"
-expect 0 "[\"$uri\"]" "" -- secret-ids --format=json
+expect 0 "[\"${uri#secret:}\"]" "" -- secret-ids --format=json
 expect 0 "" "" -- secret-remove "$uri"
 end_hook 0 commit "$ctx"
 expect 0 "[]" "" -- secret-ids --format=json

@@ -553,7 +553,7 @@ fn secret_reads_go_to_their_tools_and_are_cached() {
             "secret-get",
             ToolOutput::ok(r#"{"password":"pw","username":"u"}"#),
         ),
-        ("secret-ids", ToolOutput::ok(r#"["secret:b","secret:a"]"#)),
+        ("secret-ids", ToolOutput::ok(r#"["secret:b","a"]"#)),
         (
             "secret-info-get",
             ToolOutput::ok(r#"{"secret:a":{"revision":3,"label":"db","owner":"unit"}}"#),

@@ -1399,7 +1399,19 @@ impl Host for Model {
         }
         let ids: Option<Vec<String>> =
             self.json(Caller::Guest, "secret-ids", &["--format=json"])?;
-        let mut ids = ids.unwrap_or_default();
+        // Juju 3 prints bare ids (`cq3…`); the guest gets the `secret:` URIs
+        // every other secret call and event carries.
+        let mut ids: Vec<String> = ids
+            .unwrap_or_default()
+            .into_iter()
+            .map(|id| {
+                if id.starts_with("secret:") {
+                    id
+                } else {
+                    format!("secret:{id}")
+                }
+            })
+            .collect();
         ids.sort();
         self.cache.secret_ids = Some(ids.clone());
         Ok(ids)
