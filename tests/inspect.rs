@@ -160,7 +160,7 @@ fn the_declared_workload_files_services_commands_and_packages() {
         "workload:\n\
          \x20 files:\n\
          \x20   - {path: /etc/api-service, access: read-write}\n\
-         \x20   - {path: /etc/api-service/keys}\n\
+         \x20   - {path: /var/log/api-service}\n\
          \x20 services: [api-worker, api-service]\n\
          \x20 commands:\n\
          \x20   db-sync: {argv: [api-service-manage, db, sync], timeout: 5m}\n\
@@ -179,7 +179,7 @@ fn the_declared_workload_files_services_commands_and_packages() {
             "workload:",
             "  files:",
             "    /etc/api-service: read-write",
-            "    /etc/api-service/keys: read (inside read-write /etc/api-service: writable through it)",
+            "    /var/log/api-service: read",
             "  services:",
             "    api-service",
             "    api-worker",
