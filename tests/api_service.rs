@@ -14,9 +14,10 @@
 //!
 //! The example's manifest probes port 8774; each unit's copy of it (`Unit`
 //! copies the packed charm) is rewritten to a port the test reserves, which
-//! the test also sets as config `port`, and to the migration program where
-//! the fake package put it (the host runs declared commands with a fixed
-//! `PATH` of the machine's own directories). Each probe makes one attempt,
+//! the test also sets as config `port`. The migration program is found
+//! under the root, where the fake package put it (`<root>/usr/bin`): the
+//! host searches a root's system directories before the machine's. Each
+//! probe makes one attempt,
 //! and keeps its declared grace period: the test moves time on by moving
 //! the times the store keeps back, so nothing waits for real time but a
 //! process coming up or going away.
@@ -439,10 +440,11 @@ fn api_unit(machine: &FakeMachine) -> Unit {
         probe.insert("retries".into(), json!(0));
     }
 
-    let argv = &mut manifest["workload"]["commands"]["db-sync"]["argv"];
+    // The migration program is found where the fake package put it,
+    // `<root>/usr/bin`: under a root, declared commands are searched there
+    // first.
+    let argv = &manifest["workload"]["commands"]["db-sync"]["argv"];
     assert_eq!(*argv, json!(DB_SYNC_ARGV), "the example's db-sync changed");
-    let manage = machine.root().join("usr/bin/api-service-manage");
-    argv[0] = json!(manage.display().to_string());
 
     // JSON is YAML.
     fs::write(&path, manifest.to_string()).expect("write wasm-charm.yaml");

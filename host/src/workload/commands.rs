@@ -7,6 +7,7 @@
 use super::process::{self, Ended, Ran};
 use crate::bindings::workload::{CommandOutput, Exit, WorkloadError};
 use crate::charm_dir::CommandSpec;
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -66,20 +67,50 @@ pub fn end(timeout: Duration, deadline: Instant, now: Instant) -> Instant {
         .map_or(deadline, |t| t.min(deadline))
 }
 
-/// Run `argv` in `cwd` until it exits or `until` passes.
-pub fn run(argv: &[String], cwd: &Path, until: Instant) -> Result<CommandOutput, WorkloadError> {
-    let Some((program, args)) = argv.split_first() else {
+/// The `PATH` a command gets under `root` (`/`, or `WASM_CHARM_ROOT`): the
+/// root's own copies of the system directories first, as for every declared
+/// path, then the machine's, so a test's root still finds `/bin/sh`.
+pub fn search_path(root: &Path) -> String {
+    if root == Path::new("/") {
+        return PATH.to_string();
+    }
+    let under: Vec<String> = PATH
+        .split(':')
+        .map(|dir| format!("{}{dir}", root.display()))
+        .collect();
+    format!("{}:{PATH}", under.join(":"))
+}
+
+/// The program to start: an absolute `argv[0]` is a declared path, looked
+/// up under `root` like the declared directories; a bare name is searched
+/// on [`search_path`].
+pub fn program(root: &Path, argv0: &str) -> std::path::PathBuf {
+    match argv0.strip_prefix('/') {
+        Some(rest) if root != Path::new("/") => root.join(rest),
+        _ => std::path::PathBuf::from(argv0),
+    }
+}
+
+/// Run `argv` under `root` (its working directory) until it exits or
+/// `until` passes.
+pub fn run(argv: &[String], root: &Path, until: Instant) -> Result<CommandOutput, WorkloadError> {
+    let Some((program_name, args)) = argv.split_first() else {
         return Err(WorkloadError::Unavailable("an empty argv".to_string()));
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args)
+    let program_name = program_name.as_str();
+    let path = search_path(root);
+    // A bare name is searched on the PATH given below (std uses the
+    // child's PATH when it is set).
+    let mut cmd = Command::new(program(root, program_name));
+    cmd.arg0(program_name)
+        .args(args)
         .env_clear()
-        .env("PATH", PATH)
-        .current_dir(cwd);
+        .env("PATH", &path)
+        .current_dir(root);
     match process::run(&mut cmd, until) {
         Ok(ran) => Ok(output(ran)),
         Err(e) => Err(WorkloadError::Unavailable(format!(
-            "cannot run `{program}`: {e}"
+            "cannot run `{program_name}`: {e}"
         ))),
     }
 }
@@ -156,6 +187,21 @@ mod tests {
         assert!(
             matches!(argv("x", &spec(true), &big), Err(WorkloadError::Unavailable(m)) if m.contains("bytes of arguments"))
         );
+    }
+
+    #[test]
+    fn under_a_root_programs_are_looked_up_there_first() {
+        let root = Path::new("/tmp/r");
+        assert_eq!(search_path(Path::new("/")), PATH);
+        let path = search_path(root);
+        assert!(path.starts_with("/tmp/r/usr/local/sbin:"), "{path}");
+        assert!(path.ends_with(&format!(":{PATH}")), "{path}");
+        assert_eq!(program(root, "/usr/bin/x"), Path::new("/tmp/r/usr/bin/x"));
+        assert_eq!(
+            program(Path::new("/"), "/usr/bin/x"),
+            Path::new("/usr/bin/x")
+        );
+        assert_eq!(program(root, "x"), Path::new("x"));
     }
 
     #[test]
