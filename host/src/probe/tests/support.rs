@@ -156,7 +156,10 @@ impl SystemctlStandIn {
         let dir = tempfile::tempdir().unwrap();
         let fixture =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/probe-fixtures/systemctl");
-        std::fs::copy(&fixture, dir.path().join("systemctl")).unwrap();
+        // A symlink, not a copy: a script this process has just written can
+        // fail to start with ETXTBSY while another test thread forks with the
+        // write descriptor still open. `$0` stays the link, so `units/` is ours.
+        std::os::unix::fs::symlink(&fixture, dir.path().join("systemctl")).unwrap();
         std::fs::create_dir(dir.path().join("units")).unwrap();
         SystemctlStandIn { dir }
     }
