@@ -6,6 +6,8 @@
 
 pub mod merge;
 pub mod store;
+pub mod store_choice;
+pub mod store_chunks;
 pub mod store_file;
 
 use crate::bindings::status::Host;
