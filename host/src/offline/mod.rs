@@ -56,6 +56,10 @@ Defaults (the state file records them; edit it to change them):
                there for the charm to read (not recorded in the state file).
                The machine's own /etc is never touched unless named
   notice type  custom
+  store        as wasm-charm.yaml's `store` says: `local` and `auto` (the
+               simulated unit is a machine's) keep the scope store in the
+               state's `scopes`; `juju` in its `charm-state`, Juju's charm
+               state, through state-get/state-set, with Juju's quotas
   probes       run for real, as on the unit; the state's `probes` scripts
                outcomes by name instead, kept from run to run until edited:
                  probes:
