@@ -27,7 +27,9 @@ use crate::runtime::preopens::Preopens;
 use crate::runtime::{self, EventState, Outcome, Output, Runtime};
 use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
-use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
+use crate::status::{
+    ScopeWrites, handler_scope, relation_scope, store_file, store_juju, unit_scope,
+};
 use crate::stored::Stored;
 use crate::workload::{self, Machine};
 use crate::workload_root::WorkloadRoot;
@@ -38,6 +40,12 @@ use std::time::{Duration, Instant};
 /// Where the scope store lives for this run.
 pub trait ScopeBackend {
     fn load(&mut self) -> anyhow::Result<ScopeStore>;
+    /// Refuse a store this backend could not keep (one past Juju's quota),
+    /// before anything of the event is written; `planned` builds the store
+    /// the event will save. The default keeps any, building nothing.
+    fn check(&mut self, _planned: &dyn Fn() -> ScopeStore) -> anyhow::Result<()> {
+        Ok(())
+    }
     fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()>;
 }
 
@@ -47,6 +55,24 @@ impl ScopeBackend for store_file::StoreFile {
     }
     fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
         Ok(store_file::StoreFile::save(self, store)?)
+    }
+}
+
+/// On the juju backend the save (`state-set`, `state-delete`) comes last as
+/// on the local one, after `relation-set` and `status-set`; Juju holds it
+/// with the relation data and commits both only when the hook exits 0, so
+/// a failed, killed or uncommittable hook keeps neither, and the statuses
+/// it wrote at once are written again by the retry (the store does not
+/// remember them). The quota is checked before any of those writes.
+impl ScopeBackend for store_juju::JujuStore {
+    fn load(&mut self) -> anyhow::Result<ScopeStore> {
+        Ok(store_juju::JujuStore::load(self)?)
+    }
+    fn check(&mut self, planned: &dyn Fn() -> ScopeStore) -> anyhow::Result<()> {
+        Ok(store_juju::JujuStore::check(self, &planned())?)
+    }
+    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
+        Ok(store_juju::JujuStore::save(self, store)?)
     }
 }
 
@@ -165,7 +191,18 @@ pub fn run_event(
         }
     };
 
-    // 9. write what changed, then persist
+    // 9. write what changed, then persist; a store the backend could not
+    // keep fails the event before anything of it is written, statuses
+    // included.
+    let planned = || {
+        let mut planned = store.clone();
+        remember_written(&mut planned, &unit, app.as_ref());
+        planned
+    };
+    if let Err(e) = backend.check(&planned) {
+        run.fail(&mut state.model, format!("{e:#}"));
+        return Ok(run.failed(loaded));
+    }
     match write_statuses(&mut state.model, &mut store, &unit, app.as_ref()) {
         Ok(wrote) => run.report.wrote = wrote,
         Err(why) => {
@@ -703,6 +740,14 @@ fn app_status_was_set(model: &mut Model) -> bool {
         .or_else(|| doc.get("status"))
         .and_then(|s| s.as_str());
     !matches!(status, Some("unknown" | "unset" | ""))
+}
+
+/// What the store remembers once [`write_statuses`] wrote `unit` and `app`.
+fn remember_written(store: &mut ScopeStore, unit: &Merged, app: Option<&Merged>) {
+    store.written.unit = Some(unit.written.clone());
+    if let Some(app) = app {
+        store.written.app = Some(app.written.clone());
+    }
 }
 
 /// One `status-set` per target whose merged status differs from what the

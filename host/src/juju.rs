@@ -3,13 +3,16 @@
 //! 1 when it failed, so Juju marks it failed and retries.
 
 use crate::charm_dir::CharmDir;
-use crate::dispatch::{self, Report};
+use crate::dispatch::{self, Report, ScopeBackend};
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::ProcessTools;
+use crate::model::hook_tools::{HookTools, ProcessTools};
+use crate::status::store_choice::{self, Backend};
 use crate::status::store_file::StoreFile;
+use crate::status::store_juju::JujuStore;
 use crate::workload_root::{ROOT_VAR, WorkloadRoot};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub fn main() -> ExitCode {
     match run() {
@@ -48,7 +51,14 @@ fn run() -> anyhow::Result<Report> {
         None => std::env::current_dir()?,
     };
     let charm = CharmDir::load(&charm_dir)?;
-    let mut store = StoreFile::lock(&charm_dir)?;
+    let tools: Arc<dyn HookTools> = Arc::new(ProcessTools);
+    // The juju backend is built only when chosen: a local event runs as it
+    // always did.
+    let mut backend: Box<dyn ScopeBackend> = match store_choice::choose(charm.manifest.store, &env)
+    {
+        Backend::Local => Box::new(StoreFile::lock(&charm_dir)?),
+        Backend::Juju => Box::new(JujuStore::new(tools.clone())),
+    };
     dispatch::run_event(
         &charm,
         &env,
@@ -60,8 +70,8 @@ fn run() -> anyhow::Result<Report> {
                 ..Default::default()
             }),
         },
-        std::sync::Arc::new(ProcessTools),
-        &mut store,
+        tools,
+        backend.as_mut(),
         &crate::probe::Prober::default(),
         unix_now(),
     )

@@ -49,6 +49,13 @@ impl JujuEnv {
             .filter(|v| !v.is_empty())
     }
 
+    /// A variable's value as exported, an empty value included: for the few
+    /// whose emptiness itself says something (`JUJU_MACHINE_ID`, exported
+    /// empty on Kubernetes).
+    pub fn exported(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
     /// A variable that must be present.
     pub fn require(&self, name: &'static str, why: &'static str) -> Result<&str, MissingVar> {
         self.get(name).ok_or(MissingVar { name, why })

@@ -24,6 +24,28 @@ pub enum OnError {
     Fail,
 }
 
+/// Where the scope store is kept (DESIGN §6; `status::store_choice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StoreChoice {
+    /// `juju` on Kubernetes, `local` on machines.
+    #[default]
+    Auto,
+    /// A file in the charm directory.
+    Local,
+    /// Juju's server-side charm state (`state-get` / `state-set`).
+    Juju,
+}
+
+impl StoreChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreChoice::Auto => "auto",
+            StoreChoice::Local => "local",
+            StoreChoice::Juju => "juju",
+        }
+    }
+}
+
 /// Sandbox bounds of every handler instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -55,6 +77,8 @@ pub struct Manifest {
     pub probes: BTreeMap<String, ProbeSpec>,
     /// What a handler may change on the machine (DESIGN §12).
     pub workload: Workload,
+    /// Where the scope store is kept.
+    pub store: StoreChoice,
 }
 
 impl Default for Manifest {
@@ -66,6 +90,7 @@ impl Default for Manifest {
             limits: Limits::default(),
             probes: BTreeMap::new(),
             workload: Workload::default(),
+            store: StoreChoice::default(),
         }
     }
 }
@@ -84,6 +109,7 @@ struct RawManifest {
     probes: BTreeMap<String, Raw>,
     #[serde(default)]
     workload: RawWorkload,
+    store: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -143,6 +169,19 @@ impl Manifest {
             parse_probes(raw.probes).map_err(|e| CharmFileError::new(file, e.to_string()))?;
         manifest.workload =
             parse_workload(raw.workload).map_err(|e| CharmFileError::new(file, e))?;
+        if let Some(store) = raw.store {
+            manifest.store = match store.as_str() {
+                "auto" => StoreChoice::Auto,
+                "local" => StoreChoice::Local,
+                "juju" => StoreChoice::Juju,
+                other => {
+                    return Err(CharmFileError::new(
+                        file,
+                        format!("field `store`: `{other}` is not one of auto, local, juju"),
+                    ));
+                }
+            };
+        }
         Ok(manifest)
     }
 }
@@ -180,5 +219,26 @@ mod tests {
         assert!(e.contains("field `component`"), "{e}");
         let e = parse("componnet: x.wasm\n").unwrap_err().to_string();
         assert!(e.contains("componnet"), "{e}");
+    }
+
+    #[test]
+    fn store_is_auto_local_or_juju() {
+        assert_eq!(parse("").unwrap().store, StoreChoice::Auto);
+        for (text, store) in [
+            ("store: auto\n", StoreChoice::Auto),
+            ("store: local\n", StoreChoice::Local),
+            ("store: juju\n", StoreChoice::Juju),
+        ] {
+            assert_eq!(parse(text).unwrap().store, store, "{text}");
+            assert_eq!(format!("store: {}\n", store.as_str()), text);
+        }
+        for bad in ["store: Juju\n", "store: file\n", "store: ''\n"] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("wasm-charm.yaml: field `store`: `")
+                    && e.contains("auto, local, juju"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

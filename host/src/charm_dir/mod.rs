@@ -8,7 +8,7 @@ mod metadata;
 mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
-pub use manifest::{Limits, Manifest, OnError};
+pub use manifest::{Limits, Manifest, OnError, StoreChoice};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
 pub use workload::{Access, CommandSpec, FileGrant, Workload};

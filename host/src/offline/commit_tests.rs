@@ -77,6 +77,18 @@ fn a_failed_hook_keeps_no_secret_change_but_what_the_controller_recorded() {
 }
 
 #[test]
+fn a_failed_hook_keeps_no_charm_state_and_a_successful_one_keeps_it() {
+    let calls: &[(&str, &[&str])] = &[("state-set", &["k=v"])];
+    let failed = hook(true, calls);
+    assert!(failed.charm_state.is_empty(), "{:?}", failed.charm_state);
+    let done = hook(false, calls);
+    assert_eq!(
+        done.charm_state,
+        [("k".to_string(), "v".to_string())].into()
+    );
+}
+
+#[test]
 fn a_broken_relation_takes_its_secret_grants_along() {
     let mut after = state();
     after.secrets.get_mut(SHARED).unwrap().owner = "application".into();

@@ -4,6 +4,7 @@
 //! operator may edit between runs; flags change it just before the event, as
 //! an operator or a remote application would.
 
+pub mod charm_state;
 pub mod context;
 pub mod deployment;
 pub mod machine;
@@ -12,11 +13,14 @@ mod secret_codec;
 pub mod secrets;
 pub mod sim;
 
-use crate::charm_dir::CharmDir;
+use crate::charm_dir::{CharmDir, StoreChoice};
 use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
 use crate::juju_env::JujuEnv;
+use crate::model::hook_tools::HookTools;
 use crate::probe::{Check, Prober};
 use crate::status::store::{ScopeStore, Target, check_format};
+use crate::status::store_choice::{self, Backend};
+use crate::status::store_juju::{self, JujuStore};
 use anyhow::Context as _;
 use machine::{MachineState, SimMachine, StateFile};
 use sim::{SimState, SimTools};
@@ -54,6 +58,10 @@ Defaults (the state file records them; edit it to change them):
                there for the charm to read (not recorded in the state file).
                The machine's own /etc is never touched unless named
   notice type  custom
+  store        as wasm-charm.yaml's `store` says: `local` and `auto` (the
+               simulated unit is a machine's) keep the scope store in the
+               state's `scopes`; `juju` in its `charm-state`, Juju's charm
+               state, through state-get/state-set, with Juju's quotas
   probes       run for real, as on the unit; the state's `probes` scripts
                outcomes by name instead, kept from run to run until edited:
                  probes:
@@ -267,7 +275,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let before = state.clone();
     let shared = Arc::new(Mutex::new(state));
     let now = crate::juju::unix_now();
-    let tools = SimTools {
+    let tools: Arc<dyn HookTools> = Arc::new(SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),
         unit,
@@ -281,24 +289,39 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         state_dir: std::path::absolute(crate::atomic_file::parent(&state_path))
             .with_context(|| format!("{}: cannot find its directory", state_path.display()))?,
         now,
+    });
+    // The store as a unit keeps it: `scopes` for a local one (`auto` too:
+    // the simulated unit is a machine's), Juju's charm state for `juju`.
+    let mut backend: Box<dyn ScopeBackend> = match store_choice::choose(charm.manifest.store, &env)
+    {
+        Backend::Local => Box::new(StateBackend(shared.clone())),
+        Backend::Juju => Box::new(JujuStore::new(tools.clone())),
     };
-    let mut backend = StateBackend(shared.clone());
     // `Err`: the hook failed before any handler ran; the dispatch contract is
     // that nothing stored changes, so the state file is left as it is.
-    let report = dispatch::run_event(
+    let mut report = dispatch::run_event(
         &charm,
         &env,
         dispatch::OnMachine {
             root: &root,
             machine: machine.clone(),
         },
-        Arc::new(tools),
-        &mut backend,
+        tools,
+        backend.as_mut(),
         &prober,
         now,
     )
     .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    // Juju checks the charm state's total when it commits a hook that
+    // exited 0 having changed it, and fails the hook when it is past the
+    // quota.
+    if report.failures.is_empty()
+        && after.charm_state != before.charm_state
+        && let Some(why) = charm_state::refused_at_commit(&after.charm_state)
+    {
+        report.failures.push(why);
+    }
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed, now);
     let machine = machine.state();
@@ -361,7 +384,8 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 
 /// What the state file keeps of an event, as Juju commits a hook (reference
 /// §1.6). A failed hook commits nothing buffered: relation data and ports go back to
-/// what the hook found, and so do the scopes, the charm's own state. What acts
+/// what the hook found, and so do the scopes and Juju's charm state (where
+/// a `store: juju` charm keeps them). What acts
 /// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
 /// was written may then lag, which only makes the next event write again),
 /// `application-version-set`, and the log, calls and action results, which say
@@ -380,6 +404,7 @@ fn commit(
     if failed {
         after.relations = before.relations.clone();
         after.scopes = before.scopes.clone();
+        after.charm_state = before.charm_state.clone();
         after.opened_ports = before.opened_ports.clone();
     } else {
         secrets.apply(&mut after.secrets, now);
@@ -464,8 +489,16 @@ pub enum StatusSource {
 
 /// `wasm-charm status`: the scopes of an offline state or of the charm's
 /// store, read under a shared lock without creating anything. The first line
-/// on stderr says which was read.
+/// on stderr says which was read. A charm with `store: juju` keeps its store
+/// in Juju's charm state, which only a hook can read: offline it is the
+/// state file's `charm-state`, on a unit the `show-status` action shows it.
 pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<()> {
+    // A charm directory that cannot be read still shows the store.
+    let charm_dir = CharmDir::load(charm);
+    let choice = charm_dir
+        .as_ref()
+        .map(|c| c.manifest.store)
+        .unwrap_or_default();
     let source = match state {
         Some(path) => StatusSource::OfflineState(path.to_path_buf()),
         None => {
@@ -488,15 +521,39 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
                 .into());
             }
             let state = load_state(path)?.sim;
-            let store = state.scopes.unwrap_or_default();
-            check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
-            store
+            if choice == StoreChoice::Juju {
+                eprintln!("(the charm's `store: juju`: its store is the state's `charm-state`)");
+                store_juju::decode_state(&state.charm_state)
+                    .with_context(|| format!("{}: `charm-state`", path.display()))?
+            } else {
+                let store = state.scopes.unwrap_or_default();
+                check_format(store.format)
+                    .with_context(|| format!("{}: `scopes`", path.display()))?;
+                store
+            }
+        }
+        StatusSource::CharmStore(_) if choice == StoreChoice::Juju => {
+            anyhow::bail!(
+                "{}: the charm keeps its scope store in Juju's charm state (`store: juju` in \
+                 wasm-charm.yaml), which only a hook can read: run the show-status action \
+                 (`juju run <unit> show-status`), or read an offline state with --state",
+                charm.display()
+            );
         }
         StatusSource::CharmStore(path) => {
             eprintln!("reading the charm's store {}", path.display());
             match crate::status::store_file::StoreFile::lock_shared(charm)? {
                 Some(file) => file.load()?,
-                None => ScopeStore::default(),
+                None => {
+                    if choice == StoreChoice::Auto {
+                        eprintln!(
+                            "no store there yet; on Kubernetes (`store: auto`) a unit keeps it in \
+                             Juju's charm state, which only a hook can read: run the show-status \
+                             action (`juju run <unit> show-status`)"
+                        );
+                    }
+                    ScopeStore::default()
+                }
             }
         }
     };
@@ -506,7 +563,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
         // Whether each probe gates is the manifest's until a handler
         // chooses; a charm directory that cannot be read still shows the
         // store.
-        let gates = match CharmDir::load(charm) {
+        let gates = match &charm_dir {
             Ok(c) => Some(crate::probe::gates(&c.manifest.probes, &store.probes)),
             Err(e) => {
                 eprintln!("not reading the probes' gating from the manifest: {e}");

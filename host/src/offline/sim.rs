@@ -5,7 +5,8 @@
 //! file keeps of them is the offline runner's decision: a failed hook keeps
 //! only what acts at once in Juju (see `commit` in the parent module). The
 //! tools are split by what they answer: `network` (network-get), `deployment`
-//! (goal-state, credential-get, resource-get), `secrets` (secret-*).
+//! (goal-state, credential-get, resource-get), `secrets` (secret-*),
+//! `charm_state` (state-get, state-set, state-delete).
 
 use super::deployment::SimCloudSpec;
 use super::network::SimNetwork;
@@ -104,6 +105,10 @@ pub struct SimState {
     /// The scope store, kept here rather than in the charm directory.
     #[serde(default)]
     pub scopes: Option<ScopeStore>,
+    /// Juju's server-side charm state (`state-get` / `state-set`), where a
+    /// charm with `store: juju` keeps its scope store.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub charm_state: BTreeMap<String, String>,
     /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
     /// they are open for (`*`: every endpoint).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -167,6 +172,7 @@ impl Default for SimState {
             action_results: BTreeMap::new(),
             action_failed: None,
             scopes: None,
+            charm_state: BTreeMap::new(),
             opened_ports: BTreeMap::new(),
             storage: BTreeMap::new(),
             networks: BTreeMap::new(),
@@ -367,6 +373,9 @@ impl SimTools {
             "secret-grant" => self.secret_grant(state, args),
             "secret-revoke" => self.secret_revoke(state, args),
             "secret-remove" => self.secret_remove(state, args),
+            "state-get" => self.state_get(state, args),
+            "state-set" => self.state_set(state, args, stdin),
+            "state-delete" => self.state_delete(state, args),
             other => Err(ToolOutput::error(
                 1,
                 format!("the simulated Juju does not implement {other}"),

@@ -6,7 +6,10 @@
 
 pub mod merge;
 pub mod store;
+pub mod store_choice;
+pub mod store_chunks;
 pub mod store_file;
+pub mod store_juju;
 
 use crate::bindings::status::Host;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};

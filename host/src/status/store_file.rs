@@ -1,7 +1,8 @@
 //! The local backend of the scope store: a file in the charm directory,
 //! written atomically (temporary file, fsync, rename, fsync of the directory)
 //! under an exclusive lock held for the whole event; `wasm-charm status` reads
-//! it under a shared lock.
+//! it under a shared lock. The lock matters here because that reader runs
+//! outside any hook; the `juju` backend (`store_juju`) needs none.
 
 use super::store::{DecodeError, ScopeStore};
 use std::fs::{File, OpenOptions};
