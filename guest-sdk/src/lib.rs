@@ -87,6 +87,7 @@ pub mod __bindings {
             "wasm-charm:charm/model@0.2.0/model-error": crate::model::ModelError,
             "wasm-charm:charm/model@0.2.0/tool-failure": crate::model::ToolFailure,
             "wasm-charm:charm/probe@0.2.0/probe-error": crate::probe::ProbeError,
+            "wasm-charm:charm/pebble@0.2.0/pebble-error": crate::pebble::PebbleError,
             "wasm-charm:charm/action@0.2.0/action-error": crate::action::ActionError,
             "wasm-charm:charm/action@0.2.0/tool-failure": crate::model::ToolFailure,
         },
@@ -205,6 +206,7 @@ mod error;
 pub mod event;
 pub mod log;
 pub mod model;
+pub mod pebble;
 pub mod probe;
 pub mod status;
 pub mod stored;
@@ -230,7 +232,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, action, log, model, probe, status, stored};
+    pub use crate::{On, action, log, model, pebble, probe, status, stored};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

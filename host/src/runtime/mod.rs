@@ -87,6 +87,7 @@ pub struct HandlerState {
     pub probes: Probes,
     pub action: Action,
     pub stored: Stored,
+    pub pebble: crate::pebble::Pebble,
 }
 
 impl WasiView for HandlerState {
@@ -105,6 +106,7 @@ pub struct EventState {
     pub probes: Probes,
     pub action: Action,
     pub stored: Stored,
+    pub pebble: crate::pebble::Pebble,
 }
 
 /// How a handler ended.
@@ -221,6 +223,7 @@ impl Runtime {
         event.model.set_deadline(deadline);
         event.probes.set_deadline(deadline);
         event.action.set_deadline(deadline);
+        event.pebble.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
@@ -258,6 +261,7 @@ impl Runtime {
                 probes: state.probes,
                 action: state.action,
                 stored: state.stored,
+                pebble: state.pebble,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -403,6 +407,7 @@ fn new_store(
         probes: event.probes,
         action: event.action,
         stored: event.stored,
+        pebble: event.pebble,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -423,6 +428,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
     crate::action::add_to_linker(linker, |s| &mut s.action)?;
     crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
+    crate::pebble::add_to_linker(linker, |s| &mut s.pebble)?;
     Ok(())
 }
 
