@@ -55,7 +55,13 @@ fn run() -> anyhow::Result<Report> {
         &root,
         std::sync::Arc::new(ProcessTools),
         &mut store,
-        &crate::probe::Prober::default(),
+        &crate::probe::Prober {
+            env: crate::probe::ProbeEnv {
+                root: root.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
         unix_now(),
     )
 }

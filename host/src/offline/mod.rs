@@ -227,7 +227,8 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     )
     .map_err(UsageError)?;
     let mut state = load_state(&state_path)?;
-    let prober = scripted_prober(&charm, &state, &state_path)?;
+    let mut prober = scripted_prober(&charm, &state, &state_path)?;
+    prober.env.root = root.clone();
     check_state(&charm, &state, &state_path)?;
     let unit = state
         .unit

@@ -76,18 +76,23 @@ struct RawEnvelope {
 }
 
 /// Build the HTTP request for `method` `target` (path and query) carrying
-/// `body`. Pebble accepts any Host; its own clients send `localhost`.
+/// `body`. Pebble accepts any Host; its own clients send `localhost`. A
+/// file read must say it accepts `multipart/form-data` (`accept`).
 pub fn request(
     method: &str,
     target: &str,
     body: Body,
+    accept: Option<&str>,
 ) -> Result<hyper::Request<Full<Bytes>>, Error> {
-    let builder = hyper::Request::builder()
+    let mut builder = hyper::Request::builder()
         .method(method)
         .uri(target)
         .header(hyper::header::HOST, "localhost")
         .header(hyper::header::USER_AGENT, "wasm-charm")
         .header(hyper::header::CONNECTION, "close");
+    if let Some(accept) = accept {
+        builder = builder.header(hyper::header::ACCEPT, accept);
+    }
     let (builder, bytes) = match body {
         Body::Empty => (builder, Vec::new()),
         Body::Json(v) => (
@@ -314,9 +319,10 @@ impl Client {
         method: &str,
         target: &str,
         body: Body,
+        accept: Option<&str>,
         limit: usize,
     ) -> Result<Answer, Error> {
-        let request = request(method, target, body)?;
+        let request = request(method, target, body, accept)?;
         let what = format!("{method} {}", target.split('?').next().unwrap_or(target));
         let runtime = client_runtime()
             .map_err(|e| Error::Protocol(format!("cannot start the HTTP client: {e}")))?;
@@ -349,7 +355,7 @@ impl Client {
 
     /// A JSON call: its envelope.
     pub fn call(&self, method: &str, target: &str, body: Body) -> Result<Envelope, Error> {
-        let answer = self.send(method, target, body, MAX_ANSWER)?;
+        let answer = self.send(method, target, body, None, MAX_ANSWER)?;
         parse_envelope(answer.status, &answer.body)
     }
 
@@ -466,8 +472,10 @@ mod tests {
             "POST",
             "/v1/services",
             Body::Json(json!({"action": "replan"})),
+            None,
         )
         .unwrap();
+        assert!(r.headers().get("accept").is_none());
         assert_eq!(r.method(), "POST");
         assert_eq!(r.uri(), "/v1/services");
         assert_eq!(r.headers()["content-type"], "application/json");
@@ -479,13 +487,22 @@ mod tests {
                 boundary: "b".repeat(32),
                 bytes: vec![],
             },
+            None,
         )
         .unwrap();
         assert_eq!(
             r.headers()["content-type"],
             format!("multipart/form-data; boundary={}", "b".repeat(32))
         );
-        assert!(request("GET", "/v1/plan?x=a b", Body::Empty).is_err());
+        assert!(request("GET", "/v1/plan?x=a b", Body::Empty, None).is_err());
+        let r = request(
+            "GET",
+            "/v1/files?action=read&path=/a",
+            Body::Empty,
+            Some("multipart/form-data"),
+        )
+        .unwrap();
+        assert_eq!(r.headers()["accept"], "multipart/form-data");
         assert_eq!(query_value("/etc/a b&c"), "/etc/a%20b%26c");
     }
 

@@ -345,7 +345,13 @@ impl Host for Pebble {
         let client = self.client(&container)?;
         let target = format!("/v1/files?action=read&path={}", client::query_value(&path));
         let answer = client
-            .send("GET", &target, Body::Empty, MAX_PULL + (64 << 10))
+            .send(
+                "GET",
+                &target,
+                Body::Empty,
+                Some("multipart/form-data"),
+                MAX_PULL + (64 << 10),
+            )
             .map_err(|e| wit_error(&container, e))?;
         let content_type = answer
             .headers
