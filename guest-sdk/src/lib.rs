@@ -59,6 +59,8 @@
 //!   extra scopes of its own (per relation, per remote unit, free names).
 //! * [`model`]: config, leadership, relations and their data.
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
+//! * [`pebble`]: Pebble in the workload containers of a Kubernetes charm
+//!   (layers, services, checks, files).
 //! * [`action`]: the running action's parameters, results, failure and
 //!   progress messages.
 //! * [`stored`]: the charm's own data, kept between events (ops'

@@ -507,6 +507,35 @@ mod tests {
     }
 
     #[test]
+    fn a_refusing_socket_cannot_connect_and_a_silent_one_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = dir.path().join("refused.socket");
+        drop(std::os::unix::net::UnixListener::bind(&refused).unwrap());
+        let far = Instant::now() + Duration::from_secs(10);
+        match Client::new(refused, far).sync("GET", "/v1/system-info", Body::Empty) {
+            Err(Error::CannotConnect { socket, why }) => {
+                assert!(
+                    socket.ends_with("refused.socket") && !why.is_empty(),
+                    "{why}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // Accepts and never answers: the deadline ends the call.
+        let silent = dir.path().join("silent.socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&silent).unwrap();
+        let started = Instant::now();
+        let soon = started + Duration::from_millis(200);
+        assert_eq!(
+            Client::new(silent, soon).sync("GET", "/v1/plan?format=yaml", Body::Empty),
+            Err(Error::Timeout {
+                what: "GET /v1/plan".into()
+            })
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
     fn multipart_round_trip() {
         let boundary = "x".repeat(32);
         let meta = json!({"action": "write", "files": [{"path": "/etc/a \"b\""}]});
