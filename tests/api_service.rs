@@ -1,259 +1,379 @@
-//! The api-service example (`examples/api-service`) through its lifecycle,
-//! dispatched as Juju would with the fake hook tools, against a real
-//! workload the test starts and stops: an HTTP server in this process (the
-//! API's port and health endpoint) and real processes named as the
-//! workload's (`sleep` with its `argv[0]` set).
+//! The api-service example (`examples/api-service`) managing its own
+//! workload through its lifecycle, dispatched as Juju would with the fake
+//! hook tools, on a fake machine: the stand-ins of `tests/fake-machine`
+//! (`systemctl`, `apt-get`, `dpkg-query`) first on `PATH`, a machine
+//! directory of the test's own (`FAKE_MACHINE_DIR`) and a root under which
+//! the charm's declared directories are found (`WASM_CHARM_ROOT`).
 //!
-//! Tests run in parallel and a process probe sees every process of the
-//! machine, so each test starts its processes under names of its own
-//! (`api-service-<pid>-<n>`) and rewrites the probe targets of its unit's
-//! copy of the manifest (`Unit` copies the packed charm) to those names and
-//! to its own port. The rewritten manifest also makes every probe one
-//! attempt with no retry, and its grace periods either zero (the probes of
-//! a unit in service: blocked at once) or an hour (the `expect: down` probes
-//! of a paused unit: maintenance while the services stop), so no assertion
-//! depends on how much real time passes.
+//! "Installing" the package `api-service` installs a fake workload
+//! (`tests/fake-machine/packages/api-service`): three units whose
+//! `ExecStart` runs real processes named `api-service`, `api-worker` and
+//! `api-scheduler`, the API listening on the port of the configuration file
+//! the charm wrote, and the migration program `api-service-manage`. So the
+//! host's probes see what the charm really started and stopped.
+//!
+//! The example's manifest probes port 8774; each unit's copy of it (`Unit`
+//! copies the packed charm) is rewritten to a port the test reserves, which
+//! the test also sets as config `port`, and to the migration program where
+//! the fake package put it (the host runs declared commands with a fixed
+//! `PATH` of the machine's own directories). Each probe makes one attempt,
+//! and keeps its declared grace period: the test moves time on by moving
+//! the times the store keeps back, so nothing waits for real time but a
+//! process coming up or going away.
+//!
+//! Process probes see every process of the machine and the fake workload's
+//! processes have the real names: the tests that start them take
+//! [`machine_lock`].
 
+// Only its shared reservation is used here: the fake API listens, not the test.
+#[allow(dead_code)]
 #[path = "support/reserved_port.rs"]
 mod reserved_port;
 mod support;
 
 use reserved_port::ReservedPort;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use std::io::{Read as _, Write as _};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::fs;
+use std::net::{Ipv4Addr, TcpStream};
 use std::os::unix::process::CommandExt as _;
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::thread::JoinHandle;
-use std::time::Duration;
-use support::{Unit, assert_success, packed};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use support::{Unit, assert_success, packed, workspace_root};
 
-/// The workload's processes, by the names the example's manifest gives them.
+/// The workload's units, and the processes they run.
 const API: &str = "api-service";
 const WORKER: &str = "api-worker";
 const SCHEDULER: &str = "api-scheduler";
+const SERVICES: [&str; 3] = [API, WORKER, SCHEDULER];
 
 /// The address the example's manifest probes.
 const MANIFEST_ADDR: &str = "127.0.0.1:8774";
+/// The migration program as the example's manifest declares it.
+const DB_SYNC_ARGV: [&str; 3] = ["api-service-manage", "db", "sync"];
 
 const READY: &str = "Unit is ready";
 const PAUSED: &str = "Unit is paused; run the resume action";
+const INSTALLED: &str = "api-service 2024.1 installed; the services start at the start event";
 
-// ---------------------------------------------------------------------------
-// The workload: processes and the API's port.
+/// How long a process may take to come up or go away, or the API to listen.
+const SETTLE: Duration = Duration::from_secs(15);
 
-/// The workload's processes, started under names unique to this test,
-/// killed and reaped on drop (a failing test leaves none behind).
-struct Workload {
-    /// Unique name by workload name (`api-service` → `api-service-<pid>-<n>`).
-    names: BTreeMap<&'static str, String>,
-    running: BTreeMap<&'static str, Child>,
+/// Held by every test that starts the workload's processes.
+fn machine_lock() -> MutexGuard<'static, ()> {
+    static MACHINE: Mutex<()> = Mutex::new(());
+    // A failed test poisons it; the next one still runs alone.
+    MACHINE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-impl Workload {
-    fn new() -> Workload {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let names = [API, WORKER, SCHEDULER]
-            .into_iter()
-            .map(|p| (p, format!("{p}-{}-{n}", std::process::id())))
-            .collect();
-        Workload {
-            names,
-            running: BTreeMap::new(),
+// ---------------------------------------------------------------------------
+// The fake machine.
+
+/// A fake machine of the test's own: the stand-ins' state
+/// (`<dir>/machine`), the root of the charm's declared paths (`<dir>/root`)
+/// and the API's port, reserved for the test (bound, never listening, with
+/// `SO_REUSEADDR`: the API shares it while it listens, and while it does
+/// not, no other socket can take it).
+///
+/// Dropping it kills every process its units started (each leads a process
+/// group of its own) and every stray process the test started, even when
+/// the test failed; then the directory goes, and a workload process that
+/// somehow survived exits when it sees its machine directory gone.
+struct FakeMachine {
+    dir: tempfile::TempDir,
+    port: ReservedPort,
+    strays: Vec<Child>,
+}
+
+impl FakeMachine {
+    fn new() -> FakeMachine {
+        let dir = tempfile::Builder::new()
+            .prefix("fake-machine-")
+            .tempdir()
+            .expect("create the fake machine's directory");
+        for sub in ["machine", "root"] {
+            fs::create_dir(dir.path().join(sub)).expect("create the fake machine");
+        }
+        let machine = FakeMachine {
+            dir,
+            port: reserve_shared_port(),
+            strays: Vec::new(),
+        };
+        // apt-get installs the fake workload with the package.
+        let payload = workspace_root().join("tests/fake-machine/packages/api-service/install");
+        machine.set("apt/payload/api-service", &payload.display().to_string());
+        machine
+    }
+
+    /// `FAKE_MACHINE_DIR`.
+    fn machine(&self) -> PathBuf {
+        self.dir.path().join("machine")
+    }
+
+    /// `WASM_CHARM_ROOT`.
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    fn port(&self) -> u16 {
+        self.port.port
+    }
+
+    /// The environment a dispatch gets besides Juju's: the stand-ins first
+    /// on `PATH`, then the unit's hook tools.
+    fn env(&self, unit: &Unit) -> Vec<(&'static str, String)> {
+        let fake = workspace_root().join("tests/fake-machine");
+        vec![
+            (
+                "PATH",
+                format!(
+                    "{}:{}:/usr/local/bin:/usr/bin:/bin",
+                    fake.display(),
+                    unit.dir().join("tools").display()
+                ),
+            ),
+            ("FAKE_MACHINE_DIR", self.machine().display().to_string()),
+            ("WASM_CHARM_ROOT", self.root().display().to_string()),
+        ]
+    }
+
+    /// Write `text` to `path` under the machine directory.
+    fn set(&self, path: &str, text: &str) {
+        let path = self.machine().join(path);
+        fs::create_dir_all(path.parent().expect("a parent")).expect("create a directory");
+        fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    /// Remove `path` under the machine directory.
+    fn unset(&self, path: &str) {
+        let path = self.machine().join(path);
+        fs::remove_file(&path).unwrap_or_else(|e| panic!("remove {}: {e}", path.display()));
+    }
+
+    /// The API runs but does not listen until [`FakeMachine::release_api`].
+    fn hold_api(&self) {
+        self.set("hold/api-service", "");
+    }
+
+    /// The API listens (a held one at once).
+    fn release_api(&self) {
+        self.unset("hold/api-service");
+    }
+
+    /// What the stand-ins were asked, one call a line, since the last
+    /// [`FakeMachine::clear_calls`].
+    fn calls(&self) -> Vec<String> {
+        fs::read_to_string(self.machine().join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The calls of the `systemctl` verbs that change a unit (`start -- api-worker`).
+    fn service_calls(&self) -> Vec<String> {
+        self.calls()
+            .iter()
+            .filter_map(|c| c.strip_prefix("systemctl "))
+            .filter(|c| !c.starts_with("is-"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn clear_calls(&self) {
+        let _ = fs::remove_file(self.machine().join("calls.log"));
+    }
+
+    /// Every run of the migration: `db sync release=<release>`, with
+    /// ` failed` when it failed.
+    fn db_syncs(&self) -> Vec<String> {
+        fs::read_to_string(self.machine().join("db-sync.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The configuration file the charm wrote, as the API reads it.
+    fn config_file(&self) -> String {
+        let path = self.root().join("etc/api-service/api-service.conf");
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+
+    /// `enabled` or `disabled`, as the stand-in systemctl keeps it.
+    fn enabled(&self, service: &str) -> String {
+        fs::read_to_string(self.machine().join(format!("services/{service}.enabled")))
+            .map_or_else(|_| "disabled".to_string(), |s| s.trim().to_string())
+    }
+
+    /// The pid the stand-in systemctl started `service` as, while it lives.
+    fn pid(&self, service: &str) -> Option<u32> {
+        let text = fs::read_to_string(self.machine().join(format!("services/{service}.pid")));
+        text.ok()
+            .and_then(|t| t.trim().parse().ok())
+            .filter(|pid| alive(*pid))
+    }
+
+    /// Wait until `service` runs as a process named after it (the probe's
+    /// name); its pid.
+    #[track_caller]
+    fn wait_running(&self, service: &str) -> u32 {
+        let mut pid = None;
+        self.wait_for(&format!("{service} to run"), || {
+            pid = self
+                .pid(service)
+                .filter(|p| process_name(*p).as_deref() == Some(service));
+            pid.is_some()
+        });
+        pid.unwrap_or_default()
+    }
+
+    /// Wait until process `pid` is gone (or a zombie no one reaps).
+    #[track_caller]
+    fn wait_gone(&self, pid: u32) {
+        self.wait_for(&format!("process {pid} to end"), || !alive(pid));
+    }
+
+    /// Wait until the API accepts connections.
+    #[track_caller]
+    fn wait_listening(&self) {
+        let addr = (Ipv4Addr::LOCALHOST, self.port());
+        self.wait_for("the API to listen", || TcpStream::connect(addr).is_ok());
+    }
+
+    /// Wait until nothing listens on the API's port.
+    #[track_caller]
+    fn wait_closed(&self) {
+        let addr = (Ipv4Addr::LOCALHOST, self.port());
+        self.wait_for("the API's port to close", || {
+            TcpStream::connect(addr).is_err()
+        });
+    }
+
+    #[track_caller]
+    fn wait_for(&self, what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + SETTLE;
+        while !done() {
+            assert!(
+                Instant::now() < deadline,
+                "waited {SETTLE:?} for {what}\n{}",
+                self.describe()
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
-    /// The name process `process` of the manifest runs under in this test.
-    fn name(&self, process: &str) -> &str {
-        &self.names[process]
+    /// Kill `service`'s processes behind the charm's back (and systemd's:
+    /// the unit stays `active` in its files, as a crashed one would), and
+    /// wait until they are gone.
+    #[track_caller]
+    fn kill(&self, service: &str) -> u32 {
+        let pid = self
+            .pid(service)
+            .unwrap_or_else(|| panic!("{service} does not run\n{}", self.describe()));
+        kill_group(pid);
+        self.wait_gone(pid);
+        pid
     }
 
-    /// Start `process`: `sleep` with `argv[0]` set to the test's name for
-    /// it, which the process probe matches. `spawn` returns once the exec
-    /// succeeded, so the probe sees the name at once.
-    fn start(&mut self, process: &'static str) {
-        assert!(
-            !self.running.contains_key(process),
-            "{process} already runs"
-        );
+    /// Start a process named `name` that no unit knows of (started by
+    /// hand); killed on drop.
+    fn stray(&mut self, name: &str) -> u32 {
         let child = Command::new("sleep")
-            .arg0(&self.names[process])
+            .arg0(name)
             .arg("600")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("start {process}: {e}"));
-        self.running.insert(process, child);
+            .unwrap_or_else(|e| panic!("start a stray {name}: {e}"));
+        let pid = child.id();
+        self.strays.push(child);
+        pid
     }
 
-    /// Kill `process` and reap it: it is gone from `/proc` when this returns.
-    fn stop(&mut self, process: &str) {
-        let mut child = self
-            .running
-            .remove(process)
-            .unwrap_or_else(|| panic!("{process} does not run"));
+    /// Kill the stray process `pid` and reap it.
+    fn kill_stray(&mut self, pid: u32) {
+        let i = self
+            .strays
+            .iter()
+            .position(|c| c.id() == pid)
+            .unwrap_or_else(|| panic!("no stray process {pid}"));
+        let mut child = self.strays.remove(i);
         let _ = child.kill();
         let _ = child.wait();
     }
 
-    /// The pid of running `process`.
-    fn pid(&self, process: &str) -> u32 {
-        self.running[process].id()
-    }
-
-    fn stop_all(&mut self) {
-        let running: Vec<&str> = self.running.keys().copied().collect();
-        for process in running {
-            self.stop(process);
-        }
-    }
-}
-
-impl Drop for Workload {
-    fn drop(&mut self) {
-        self.stop_all();
-    }
-}
-
-/// The API's port on 127.0.0.1: serving `GET /healthcheck` from a thread of
-/// this process, or closed. Closed, it stays reserved (bound, not
-/// listening), so no parallel test and no probe's source port can take it
-/// and make "closed" a race.
-struct Api {
-    port: u16,
-    state: ApiState,
-}
-
-enum ApiState {
-    Closed(ReservedPort),
-    Serving {
-        stop: Arc<AtomicBool>,
-        thread: JoinHandle<TcpListener>,
-    },
-    /// Only while changing state.
-    Changing,
-}
-
-impl Api {
-    /// A port of its own, closed.
-    fn new() -> Api {
-        let reserved =
-            ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).expect("reserve a port for the API");
-        Api {
-            port: reserved.port,
-            state: ApiState::Closed(reserved),
-        }
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// Listen and answer.
-    fn open(&mut self) {
-        let ApiState::Closed(reserved) = std::mem::replace(&mut self.state, ApiState::Changing)
-        else {
-            panic!("the API port is already open");
-        };
-        let listener = reserved.listen().expect("listen on the API port");
-        listener
-            .set_nonblocking(true)
-            .expect("make the listener non-blocking");
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = stop.clone();
-        let thread = std::thread::spawn(move || serve(listener, &stopped));
-        self.state = ApiState::Serving { stop, thread };
-    }
-
-    /// Stop listening; the port stays reserved.
-    fn close(&mut self) {
-        let ApiState::Serving { stop, thread } =
-            std::mem::replace(&mut self.state, ApiState::Changing)
-        else {
-            panic!("the API port is not open");
-        };
-        stop.store(true, Ordering::Relaxed);
-        let listener = thread.join().expect("the API thread panicked");
-        drop(listener);
-        // The same port again. The connections served are closed, but the
-        // last ACK of one may still be on its way: the port is then briefly
-        // in use.
-        let mut tries = 0;
-        let reserved = loop {
-            match ReservedPort::on(Ipv4Addr::LOCALHOST.into(), self.port) {
-                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && tries < 250 => {
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                reserved => break reserved.expect("reserve the API port again"),
+    /// What the stand-ins were asked and what each service said, for a
+    /// failure message.
+    fn describe(&self) -> String {
+        let mut text = format!("--- calls.log\n{}\n", self.calls().join("\n"));
+        for service in SERVICES {
+            let out = self.machine().join(format!("services/{service}.out"));
+            if let Ok(words) = fs::read_to_string(out) {
+                text.push_str(&format!("--- {service}.out\n{words}\n"));
             }
-        };
-        self.state = ApiState::Closed(reserved);
+        }
+        text
     }
 }
 
-impl Drop for Api {
+impl Drop for FakeMachine {
     fn drop(&mut self) {
-        if let ApiState::Serving { stop, .. } = &self.state {
-            stop.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Accept until `stop`, answering each connection on a thread of its own;
-/// give the listener back once every connection is closed.
-fn serve(listener: TcpListener, stop: &AtomicBool) -> TcpListener {
-    let mut answering = Vec::new();
-    while !stop.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((stream, _)) => answering.push(std::thread::spawn(move || answer(stream))),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(2));
+        for service in SERVICES {
+            if let Ok(text) =
+                fs::read_to_string(self.machine().join(format!("services/{service}.pid")))
+                && let Ok(pid) = text.trim().parse()
+            {
+                kill_group(pid);
             }
-            Err(e) => panic!("accept on the API port: {e}"),
+        }
+        for mut child in self.strays.drain(..) {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
-    for thread in answering {
-        let _ = thread.join();
-    }
-    listener
 }
 
-/// `GET /healthcheck` is 200 `OK`; anything else 404. A connection that
-/// sends nothing (the tcp probe's) is closed.
-///
-/// The client closes first: the server reads to the end before it closes,
-/// so none of its connections lingers in TIME_WAIT on the API port, which
-/// [`Api::close`] takes back.
-fn answer(mut stream: TcpStream) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut request = Vec::new();
-    let mut buf = [0; 1024];
-    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => request.extend_from_slice(&buf[..n]),
+/// A free port of 127.0.0.1, reserved with `SO_REUSEADDR` (which
+/// [`ReservedPort::on`] sets when it is given a port), so that the fake API,
+/// which sets it too, can listen on it while the test holds it.
+fn reserve_shared_port() -> ReservedPort {
+    for _ in 0..100 {
+        let port = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0)
+            .expect("reserve a port")
+            .port;
+        // Another test may take it between the two: then try another.
+        if let Ok(shared) = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), port) {
+            return shared;
         }
     }
-    let response: &[u8] = if request.starts_with(b"GET /healthcheck ") {
-        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK"
-    } else {
-        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    };
-    if stream.write_all(response).is_err() {
-        return;
+    panic!("no port of 127.0.0.1 could be reserved twice in a row");
+}
+
+/// SIGKILL the process group led by `pid`.
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: kill(2) takes no pointers; a group that is gone is ESRCH.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
-    while let Ok(n) = stream.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-    }
+}
+
+/// Process `pid` runs: it exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// The base name of process `pid`'s `argv[0]`.
+fn process_name(pid: u32) -> Option<String> {
+    let cmdline = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let argv0 = cmdline.split(|b| *b == 0).next()?;
+    let base = argv0.rsplit(|b| *b == b'/').next()?;
+    Some(String::from_utf8_lossy(base).into_owned())
 }
 
 // ---------------------------------------------------------------------------
@@ -272,20 +392,24 @@ const PROBES: &[(&str, bool, bool)] = &[
     ("worker-stopped", true, false),
 ];
 
-/// A unit of the packed example whose manifest probes this test's port and
-/// processes, the leader, with config `release: 2024.1` (config.yaml's
-/// default, which Juju would send).
-fn api_unit(api: &Api, workload: &Workload) -> Unit {
+/// A unit of the packed example on `machine`, the leader, with config
+/// `release: 2024.1`, `debug: false` and `port` the machine's (Juju sends
+/// every option, defaults included). Its manifest probes the machine's port,
+/// each probe with one attempt, and runs the migration program where the
+/// fake package installs it.
+fn api_unit(machine: &FakeMachine) -> Unit {
     let unit = Unit::new(&packed("examples/api-service"), "api-service/0");
     unit.set_state(json!({
         "leader": true,
-        "config": {"release": "2024.1"},
+        "config": {"release": "2024.1", "debug": false, "port": machine.port()},
         "relations": {},
         "status": {"unit": null, "app": null},
     }));
     let path = unit.charm_dir().join("wasm-charm.yaml");
-    let text = std::fs::read_to_string(&path).expect("read wasm-charm.yaml");
+    let text = fs::read_to_string(&path).expect("read wasm-charm.yaml");
     let mut manifest: Value = serde_saphyr::from_str(&text).expect("wasm-charm.yaml is YAML");
+    let addr = format!("127.0.0.1:{}", machine.port());
+
     let probes = manifest["probes"]
         .as_object_mut()
         .expect("the manifest declares probes");
@@ -298,39 +422,91 @@ fn api_unit(api: &Api, workload: &Workload) -> Unit {
         assert_eq!(expect == Some("down"), *down, "{name}: expect");
         let gates = probe.get("gate").and_then(Value::as_bool).unwrap_or(true);
         assert_eq!(gates, *gate, "{name}: gate");
-        if let Some(Value::String(process)) = probe.get_mut("process") {
-            *process = workload.name(process).to_string();
-        } else if let Some(Value::String(addr)) = probe.get_mut("tcp") {
-            assert_eq!(addr, MANIFEST_ADDR, "{name}");
-            *addr = api.addr();
+        if let Some(Value::String(process)) = probe.get("process") {
+            assert!(SERVICES.contains(&process.as_str()), "{name}: {process}");
+        } else if let Some(Value::String(target)) = probe.get_mut("tcp") {
+            assert_eq!(target, MANIFEST_ADDR, "{name}");
+            *target = addr.clone();
         } else if let Some(Value::String(url)) = probe.get_mut("http") {
             assert!(url.contains(MANIFEST_ADDR), "{name}: {url}");
-            *url = url.replace(MANIFEST_ADDR, &api.addr());
+            *url = url.replace(MANIFEST_ADDR, &addr);
         } else {
-            panic!("{name}: a target this test does not rewrite: {probe:?}");
+            panic!("{name}: a target this test does not know: {probe:?}");
         }
         // A failing probe fails at once (refused, not running): the timeout
         // only bounds a healthy answer on a loaded machine.
         probe.insert("timeout".into(), json!("5s"));
         probe.insert("retries".into(), json!(0));
-        probe.insert("grace".into(), json!(if *down { "1h" } else { "0s" }));
     }
+
+    let argv = &mut manifest["workload"]["commands"]["db-sync"]["argv"];
+    assert_eq!(*argv, json!(DB_SYNC_ARGV), "the example's db-sync changed");
+    let manage = machine.root().join("usr/bin/api-service-manage");
+    argv[0] = json!(manage.display().to_string());
+
     // JSON is YAML.
-    std::fs::write(&path, manifest.to_string()).expect("write wasm-charm.yaml");
+    fs::write(&path, manifest.to_string()).expect("write wasm-charm.yaml");
     unit
 }
 
-/// Runs action `name` as Juju does, forgetting the results of an earlier one.
-fn action(unit: &Unit, name: &str) -> Output {
+/// The configuration file the charm writes for `release`, `debug`, `port`.
+fn config_text(release: &str, debug: bool, port: u16) -> String {
+    format!(
+        "# api-service configuration, written by the api-service charm from its\n\
+         # config: changes made here are overwritten.\n\
+         [DEFAULT]\n\
+         release = {release}\n\
+         debug = {debug}\n\
+         \n\
+         [api]\n\
+         port = {port}\n"
+    )
+}
+
+/// Runs hook `hook` on `machine`, expecting success; its `status-set` calls.
+/// The hook tools' and the machine's call logs are cleared first.
+#[track_caller]
+fn hook(unit: &Unit, machine: &FakeMachine, hook: &str) -> Vec<Vec<String>> {
+    let out = dispatch(unit, machine, &format!("hooks/{hook}"), &[]);
+    assert_ok(&out, machine);
+    unit.calls_of("status-set")
+}
+
+/// Runs action `name` as Juju does, expecting the process to succeed; its
+/// `status-set` calls.
+#[track_caller]
+fn action(unit: &Unit, machine: &FakeMachine, name: &str) -> Vec<Vec<String>> {
     unit.update_state(|s| {
         let s = s.as_object_mut().expect("the state is a map");
         s.remove("action-results");
         s.remove("action-failed");
     });
-    unit.dispatch_with(
+    let out = dispatch(
+        unit,
+        machine,
         &format!("actions/{name}"),
         &[("JUJU_ACTION_NAME", name), ("JUJU_ACTION_UUID", "7")],
-    )
+    );
+    assert_ok(&out, machine);
+    unit.calls_of("status-set")
+}
+
+fn dispatch(unit: &Unit, machine: &FakeMachine, path: &str, extra: &[(&str, &str)]) -> Output {
+    unit.clear_calls();
+    unit.clear_debug_log();
+    machine.clear_calls();
+    let env = machine.env(unit);
+    let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    all.extend_from_slice(extra);
+    unit.dispatch_with(path, &all)
+}
+
+#[track_caller]
+fn assert_ok(out: &Output, machine: &FakeMachine) {
+    if !out.status.success() {
+        eprintln!("{}", machine.describe());
+    }
+    assert_success(out);
 }
 
 /// The `status-set` call of the unit status `kind: message`.
@@ -340,21 +516,22 @@ fn set(kind: &str, message: &str) -> Vec<String> {
         .to_vec()
 }
 
-/// Runs `hook`, expecting success, and returns its `status-set` calls.
+/// Asserts `sets` is one unit status of `kind` whose message starts with
+/// `start` (the rest names how many more scopes fail, which depends on how
+/// far the processes just started got).
 #[track_caller]
-fn status_sets(unit: &Unit, hook: &str) -> Vec<Vec<String>> {
-    unit.clear_calls();
-    assert_success(&unit.dispatch(hook));
-    unit.calls_of("status-set")
+fn assert_one(sets: &[Vec<String>], kind: &str, start: &str) {
+    assert_eq!(sets.len(), 1, "{sets:?}");
+    assert_eq!(sets[0][1], kind, "{sets:?}");
+    assert!(sets[0][3].starts_with(start), "{sets:?}");
 }
 
-/// Runs action `name`, expecting success, and returns its `status-set`
-/// calls.
-#[track_caller]
-fn action_status_sets(unit: &Unit, name: &str) -> Vec<Vec<String>> {
-    unit.clear_calls();
-    assert_success(&action(unit, name));
-    unit.calls_of("status-set")
+/// The unit's status as Juju shows it: `(kind, message)`.
+fn unit_status(unit: &Unit) -> (String, String) {
+    let state = unit.state();
+    let status = &state["status"]["unit"];
+    let text = |key: &str| status[key].as_str().unwrap_or_default().to_string();
+    (text("status"), text("message"))
 }
 
 /// Whether a handler ran at the last event: each calls `config-get`.
@@ -362,13 +539,25 @@ fn handler_ran(unit: &Unit) -> bool {
     !unit.calls_of("config-get").is_empty()
 }
 
+/// The store, `<charm>/.wasm-charm/scopes.json`.
+fn store(unit: &Unit) -> Value {
+    serde_json::from_slice(
+        &fs::read(unit.charm_dir().join(".wasm-charm/scopes.json")).expect("read the store"),
+    )
+    .expect("the store is JSON")
+}
+
+/// The current `(kind, message)` of unit scope `scope`, if set.
+fn scope(unit: &Unit, scope: &str) -> Option<(String, String)> {
+    let current = &store(unit)["unit"][scope]["current"];
+    let kind = current["status"].as_str()?;
+    Some((kind.to_string(), current["message"].as_str()?.to_string()))
+}
+
 /// Which probes gate now, as the store keeps them (a probe the charm never
 /// chose for gates as the manifest says).
 fn gating(unit: &Unit) -> Vec<String> {
-    let store: Value = serde_json::from_slice(
-        &std::fs::read(unit.charm_dir().join(".wasm-charm/scopes.json")).expect("read the store"),
-    )
-    .expect("the store is JSON");
+    let store = store(unit);
     PROBES
         .iter()
         .filter(|(name, _, gate)| store["probes"][name]["gate"].as_bool().unwrap_or(*gate))
@@ -376,202 +565,270 @@ fn gating(unit: &Unit) -> Vec<String> {
         .collect()
 }
 
-/// The results of `self-check`: `(summary, probes, failure message)`.
-fn self_check(unit: &Unit) -> (String, Value, Option<String>) {
-    let sets = action_status_sets(unit, "self-check");
+/// `by` passes for the probes: the store is the only memory of time
+/// between events, so moving its times back is the clock moving on.
+fn time_passes(unit: &Unit, by: Duration) {
+    let by = u64::try_from(by.as_millis()).expect("a short duration");
+    let mut store = store(unit);
+    let probes = store["probes"]
+        .as_object_mut()
+        .expect("the store keeps probes");
+    for probe in probes.values_mut() {
+        for field in ["grace_start", "failing_since"] {
+            if let Some(t) = probe[field].as_u64() {
+                probe[field] = json!(t.saturating_sub(by));
+            }
+        }
+        for field in ["at", "since"] {
+            if let Some(t) = probe["last"][field].as_u64() {
+                probe["last"][field] = json!(t.saturating_sub(by));
+            }
+        }
+    }
+    let path = unit.charm_dir().join(".wasm-charm/scopes.json");
+    fs::write(&path, serde_json::to_vec(&store).expect("encode")).expect("write the store");
+}
+
+/// The results of `self-check`: `(summary, probes)`; the action must not
+/// have failed.
+#[track_caller]
+fn self_check(unit: &Unit, machine: &FakeMachine) -> (String, Value) {
+    let sets = action(unit, machine, "self-check");
     assert!(sets.is_empty(), "self-check changes no status: {sets:?}");
     let state = unit.state();
+    assert!(state["action-failed"].is_null(), "{state:#}");
     let results = &state["action-results"];
     let summary = results["summary"].as_str().expect("a summary").to_string();
-    let report = results["report"].as_str().expect("a report");
-    assert!(report.ends_with(&format!("{summary}\n")), "{report}");
     let probes =
         serde_json::from_str(results["probes"].as_str().expect("probes")).expect("probes is JSON");
-    let failed = state["action-failed"].as_str().map(String::from);
-    (summary, probes, failed)
+    (summary, probes)
 }
 
 // ---------------------------------------------------------------------------
 // The tests.
 
 #[test]
-fn lifecycle_install_failure_recovery_pause_resume_and_a_new_release() {
-    let mut api = Api::new();
-    let mut workload = Workload::new();
-    let unit = api_unit(&api, &workload);
-    let port = api.addr();
-    let (api_name, worker, scheduler) = (
-        workload.name(API).to_string(),
-        workload.name(WORKER).to_string(),
-        workload.name(SCHEDULER).to_string(),
-    );
+fn the_charm_installs_configures_migrates_starts_restarts_pauses_and_stops_its_workload() {
+    let _alone = machine_lock();
+    let mut m = FakeMachine::new();
+    let unit = api_unit(&m);
+    let port = m.port();
+    let healthcheck = format!("http://127.0.0.1:{port}/healthcheck not answering");
 
-    // Installed with the workload up: active, with the manifest's ready
-    // message. Start changes nothing, so nothing is written.
-    api.open();
-    workload.start(API);
-    workload.start(WORKER);
-    assert_eq!(status_sets(&unit, "install"), vec![set("active", READY)]);
+    // Install: the package asked of apt-get, the configuration written from
+    // the config, the database migrated. Nothing starts before Juju's start
+    // event, and no probe gates yet: the unit says why it waits.
+    assert_eq!(hook(&unit, &m, "install"), vec![set("waiting", INSTALLED)]);
+    let apt: Vec<String> = m
+        .calls()
+        .into_iter()
+        .filter(|c| c.contains("apt-get "))
+        .collect();
+    assert_eq!(apt.len(), 1, "{apt:?}");
+    assert!(
+        apt[0].starts_with("DEBIAN_FRONTEND=noninteractive apt-get ")
+            && apt[0].contains(" install ")
+            && apt[0].ends_with(" api-service"),
+        "{apt:?}"
+    );
+    assert_eq!(m.config_file(), config_text("2024.1", false, port));
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1"]);
+    assert_eq!(m.service_calls(), Vec::<String>::new());
+    assert_eq!(gating(&unit), Vec::<String>::new());
     assert_eq!(
         unit.calls_of("application-version-set"),
         vec![vec!["application-version-set", "--", "2024.1"]]
     );
-    assert_eq!(status_sets(&unit, "start"), Vec::<Vec<String>>::new());
+
+    // config-changed, which Juju runs next: nothing to do, nothing said.
+    assert_eq!(hook(&unit, &m, "config-changed"), Vec::<Vec<String>>::new());
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1"]);
+    assert!(!m.calls().iter().any(|c| c.contains("apt-get ")));
+    assert_eq!(m.service_calls(), Vec::<String>::new());
+
+    // Start, the API slow to come up: the release's services start and are
+    // enabled, and the unit is not active while the API does not answer
+    // (maintenance: the probes' grace period started with them).
+    m.hold_api();
+    let sets = hook(&unit, &m, "start");
+    assert_one(&sets, "maintenance", &healthcheck);
+    assert_eq!(
+        m.service_calls(),
+        [
+            "start -- api-service",
+            "enable -- api-service",
+            "start -- api-worker",
+            "enable -- api-worker"
+        ]
+    );
+    let api = m.wait_running(API);
+    let worker = m.wait_running(WORKER);
+    assert_eq!(m.pid(SCHEDULER), None);
+    assert_eq!(
+        (m.enabled(API), m.enabled(WORKER)),
+        ("enabled".into(), "enabled".into())
+    );
     assert_eq!(
         gating(&unit),
         ["api-health", "api-port", "api-service", "api-worker"]
     );
-
-    // The worker dies: at the next update-status, which no handler of the
-    // charm observes, the unit is not active and names the process.
-    workload.stop(WORKER);
-    assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set("blocked", &format!("process {worker} not running"))]
-    );
-    assert!(!handler_ran(&unit), "{:?}", unit.calls());
-
-    // self-check says the same, and fails the action: a gating probe is
-    // unhealthy. The probes that do not gate are run and reported too.
-    let (summary, probes, failed) = self_check(&unit);
-    assert_eq!(summary, "9 probes run, 3 of 4 gating probes healthy");
-    assert_eq!(
-        failed.as_deref(),
-        Some(
-            format!("1 of 4 gating probes unhealthy: api-worker (process {worker} not running)")
-                .as_str()
-        )
+    // The processes run, the port is still closed: the probes say so.
+    hook(&unit, &m, "update-status");
+    let (kind, message) = unit_status(&unit);
+    assert_eq!(kind, "maintenance", "{message}");
+    assert!(
+        message.starts_with(&healthcheck) && message.ends_with(" (+1 more)"),
+        "{message}"
     );
     assert_eq!(
-        probes["api-worker"],
-        json!({"healthy": false, "gating": true, "detail": format!("process {worker} not running"), "attempts": 1})
+        scope(&unit, "probe/api-port"),
+        Some((
+            "maintenance".into(),
+            format!("port 127.0.0.1:{port} not listening")
+        ))
     );
-    assert_eq!(probes["api-service"]["healthy"], json!(true));
+    assert_eq!(scope(&unit, "probe/api-service"), None);
+    // The API listens: active, no handler needed.
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
+    assert!(!handler_ran(&unit));
+    // The probes found the very processes the units started.
+    let (summary, probes) = self_check(&unit, &m);
+    assert_eq!(summary, "9 probes run, 4 of 4 gating probes healthy");
+    assert_eq!(
+        probes["api-service"]["detail"],
+        json!(format!("process api-service running (pid {api})"))
+    );
+    assert_eq!(
+        probes["api-worker"]["detail"],
+        json!(format!("process api-worker running (pid {worker})"))
+    );
     assert_eq!(
         probes["api-health"]["detail"],
-        json!(format!("http://{port}/healthcheck answered 200"))
-    );
-    assert_eq!(
-        probes["api-stopped"],
-        json!({"healthy": false, "gating": false, "detail": format!("process {api_name} still running (pid {})", workload.pid(API)), "attempts": 1})
-    );
-    assert_eq!(
-        probes["scheduler-stopped"],
-        json!({"healthy": true, "gating": false, "detail": format!("process {scheduler} not running"), "attempts": 1})
+        json!(format!("http://127.0.0.1:{port}/healthcheck answered 200"))
     );
 
-    // The worker is back: active again, with no handler running.
-    workload.start(WORKER);
-    assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set("active", READY)]
-    );
-    assert!(!handler_ran(&unit), "{:?}", unit.calls());
+    // config-changed with nothing changed: the file's bytes are the same,
+    // nothing restarts.
+    assert_eq!(hook(&unit, &m, "config-changed"), Vec::<Vec<String>>::new());
+    assert_eq!(m.service_calls(), Vec::<String>::new());
+    assert_eq!((m.pid(API), m.pid(WORKER)), (Some(api), Some(worker)));
 
-    // Pause while the services still run: the stopped-probes gate instead,
-    // within their grace period (maintenance), naming what still runs.
+    // The API dies behind the charm's back: the next update-status, which
+    // runs no handler, shows it; maintenance within the grace period,
+    // blocked once it passed.
+    m.kill(API);
+    let sets = hook(&unit, &m, "update-status");
+    assert_one(&sets, "maintenance", &healthcheck);
+    assert!(sets[0][3].ends_with(" (+2 more)"), "{sets:?}");
+    assert!(!handler_ran(&unit));
     assert_eq!(
-        action_status_sets(&unit, "pause"),
-        vec![set(
-            "maintenance",
-            &format!(
-                "process {api_name} still running (pid {}) (+2 more)",
-                workload.pid(API)
-            )
-        )]
+        scope(&unit, "probe/api-service"),
+        Some((
+            "maintenance".into(),
+            "process api-service not running".into()
+        ))
     );
+    time_passes(&unit, Duration::from_secs(600));
+    let sets = hook(&unit, &m, "update-status");
+    assert_one(&sets, "blocked", &healthcheck);
     assert_eq!(
-        gating(&unit),
-        ["api-stopped", "port-closed", "worker-stopped"]
-    );
-
-    // The services stop and the port closes: active, and the unit says it
-    // is paused.
-    workload.stop_all();
-    api.close();
-    assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set("active", PAUSED)]
+        scope(&unit, "probe/api-service"),
+        Some(("blocked".into(), "process api-service not running".into()))
     );
 
-    // A config change while paused keeps the unit paused: the services of
-    // the release do not start gating again.
+    // The operator turns debug on: the file is rewritten, the dead API
+    // started, the worker restarted (a new process), and the grace period of
+    // every probe of what restarted starts again: maintenance, not blocked.
+    m.hold_api();
+    unit.update_state(|s| s["config"]["debug"] = json!(true));
+    let sets = hook(&unit, &m, "config-changed");
+    assert_one(&sets, "maintenance", &healthcheck);
+    assert_eq!(m.config_file(), config_text("2024.1", true, port));
     assert_eq!(
-        status_sets(&unit, "config-changed"),
-        Vec::<Vec<String>>::new()
+        m.service_calls(),
+        ["start -- api-service", "restart -- api-worker"]
     );
-    assert!(handler_ran(&unit));
-    assert_eq!(
-        gating(&unit),
-        ["api-stopped", "port-closed", "worker-stopped"]
-    );
+    let api = m.wait_running(API);
+    let restarted = m.wait_running(WORKER);
+    assert_ne!(restarted, worker, "the worker was not restarted");
+    let worker = restarted;
+    for probe in ["probe/api-port", "probe/api-health"] {
+        let (kind, _) = scope(&unit, probe).unwrap_or_else(|| panic!("{probe} is not set"));
+        assert_eq!(kind, "maintenance", "{probe}");
+    }
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1"]);
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
 
-    // Resume while the services are still down: they gate again, blocked
-    // (grace 0s here), the health endpoint first (the scopes are set in
-    // name order), the others counted.
-    let sets = action_status_sets(&unit, "resume");
-    assert_eq!(sets.len(), 1, "{sets:?}");
-    assert_eq!(sets[0][1], "blocked", "{sets:?}");
-    let healthcheck = format!("http://{port}/healthcheck not answering (");
-    assert!(
-        sets[0][3].starts_with(&healthcheck) && sets[0][3].ends_with(") (+3 more)"),
-        "{sets:?}"
-    );
-    assert_eq!(
-        gating(&unit),
-        ["api-health", "api-port", "api-service", "api-worker"]
-    );
-
-    // The services are started again: active, with the ready message (the
-    // paused scope is gone).
-    api.open();
-    workload.start(API);
-    workload.start(WORKER);
-    assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set("active", READY)]
-    );
-
-    // Release 2024.2 runs a scheduler: it gates from now on, and the unit
-    // is not active until it runs.
+    // Release 2024.2: the database is migrated again, the services restart
+    // on the new file, and the scheduler starts and gates.
+    m.hold_api();
     unit.update_state(|s| s["config"]["release"] = json!("2024.2"));
+    let sets = hook(&unit, &m, "config-changed");
+    assert_one(&sets, "maintenance", &healthcheck);
     assert_eq!(
-        status_sets(&unit, "config-changed"),
-        vec![set("blocked", &format!("process {scheduler} not running"))]
+        m.db_syncs(),
+        ["db sync release=2024.1", "db sync release=2024.2"]
+    );
+    assert_eq!(m.config_file(), config_text("2024.2", true, port));
+    assert_eq!(
+        m.service_calls(),
+        [
+            "restart -- api-service",
+            "restart -- api-worker",
+            "start -- api-scheduler",
+            "enable -- api-scheduler"
+        ]
     );
     assert_eq!(
         unit.calls_of("application-version-set"),
         vec![vec!["application-version-set", "--", "2024.2"]]
     );
-    workload.start(SCHEDULER);
     assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set("active", READY)]
+        gating(&unit),
+        [
+            "api-health",
+            "api-port",
+            "api-scheduler",
+            "api-service",
+            "api-worker"
+        ]
     );
-
-    // All five gating probes healthy: self-check succeeds.
-    let (summary, probes, failed) = self_check(&unit);
+    let restarted = m.wait_running(API);
+    assert_ne!(restarted, api, "the API was not restarted");
+    let api = restarted;
+    let scheduler = m.wait_running(SCHEDULER);
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
+    let (summary, probes) = self_check(&unit, &m);
     assert_eq!(summary, "9 probes run, 5 of 5 gating probes healthy");
-    assert_eq!(failed, None);
     assert_eq!(
-        probes["api-scheduler"],
-        json!({"healthy": true, "gating": true, "detail": format!("process {scheduler} running (pid {})", workload.pid(SCHEDULER)), "attempts": 1})
+        probes["api-scheduler"]["detail"],
+        json!(format!("process api-scheduler running (pid {scheduler})"))
     );
-}
 
-#[test]
-fn pausing_on_the_release_with_a_scheduler_waits_for_the_scheduler_too() {
-    let mut api = Api::new();
-    let mut workload = Workload::new();
-    let unit = api_unit(&api, &workload);
-    unit.update_state(|s| s["config"]["release"] = json!("2024.2"));
-    api.open();
-    for process in [API, WORKER, SCHEDULER] {
-        workload.start(process);
-    }
-    assert_eq!(status_sets(&unit, "install"), vec![set("active", READY)]);
-
-    action_status_sets(&unit, "pause");
+    // Pause, with a scheduler someone started by hand still running: every
+    // service is stopped and disabled, the stopped-probes gate instead, and
+    // the unit is paused only once nothing of the workload runs any more.
+    let stray = m.stray(SCHEDULER);
+    let sets = action(&unit, &m, "pause");
+    assert_one(&sets, "maintenance", "process ");
+    assert!(sets[0][3].contains(" still running (pid "), "{sets:?}");
+    assert_eq!(
+        m.service_calls(),
+        [
+            "stop -- api-service",
+            "disable -- api-service",
+            "stop -- api-worker",
+            "disable -- api-worker",
+            "stop -- api-scheduler",
+            "disable -- api-scheduler"
+        ]
+    );
     assert_eq!(
         gating(&unit),
         [
@@ -581,69 +838,245 @@ fn pausing_on_the_release_with_a_scheduler_waits_for_the_scheduler_too() {
             "worker-stopped"
         ]
     );
-    // Everything stopped but the scheduler: not paused yet.
-    workload.stop(API);
-    workload.stop(WORKER);
-    api.close();
-    let scheduler = workload.name(SCHEDULER).to_string();
+    for pid in [api, worker, scheduler] {
+        m.wait_gone(pid);
+    }
+    m.wait_closed();
+    for service in SERVICES {
+        assert_eq!(m.enabled(service), "disabled", "{service}");
+    }
+    hook(&unit, &m, "update-status");
     assert_eq!(
-        status_sets(&unit, "update-status"),
-        vec![set(
-            "maintenance",
-            &format!(
-                "process {scheduler} still running (pid {})",
-                workload.pid(SCHEDULER)
-            )
-        )]
+        unit_status(&unit),
+        (
+            "maintenance".into(),
+            format!("process api-scheduler still running (pid {stray})")
+        )
     );
-    workload.stop(SCHEDULER);
+    m.kill_stray(stray);
     assert_eq!(
-        status_sets(&unit, "update-status"),
+        hook(&unit, &m, "update-status"),
         vec![set("active", PAUSED)]
     );
+
+    // A config change while paused: the file is rewritten, nothing starts.
+    unit.update_state(|s| s["config"]["debug"] = json!(false));
+    assert_eq!(hook(&unit, &m, "config-changed"), Vec::<Vec<String>>::new());
+    assert_eq!(m.config_file(), config_text("2024.2", false, port));
+    assert_eq!(m.service_calls(), Vec::<String>::new());
+    assert_eq!(
+        gating(&unit),
+        [
+            "api-stopped",
+            "port-closed",
+            "scheduler-stopped",
+            "worker-stopped"
+        ]
+    );
+
+    // Resume: the services are enabled and started again, and the unit is
+    // ready once they answer.
+    m.hold_api();
+    let sets = action(&unit, &m, "resume");
+    assert_one(&sets, "maintenance", &healthcheck);
+    for service in SERVICES {
+        assert!(
+            m.service_calls().contains(&format!("start -- {service}")),
+            "{service}: {:?}",
+            m.service_calls()
+        );
+        m.wait_running(service);
+        assert_eq!(m.enabled(service), "enabled", "{service}");
+    }
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
+
+    // Back to 2024.1: migrated to it again, and the scheduler, which it
+    // does not run, is stopped and disabled, and no longer gates.
+    let scheduler = m.wait_running(SCHEDULER);
+    m.hold_api();
+    unit.update_state(|s| s["config"]["release"] = json!("2024.1"));
+    let sets = hook(&unit, &m, "config-changed");
+    assert_one(&sets, "maintenance", &healthcheck);
+    assert_eq!(
+        m.service_calls(),
+        [
+            "restart -- api-service",
+            "restart -- api-worker",
+            "stop -- api-scheduler",
+            "disable -- api-scheduler"
+        ]
+    );
+    assert_eq!(
+        m.db_syncs().last().map(String::as_str),
+        Some("db sync release=2024.1")
+    );
+    m.wait_gone(scheduler);
+    assert_eq!(
+        gating(&unit),
+        ["api-health", "api-port", "api-service", "api-worker"]
+    );
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
+
+    // Stop: the unit is going away; its services stop and stay stopped.
+    let (api, worker) = (m.wait_running(API), m.wait_running(WORKER));
+    assert_eq!(
+        hook(&unit, &m, "stop"),
+        vec![set(
+            "maintenance",
+            "api-service stopped: the unit is being removed"
+        )]
+    );
+    m.wait_gone(api);
+    m.wait_gone(worker);
+    for service in SERVICES {
+        assert_eq!(m.enabled(service), "disabled", "{service}");
+    }
+    assert_eq!(gating(&unit), Vec::<String>::new());
 }
 
 #[test]
-fn an_unknown_release_is_blocked_and_gates_nothing() {
-    let mut api = Api::new();
-    let mut workload = Workload::new();
-    let unit = api_unit(&api, &workload);
-    api.open();
-    workload.start(API);
-    workload.start(WORKER);
-    assert_eq!(status_sets(&unit, "install"), vec![set("active", READY)]);
+fn a_failed_migration_is_blocked_with_its_words_and_starts_nothing_until_it_succeeds() {
+    let _alone = machine_lock();
+    let m = FakeMachine::new();
+    let unit = api_unit(&m);
+    let port = m.port();
+    m.set(
+        "fail/db-sync",
+        "Traceback (most recent call last):\n  File \"manage.py\", line 12, in sync\n\
+         api_service.db.DBConnectionError: cannot reach mysql://10.0.0.5/api\n",
+    );
+    let blocked = "db-sync failed for release 2024.1 (exit 1): \
+                   api_service.db.DBConnectionError: cannot reach mysql://10.0.0.5/api";
 
+    // The last line of its stderr in the status, all of it in the log.
+    assert_eq!(hook(&unit, &m, "install"), vec![set("blocked", blocked)]);
+    assert!(
+        unit.debug_log()
+            .contains("Traceback (most recent call last):"),
+        "{}",
+        unit.debug_log()
+    );
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1 failed"]);
+    assert_eq!(m.config_file(), config_text("2024.1", false, port));
+
+    // Start: the migration is tried again, and nothing starts against a
+    // database it could not migrate.
+    assert_eq!(hook(&unit, &m, "start"), Vec::<Vec<String>>::new());
+    assert_eq!(m.db_syncs().len(), 2, "{:?}", m.db_syncs());
+    assert_eq!(m.service_calls(), Vec::<String>::new());
+    assert_eq!(gating(&unit), Vec::<String>::new());
+
+    // The database is back; the operator's next change migrates, and the
+    // services start (the start event came).
+    m.unset("fail/db-sync");
+    m.hold_api();
+    unit.update_state(|s| s["config"]["debug"] = json!(true));
+    let sets = hook(&unit, &m, "config-changed");
+    assert_one(
+        &sets,
+        "maintenance",
+        &format!("http://127.0.0.1:{port}/healthcheck not answering"),
+    );
+    assert_eq!(
+        m.db_syncs(),
+        [
+            "db sync release=2024.1 failed",
+            "db sync release=2024.1 failed",
+            "db sync release=2024.1"
+        ]
+    );
+    m.wait_running(API);
+    m.wait_running(WORKER);
+    m.release_api();
+    m.wait_listening();
+    assert_eq!(hook(&unit, &m, "update-status"), vec![set("active", READY)]);
+    // Migrated once: later events leave the database alone.
+    assert_eq!(hook(&unit, &m, "upgrade-charm"), Vec::<Vec<String>>::new());
+    assert_eq!(m.db_syncs().len(), 3, "{:?}", m.db_syncs());
+}
+
+#[test]
+fn a_package_apt_cannot_install_is_blocked_and_tried_again_at_the_next_event() {
+    // Nothing starts here: no process of the workload's names.
+    let m = FakeMachine::new();
+    let unit = api_unit(&m);
+    m.set("apt/unknown/api-service", "");
+
+    let sets = hook(&unit, &m, "install");
+    assert_one(&sets, "blocked", "Cannot install api-service: ");
+    assert!(
+        sets[0][3].contains("E: Unable to locate package api-service"),
+        "{sets:?}"
+    );
+    assert!(!m.root().join("etc/api-service/api-service.conf").exists());
+    assert_eq!(m.db_syncs(), Vec::<String>::new());
+    assert_eq!(gating(&unit), Vec::<String>::new());
+
+    // The archive has it now: installed, configured and migrated at the
+    // next event.
+    m.unset("apt/unknown/api-service");
+    assert_eq!(
+        hook(&unit, &m, "config-changed"),
+        vec![set("waiting", INSTALLED)]
+    );
+    assert_eq!(m.config_file(), config_text("2024.1", false, m.port()));
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1"]);
+    // Installed: later events do not ask apt-get again.
+    assert_eq!(hook(&unit, &m, "config-changed"), Vec::<Vec<String>>::new());
+    assert!(!m.calls().iter().any(|c| c.contains("apt-get ")));
+}
+
+#[test]
+fn a_config_the_charm_cannot_use_is_blocked_and_gates_nothing() {
+    // Nothing starts here: no process of the workload's names.
+    let m = FakeMachine::new();
+    let unit = api_unit(&m);
     unit.update_state(|s| s["config"]["release"] = json!("2023.2"));
     assert_eq!(
-        status_sets(&unit, "config-changed"),
+        hook(&unit, &m, "install"),
         vec![set(
             "blocked",
             "Config item `release`: unknown release \"2023.2\" (known: 2024.1, 2024.2)"
         )]
     );
-    // Which processes should run is unknown: none is checked, so a dying
-    // worker adds nothing to the message.
-    assert!(gating(&unit).is_empty(), "{:?}", gating(&unit));
-    workload.stop(WORKER);
-    assert_eq!(
-        status_sets(&unit, "update-status"),
-        Vec::<Vec<String>>::new()
-    );
-
-    // Fixed: the release's processes gate again, and the dead worker shows.
-    unit.update_state(|s| s["config"]["release"] = json!("2024.1"));
-    let worker = workload.name(WORKER).to_string();
-    assert_eq!(
-        status_sets(&unit, "config-changed"),
-        vec![set("blocked", &format!("process {worker} not running"))]
-    );
+    // The package does not depend on the release; its configuration and
+    // the migration do, so neither happened.
+    assert!(m.machine().join("apt/installed/api-service").exists());
+    assert!(!m.root().join("etc/api-service/api-service.conf").exists());
+    assert_eq!(m.db_syncs(), Vec::<String>::new());
+    assert_eq!(gating(&unit), Vec::<String>::new());
 
     unit.update_state(|s| s["config"]["release"] = json!(""));
     assert_eq!(
-        status_sets(&unit, "config-changed"),
+        hook(&unit, &m, "config-changed"),
         vec![set(
             "blocked",
             "Config item `release` must be set (one of 2024.1, 2024.2)"
         )]
     );
+    unit.update_state(|s| {
+        s["config"]["release"] = json!("2024.1");
+        s["config"]["port"] = json!(70000);
+    });
+    assert_eq!(
+        hook(&unit, &m, "config-changed"),
+        vec![set(
+            "blocked",
+            "Config item `port`: 70000 is not a port (1 to 65535)"
+        )]
+    );
+    assert_eq!(gating(&unit), Vec::<String>::new());
+
+    // Fixed: configured and migrated, waiting for the start event.
+    unit.update_state(|s| s["config"]["port"] = json!(m.port()));
+    assert_eq!(
+        hook(&unit, &m, "config-changed"),
+        vec![set("waiting", INSTALLED)]
+    );
+    assert_eq!(m.config_file(), config_text("2024.1", false, m.port()));
+    assert_eq!(m.db_syncs(), ["db sync release=2024.1"]);
 }

@@ -103,17 +103,20 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
 }
 
 #[test]
-fn the_api_service_its_actions_probes_and_limits() {
+fn the_api_service_its_handlers_actions_probes_workload_and_limits() {
     let dir = packed("examples/api-service");
     let report = report_of(&dir);
     assert_lines(
         &report,
         &[
-            "WIT: wasm-charm:charm@0.2.0 (types, status, model, probe, handlers) (this host implements 0.2.0)",
-            "handlers (3):",
-            "  release (priority normal): install, start, upgrade-charm, config-changed",
+            "WIT: wasm-charm:charm@0.2.0 (types, status, model, probe, stored, workload, handlers) \
+             (this host implements 0.2.0)",
+            "handlers (5):",
+            "  package (priority normal): install, start, upgrade-charm, config-changed",
+            "  workload (priority normal): install, start, upgrade-charm, config-changed",
             "  pause (priority normal): action pause",
             "  resume (priority normal): action resume",
+            "  stop (priority normal): stop",
             "actions:",
             "  pause",
             "  resume",
@@ -123,6 +126,10 @@ fn the_api_service_its_actions_probes_and_limits() {
             "  api-port: port 127.0.0.1:8774 expected up, gates, timeout 2s, retries 2, backoff 500ms, grace 2m",
             "  api-stopped: process api-service expected down, gates only when a handler chooses, \
              timeout 2s, retries 1, backoff 500ms, grace 1m",
+            "    /etc/api-service: read-write",
+            "  commands:",
+            "    db-sync: argv [\"api-service-manage\", \"db\", \"sync\"], no arguments may be appended, timeout 5m",
+            "limits: memory 64 MiB per handler instance, handler timeout 900000 ms",
             "ready-message: Unit is ready",
         ],
     );
@@ -153,7 +160,7 @@ fn the_declared_workload_files_services_commands_and_packages() {
         "workload:\n\
          \x20 files:\n\
          \x20   - {path: /etc/api-service, access: read-write}\n\
-         \x20   - {path: /etc/api-service/keys}\n\
+         \x20   - {path: /var/log/api-service}\n\
          \x20 services: [api-worker, api-service]\n\
          \x20 commands:\n\
          \x20   db-sync: {argv: [api-service-manage, db, sync], timeout: 5m}\n\
@@ -172,7 +179,7 @@ fn the_declared_workload_files_services_commands_and_packages() {
             "workload:",
             "  files:",
             "    /etc/api-service: read-write",
-            "    /etc/api-service/keys: read (inside read-write /etc/api-service: writable through it)",
+            "    /var/log/api-service: read",
             "  services:",
             "    api-service",
             "    api-worker",

@@ -7,7 +7,8 @@ use std::fmt;
 /// Any [`std::error::Error`] converts into it, so `?` works on the SDK's
 /// errors ([`ModelError`](crate::model::ModelError),
 /// [`ProbeError`](crate::probe::ProbeError),
-/// [`StoredError`](crate::stored::StoredError)), on `serde_json` errors and
+/// [`StoredError`](crate::stored::StoredError),
+/// [`WorkloadError`](crate::workload::WorkloadError)), on `serde_json` errors and
 /// on the standard library's. The message keeps the error's causes, joined with
 /// `: `. A handler returning `Err(error)` gets its scope set to blocked with
 /// this message (or fails the hook, when the manifest says `on-error: fail`).

@@ -65,6 +65,8 @@
 //!   progress messages.
 //! * [`stored`]: the charm's own data, kept between events (ops'
 //!   `StoredState`).
+//! * [`workload`]: the services, commands and packages declared in
+//!   `wasm-charm.yaml`, on the machine.
 //! * [`log`]: the unit's log (`juju debug-log`).
 //! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
 //!   any [`std::error::Error`].
@@ -212,6 +214,7 @@ pub mod pebble;
 pub mod probe;
 pub mod status;
 pub mod stored;
+pub mod workload;
 
 pub use charm::{Charm, Handler, Observation, On};
 pub use error::Error;
@@ -234,7 +237,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, action, log, model, pebble, probe, status, stored};
+    pub use crate::{On, action, log, model, pebble, probe, status, stored, workload};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

@@ -17,6 +17,7 @@ pub use self::wasm_charm::charm::types::{
     ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
     RelationEvent, RelationRef, SecretEvent, Status, StatusKind, StorageEvent, Target,
 };
+pub use self::wasm_charm::charm::workload;
 
 /// The version of the WIT package this host implements.
 pub const WIT_VERSION: &str = "0.2.0";

@@ -29,6 +29,7 @@ use crate::status::merge::{self, Band, Merged, Written};
 use crate::status::store::{ScopeStore, Target, Write};
 use crate::status::{ScopeWrites, handler_scope, relation_scope, store_file, unit_scope};
 use crate::stored::Stored;
+use crate::workload::{self, Machine};
 use crate::workload_root::WorkloadRoot;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -85,18 +86,26 @@ pub struct Report {
     pub action_failed: Option<String>,
 }
 
+/// The machine as one event's handlers reach it (DESIGN §12).
+pub struct OnMachine<'a> {
+    /// Where the charm's declared directories are (`/` on a unit).
+    pub root: &'a WorkloadRoot,
+    /// What the workload calls act on: the unit itself, or a simulated one.
+    pub machine: Arc<dyn Machine>,
+}
+
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
 /// nothing stored changes); handler failures are in [`Report::failures`].
-/// `root`: where the charm's declared directories are (`/` on a unit).
 pub fn run_event(
     charm: &CharmDir,
     env: &JujuEnv,
-    root: &WorkloadRoot,
+    on: OnMachine<'_>,
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     prober: &Prober,
     now: u64,
 ) -> anyhow::Result<Report> {
+    let OnMachine { root, machine } = on;
     // 1.–2. the event and the charm
     let ctx = match EventContext::new(charm, env, root, now)? {
         Ok(ctx) => ctx,
@@ -113,7 +122,7 @@ pub fn run_event(
     };
     // 3.–4. the component and the store
     let loaded = backend.load()?;
-    let mut run = EventRun::new(&ctx, tools, prober)?;
+    let mut run = EventRun::new(&ctx, tools, prober, machine)?;
     let handlers = run.handlers()?;
     let mut store = loaded.clone();
 
@@ -204,6 +213,8 @@ struct EventRun<'c, 'e> {
     /// The declared directories, given to every handler's instance (opened
     /// only then).
     files: Arc<Preopens>,
+    /// What the handlers' workload calls may do, and to which machine.
+    workload: workload::Access,
     component: ComponentId,
     /// Loaded at the first handler that runs: an event no handler observes
     /// needs neither wasmtime nor the component.
@@ -216,7 +227,9 @@ impl<'c, 'e> EventRun<'c, 'e> {
         ctx: &'e EventContext<'c>,
         tools: Arc<dyn HookTools>,
         prober: &'e Prober,
+        machine: Arc<dyn Machine>,
     ) -> anyhow::Result<Self> {
+        let manifest = &ctx.charm.manifest;
         Ok(EventRun {
             component: runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?,
             ctx,
@@ -227,6 +240,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 Preopens::new(&ctx.charm.manifest.workload.files, &ctx.workload_root)
                     .map_err(anyhow::Error::msg)?,
             ),
+            workload: workload::Access::new(&manifest.workload, &manifest.probes, machine),
             runtime: None,
             report: Report {
                 event: Some(ctx.described.clone()),
@@ -363,6 +377,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let ctx = self.ctx;
         let gates = probe::gates(&self.probe_specs, &store.probes);
         let files = self.files.clone();
+        let access = self.workload.clone();
         let runtime = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => {
@@ -378,7 +393,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         state.probes.begin(gates);
         state.stored.begin(&store.data);
         let (outcome, state, mut output) =
-            runtime.run(&handler.name, &ctx.event, state, &limits, &files);
+            runtime.run(&handler.name, &ctx.event, state, &access, &limits, &files);
         // An instance abandoned at its deadline took the event's model with
         // it; the host still logs through the same tools.
         let mut state = match state {

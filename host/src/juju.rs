@@ -52,7 +52,14 @@ fn run() -> anyhow::Result<Report> {
     dispatch::run_event(
         &charm,
         &env,
-        &root,
+        dispatch::OnMachine {
+            root: &root,
+            // Declared commands run in `/`, or the root that stands for it.
+            machine: std::sync::Arc::new(crate::workload::SystemMachine {
+                command_dir: root.path().to_path_buf(),
+                ..Default::default()
+            }),
+        },
         std::sync::Arc::new(ProcessTools),
         &mut store,
         &crate::probe::Prober {

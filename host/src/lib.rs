@@ -3,7 +3,7 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`], [`probe`], [`stored`] and [`action`], [`dispatch`] ties them together, and
+//! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
 //! the charm's declared directories are. [`pack`], [`inspect`] and
@@ -33,4 +33,5 @@ pub mod show;
 pub mod status;
 pub mod stored;
 pub mod text;
+pub mod workload;
 pub mod workload_root;

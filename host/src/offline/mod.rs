@@ -6,6 +6,7 @@
 
 pub mod context;
 pub mod deployment;
+pub mod machine;
 pub mod network;
 mod secret_codec;
 pub mod secrets;
@@ -17,6 +18,7 @@ use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
 use crate::status::store::{ScopeStore, Target, check_format};
 use anyhow::Context as _;
+use machine::{MachineState, SimMachine, StateFile};
 use sim::{SimState, SimTools};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +88,18 @@ Defaults (the state file records them; edit it to change them):
                      label: vault-token
                secret-add makes `secret:<id>` ids; what a hook adds, sets,
                removes, grants or revokes is saved only when it succeeds
+  machine      simulated, never touched: the state's `machine` keeps what the
+               workload calls did (they act at once, kept by a failed hook too)
+                 machine:
+                   services: {api-service: {active: active, enabled: enabled}}
+                   packages: [api-service]      # installed
+                   commands:                    # scripted outcomes, by name
+                     db-sync: {exit: 1, stderr: locked}
+                   calls: [systemctl restart -- api-service]   # the last event's
+               a unit not named is inactive and disabled; a command not
+               scripted exits 0 and prints nothing (`exit` is a code or
+               timed-out); a scripted name the manifest does not declare is
+               refused (exit 2)
 
 An action's parameters are the --param flags, checked against actions.yaml
 with its defaults filled in, as Juju does (parameters that do not fit exit
@@ -226,10 +240,17 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         !charm.manifest.workload.files.is_empty(),
     )
     .map_err(UsageError)?;
-    let mut state = load_state(&state_path)?;
+    let StateFile {
+        sim: mut state,
+        machine,
+    } = load_state(&state_path)?;
     let mut prober = scripted_prober(&charm, &state, &state_path)?;
     prober.env.root = root.clone();
     check_state(&charm, &state, &state_path)?;
+    machine
+        .check(&charm.manifest.workload)
+        .map_err(|e| UsageError(format!("{}: {e}", state_path.display())))?;
+    let machine = Arc::new(SimMachine::new(machine));
     let unit = state
         .unit
         .clone()
@@ -268,7 +289,10 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let report = dispatch::run_event(
         &charm,
         &env,
-        &root,
+        dispatch::OnMachine {
+            root: &root,
+            machine: machine.clone(),
+        },
         Arc::new(tools),
         &mut backend,
         &prober,
@@ -278,8 +302,9 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let failed = !report.failures.is_empty();
     let state = commit(&before, after, &env, failed, now);
-    save_state(&state_path, &state)?;
-    print_report(&report, &charm, &state, &state_path);
+    let machine = machine.state();
+    save_state(&state_path, &state, &machine)?;
+    print_report(&report, &charm, &state, &machine, &state_path);
     if !charm.manifest.workload.files.is_empty() {
         println!("workload root: {}", root.path().display());
     }
@@ -463,7 +488,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
                 ))
                 .into());
             }
-            let state = load_state(path)?;
+            let state = load_state(path)?.sim;
             let store = state.scopes.unwrap_or_default();
             check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
             store
@@ -497,18 +522,22 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     Ok(())
 }
 
-fn load_state(path: &Path) -> anyhow::Result<SimState> {
+fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(SimState::default()),
+        Ok(text) if text.trim().is_empty() => Ok(StateFile::default()),
         Ok(text) => serde_saphyr::from_str(&text)
             .with_context(|| format!("{}: not a valid state file", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SimState::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StateFile::default()),
         Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
     }
 }
 
-fn save_state(path: &Path, state: &SimState) -> anyhow::Result<()> {
-    let text = serde_saphyr::to_string(state)
+fn save_state(path: &Path, state: &SimState, machine: &MachineState) -> anyhow::Result<()> {
+    let file = StateFile {
+        sim: state.clone(),
+        machine: machine.clone(),
+    };
+    let text = serde_saphyr::to_string(&file)
         .with_context(|| format!("{}: cannot encode the state", path.display()))?;
     let dir = crate::atomic_file::parent(path);
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
@@ -561,7 +590,13 @@ fn result_lines(key: &str, value: &str) -> String {
     out
 }
 
-fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path: &Path) {
+fn print_report(
+    report: &Report,
+    charm: &CharmDir,
+    state: &SimState,
+    machine: &MachineState,
+    state_path: &Path,
+) {
     if let Some(why) = &report.ignored {
         println!("{why}");
         return;
@@ -643,6 +678,9 @@ fn print_report(report: &Report, charm: &CharmDir, state: &SimState, state_path:
     }
     for line in &state.log {
         println!("log: {line}");
+    }
+    for line in &machine.calls {
+        println!("machine: {line}");
     }
     for f in &report.failures {
         println!("failure: {f}");

@@ -17,6 +17,7 @@ use crate::model::Model;
 use crate::probe::Probes;
 use crate::status::ScopeWrites;
 use crate::stored::Stored;
+use crate::workload;
 use limits::StoreLimits;
 use output::OutputTail;
 use preopens::Preopens;
@@ -88,6 +89,8 @@ pub struct HandlerState {
     pub action: Action,
     pub stored: Stored,
     pub pebble: crate::pebble::Pebble,
+    /// The `workload` interface: per handler, not part of the event's state.
+    pub workload: workload::Calls,
 }
 
 impl WasiView for HandlerState {
@@ -213,6 +216,7 @@ impl Runtime {
     fn with_instance<R: Send + 'static>(
         &self,
         mut event: EventState,
+        mut workload: workload::Calls,
         limits: &Limits,
         files: Option<Arc<Preopens>>,
         f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>
@@ -224,21 +228,23 @@ impl Runtime {
         event.probes.set_deadline(deadline);
         event.action.set_deadline(deadline);
         event.pebble.set_deadline(deadline);
+        workload.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
-            let mut store = match new_store(&engine, event, &limits_copy, files.as_deref()) {
-                Ok(store) => store,
-                Err(failed) => {
-                    let (why, event) = *failed;
-                    let _ = tx.send(Finished {
-                        result: Err(why),
-                        state: Some(event),
-                        output: Output::default(),
-                    });
-                    return;
-                }
-            };
+            let mut store =
+                match new_store(&engine, event, workload, &limits_copy, files.as_deref()) {
+                    Ok(store) => store,
+                    Err(failed) => {
+                        let (why, event) = *failed;
+                        let _ = tx.send(Finished {
+                            result: Err(why),
+                            state: Some(event),
+                            output: Output::default(),
+                        });
+                        return;
+                    }
+                };
             let result = pre
                 .instantiate(&mut store)
                 .and_then(|instance| f(&instance, &mut store));
@@ -303,28 +309,41 @@ impl Runtime {
     /// `declare` sees never depends on whether the cache was warm. It gets
     /// no declared directory either.
     pub fn declare(&self, event: EventState, limits: &Limits) -> Finished<Vec<Handler>> {
-        self.with_instance(event, limits, None, |charm, store| {
+        let workload = workload::Calls::new(
+            workload::Access::refused(
+                "no workload call runs while the component declares its handlers",
+            ),
+            "declare",
+        );
+        self.with_instance(event, workload, limits, None, |charm, store| {
             charm.wasm_charm_charm_handlers().call_declare(store)
         })
     }
 
     /// Run one handler for one event in a fresh instance, with the declared
-    /// directories `files`.
+    /// directories `files` and the event's `access` to the machine.
     pub fn run(
         &self,
         handler: &str,
         event_value: &Event,
         event: EventState,
+        access: &workload::Access,
         limits: &Limits,
         files: &Arc<Preopens>,
     ) -> (Outcome, Option<EventState>, Output) {
+        let workload = workload::Calls::new(access.clone(), handler);
         let (handler, event_value) = (handler.to_string(), event_value.clone());
-        let finished =
-            self.with_instance(event, limits, Some(files.clone()), move |charm, store| {
+        let finished = self.with_instance(
+            event,
+            workload,
+            limits,
+            Some(files.clone()),
+            move |charm, store| {
                 charm
                     .wasm_charm_charm_handlers()
                     .call_run(store, &handler, &event_value)
-            });
+            },
+        );
         let outcome = match finished.result {
             Ok(r) => Outcome::Returned(r),
             Err(trap) => Outcome::Trapped(trap),
@@ -382,6 +401,7 @@ impl Worker {
 fn new_store(
     engine: &Engine,
     mut event: EventState,
+    workload: workload::Calls,
     limits: &Limits,
     files: Option<&Preopens>,
 ) -> Result<Store<HandlerState>, Box<(String, EventState)>> {
@@ -408,6 +428,7 @@ fn new_store(
         action: event.action,
         stored: event.stored,
         pebble: event.pebble,
+        workload,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -429,6 +450,11 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::action::add_to_linker(linker, |s| &mut s.action)?;
     crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
     crate::pebble::add_to_linker(linker, |s| &mut s.pebble)?;
+    workload::add_to_linker(linker, |s| workload::Handle {
+        calls: &mut s.workload,
+        probes: &mut s.probes,
+        model: &mut s.model,
+    })?;
     Ok(())
 }
 
