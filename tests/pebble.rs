@@ -204,10 +204,17 @@ fn layers_plan_and_services_run_as_real_processes() {
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
     assert_eq!(comm.trim(), "sleep");
 
-    // Combine: a merge layer changes the command of the same label.
+    // A replan with nothing changed leaves the running service alone.
+    set(&unit, "replan", "");
+    let got = answers(&unit, root, "config-changed", &[]);
+    assert_eq!(answer(&got, "replan"), "Ok(())");
+    assert_eq!(pebble.pid_of("web"), Some(pid));
+
+    // Combine: a merge layer changes the command of the same label, and a
+    // replan restarts the service with it.
     set(
         &unit,
-        "combine-layer plan restart services stop services start",
+        "combine-layer plan replan",
         "services:\n  web:\n    override: merge\n    command: sleep 301\n",
     );
     let got = answers(&unit, root, "config-changed", &[]);
@@ -217,8 +224,16 @@ fn layers_plan_and_services_run_as_real_processes() {
         plan.contains("command: sleep 301") && plan.contains("startup: enabled"),
         "{plan}"
     );
+    assert_eq!(answer(&got, "replan"), "Ok(())");
+    assert!(!alive(pid), "replan replaced the old process");
+    let pid = pebble.pid_of("web").expect("web's pid after replan");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    assert_eq!(cmdline, b"sleep\x00301\x00");
+
+    set(&unit, "restart services stop services start", "");
+    let got = answers(&unit, root, "config-changed", &[]);
     assert_eq!(answer(&got, "restart"), "Ok(())");
-    assert!(!alive(pid), "restart replaced the old process");
+    assert!(!alive(pid), "restart replaced the process");
     let services: Vec<&str> = got
         .iter()
         .filter(|(n, _)| n == "services")
@@ -228,9 +243,8 @@ fn layers_plan_and_services_run_as_real_processes() {
     assert!(services[1].contains(r#"name: "web", startup: "enabled", current: "inactive""#));
     assert_eq!(answer(&got, "stop"), "Ok(())");
     assert_eq!(answer(&got, "start"), "Ok(())");
-    let pid = pebble.pid_of("web").expect("web's pid after start");
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    assert_eq!(cmdline, b"sleep\x00301\x00");
+    let started = pebble.pid_of("web").expect("web's pid after start");
+    assert!(alive(started), "web (pid {started}) is running again");
 }
 
 #[test]
@@ -238,7 +252,7 @@ fn files_are_pushed_pulled_listed_and_removed() {
     let pebble = FakePebble::start(FakePebble::root());
     let root = pebble.path();
     let unit = unit(
-        "pull-missing push pull list make-dir make-dir-again remove pull-missing",
+        "pull-missing push pull list make-dir make-dir-again remove pull-missing list-missing",
         LAYER,
     );
     let got = answers(&unit, root, "config-changed", &[]);
@@ -267,6 +281,10 @@ fn files_are_pushed_pulled_listed_and_removed() {
         "{again}"
     );
     assert_eq!(answer(&got, "remove"), "Ok(())");
+    assert_eq!(
+        answer(&got, "list-missing"),
+        r#"Err(Api(ApiError { status-code: 404, kind: "not-found", message: "stat /nowhere: no such file or directory" }))"#
+    );
     // In the container's file system, as Pebble would have written it.
     assert!(root.join("web-fs/var/lib/web/cache").is_dir());
     assert!(!root.join("web-fs/etc/web").exists());

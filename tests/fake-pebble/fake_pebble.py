@@ -242,6 +242,7 @@ class Service:
         self.proc = None
         self.stopping = False
         self.since = None
+        self.config = None  # the definition it was started with
 
 
 SERVICES = {}
@@ -275,7 +276,7 @@ def start_service(name, config):
                                   stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as e:
         raise RuntimeError("cannot start service: %s" % e)
-    s.stopping, s.since = False, now_text()
+    s.stopping, s.since, s.config = False, now_text(), json.loads(json.dumps(config))
     if STATE_DIR:
         with open(os.path.join(STATE_DIR, name + ".pid"), "w") as f:
             f.write(str(s.proc.pid))
@@ -335,7 +336,9 @@ def services_action(payload):
     errors = []
     for n in names:
         try:
-            if action in ("stop", "restart") or (action == "replan" and service_current(n) == "active"):
+            changed = SERVICES.get(n) is not None and SERVICES[n].config != services[n]
+            if action in ("stop", "restart") or (
+                    action == "replan" and service_current(n) == "active" and changed):
                 stop_service(n)
             if action != "stop":
                 start_service(n, services[n])

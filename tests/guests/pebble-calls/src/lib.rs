@@ -57,6 +57,7 @@ fn calls(_event: &Event) -> Outcome {
             "make-dir" => format!("{:?}", web.make_dir("/var/lib/web/cache", true, None)),
             "make-dir-again" => format!("{:?}", web.make_dir("/var/lib/web/cache", false, None)),
             "remove" => format!("{:?}", web.remove_path("/etc/web", true)),
+            "list-missing" => format!("{:?}", web.list_files("/nowhere")),
             "pull-missing" => match web.pull("/etc/web/web.conf") {
                 Err(e) => format!("{:?} {}", e.kind(), e),
                 Ok(b) => format!("unexpected {} bytes", b.len()),
