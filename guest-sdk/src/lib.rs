@@ -59,6 +59,8 @@
 //!   extra scopes of its own (per relation, per remote unit, free names).
 //! * [`model`]: config, leadership, relations and their data.
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
+//! * [`pebble`]: Pebble in the workload containers of a Kubernetes charm
+//!   (layers, services, checks, files).
 //! * [`action`]: the running action's parameters, results, failure and
 //!   progress messages.
 //! * [`stored`]: the charm's own data, kept between events (ops'
@@ -89,6 +91,7 @@ pub mod __bindings {
             "wasm-charm:charm/model@0.2.0/model-error": crate::model::ModelError,
             "wasm-charm:charm/model@0.2.0/tool-failure": crate::model::ToolFailure,
             "wasm-charm:charm/probe@0.2.0/probe-error": crate::probe::ProbeError,
+            "wasm-charm:charm/pebble@0.2.0/pebble-error": crate::pebble::PebbleError,
             "wasm-charm:charm/action@0.2.0/action-error": crate::action::ActionError,
             "wasm-charm:charm/action@0.2.0/tool-failure": crate::model::ToolFailure,
         },
@@ -207,6 +210,7 @@ mod error;
 pub mod event;
 pub mod log;
 pub mod model;
+pub mod pebble;
 pub mod probe;
 pub mod status;
 pub mod stored;
@@ -233,7 +237,7 @@ pub mod prelude {
         Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
         StatusKind, Target,
     };
-    pub use crate::{On, action, log, model, probe, status, stored, workload};
+    pub use crate::{On, action, log, model, pebble, probe, status, stored, workload};
 }
 
 /// Make a charm of a function that returns its [`Charm`]: exports the

@@ -336,6 +336,10 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &self.ctx.charm.actions,
             ),
             stored: Stored::default(),
+            pebble: crate::pebble::Pebble::new(
+                self.ctx.charm.metadata.containers.clone(),
+                self.ctx.workload_root.clone(),
+            ),
         }
     }
 
@@ -352,6 +356,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
         ))));
         isolated.action =
             Action::outside("no event runs while the component declares its handlers");
+        isolated.pebble = crate::pebble::Pebble::none();
         let limits = self.ctx.charm.manifest.limits;
         let finished = self.runtime()?.declare(isolated, &limits);
         let handlers = finished

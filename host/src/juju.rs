@@ -72,7 +72,13 @@ fn run() -> anyhow::Result<Report> {
         },
         tools,
         backend.as_mut(),
-        &crate::probe::Prober::default(),
+        &crate::probe::Prober {
+            env: crate::probe::ProbeEnv {
+                root: root.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
         unix_now(),
     )
 }

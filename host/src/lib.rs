@@ -26,6 +26,7 @@ pub mod juju_env;
 pub mod model;
 pub mod offline;
 pub mod pack;
+pub mod pebble;
 pub mod probe;
 pub mod runtime;
 pub mod show;

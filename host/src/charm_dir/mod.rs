@@ -68,6 +68,8 @@ impl CharmDir {
             Some((file, text)) => Manifest::parse(&text, &file)?,
             None => Manifest::default(),
         };
+        crate::probe::spec::check_containers(&manifest.probes, &metadata.containers)
+            .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e.to_string()))?;
         Ok(CharmDir {
             path: path.to_path_buf(),
             metadata,

@@ -221,6 +221,7 @@ fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handle
         probes: Probes::new(Arc::new(specs), prober),
         action: Action::outside("no event runs while the component declares its handlers"),
         stored: Stored::default(),
+        pebble: crate::pebble::Pebble::none(),
     };
     runtime
         .declare(isolated, &limits)

@@ -252,7 +252,8 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         sim: mut state,
         machine,
     } = load_state(&state_path)?;
-    let prober = scripted_prober(&charm, &state, &state_path)?;
+    let mut prober = scripted_prober(&charm, &state, &state_path)?;
+    prober.env.root = root.clone();
     check_state(&charm, &state, &state_path)?;
     machine
         .check(&charm.manifest.workload)

@@ -15,11 +15,7 @@ pub const MAX_BODY: usize = 64 << 10;
 /// One attempt, finished by `deadline`.
 pub(crate) fn check(target: &HttpTarget, deadline: Instant) -> Seen {
     let url = &target.url;
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-    {
+    let runtime = match client_runtime() {
         Ok(r) => r,
         Err(e) => return Seen::Unknown(format!("{url}: cannot start the HTTP client: {e}")),
     };
@@ -72,32 +68,77 @@ async fn get(target: &HttpTarget) -> Result<(u16, Vec<u8>), Failure> {
     let stream = tokio::net::TcpStream::connect((addr.host.as_str(), addr.port))
         .await
         .map_err(Failure::Connect)?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(Failure::Http)?;
-    // The connection is driven beside the request; dropped with the runtime.
-    tokio::spawn(connection);
     let request = hyper::Request::get(target.path.as_str())
         .header(hyper::header::HOST, addr.to_string())
         .header(hyper::header::USER_AGENT, "wasm-charm-probe")
         .header(hyper::header::CONNECTION, "close")
         .body(Empty::<Bytes>::new())
         .map_err(|e| Failure::Request(e.to_string()))?;
-    let response = sender.send_request(request).await.map_err(Failure::Http)?;
+    let answer = exchange(stream, request, MAX_BODY)
+        .await
+        .map_err(Failure::Http)?;
+    Ok((answer.status, answer.body))
+}
+
+/// A current-thread tokio runtime for one blocking HTTP exchange (a probe
+/// attempt, a Pebble call): the caller's thread drives it.
+pub(crate) fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+}
+
+/// An HTTP answer, its body read up to a bound.
+pub(crate) struct Answer {
+    pub status: u16,
+    pub headers: hyper::HeaderMap,
+    pub body: Vec<u8>,
+    /// The body went on past the bound: `body` holds only its start.
+    pub cut: bool,
+}
+
+/// Send `request` over `io` (a connected stream) as HTTP/1.1 and read the
+/// answer's body up to `limit` bytes. Runs inside a tokio runtime.
+pub(crate) async fn exchange<I, B>(
+    io: I,
+    request: hyper::Request<B>,
+    limit: usize,
+) -> Result<Answer, hyper::Error>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
+    // The connection is driven beside the request; dropped with the runtime.
+    tokio::spawn(connection);
+    let response = sender.send_request(request).await?;
     let status = response.status().as_u16();
-    let mut body = response.into_body();
+    let (parts, mut body) = response.into_parts();
     let mut read = Vec::new();
-    while read.len() < MAX_BODY {
+    let mut cut = false;
+    loop {
         match body.frame().await {
             Some(Ok(frame)) => {
                 if let Some(data) = frame.data_ref() {
-                    let take = data.len().min(MAX_BODY - read.len());
+                    let take = data.len().min(limit - read.len());
                     read.extend_from_slice(&data[..take]);
+                    if take < data.len() {
+                        cut = true;
+                        break;
+                    }
                 }
             }
-            Some(Err(e)) => return Err(Failure::Http(e)),
+            Some(Err(e)) => return Err(e),
             None => break,
         }
     }
-    Ok((status, read))
+    Ok(Answer {
+        status,
+        headers: parts.headers,
+        body: read,
+        cut,
+    })
 }

@@ -19,6 +19,7 @@
 
 pub mod clock;
 pub(crate) mod http;
+mod pebble;
 mod process;
 pub mod run;
 pub mod spec;

@@ -3,7 +3,8 @@
 
 use super::clock::Clock;
 use super::spec::{Expect, ProbeSpec, Target, show_duration};
-use super::{Check, Seen, http, process, systemd, tcp};
+use super::{Check, Seen, http, pebble, process, systemd, tcp};
+use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
@@ -17,6 +18,8 @@ pub struct ProbeEnv {
     pub systemctl: PathBuf,
     /// The proc file system the process probe scans.
     pub proc: PathBuf,
+    /// Where Pebble sockets are looked up (`/`, or `WASM_CHARM_ROOT`).
+    pub root: WorkloadRoot,
 }
 
 impl Default for ProbeEnv {
@@ -24,6 +27,7 @@ impl Default for ProbeEnv {
         ProbeEnv {
             systemctl: PathBuf::from("systemctl"),
             proc: PathBuf::from("/proc"),
+            root: WorkloadRoot::machine(),
         }
     }
 }
@@ -44,6 +48,12 @@ pub fn attempt(spec: &ProbeSpec, env: &ProbeEnv, deadline: Instant) -> Check {
         Target::Process { name } => process::check(&env.proc, name, deadline),
         Target::Tcp(addr) => tcp::check(addr, deadline),
         Target::Http(target) => http::check(target, deadline),
+        Target::PebbleService { container, service } => {
+            pebble::service(&env.root, container, service, deadline)
+        }
+        Target::PebbleCheck { container, check } => {
+            pebble::check(&env.root, container, check, deadline)
+        }
     };
     seen.against(spec.expect)
 }

@@ -73,6 +73,12 @@ pub enum Target {
     Tcp(HostPort),
     /// An HTTP GET.
     Http(HttpTarget),
+    /// A service of a container's Pebble plan (`GET /v1/services`): up
+    /// while `current` is `active`.
+    PebbleService { container: String, service: String },
+    /// A health check of a container's Pebble (`GET /v1/checks`): up while
+    /// its status is `up`.
+    PebbleCheck { container: String, check: String },
 }
 
 impl fmt::Display for Target {
@@ -83,6 +89,12 @@ impl fmt::Display for Target {
             Target::Process { name } => write!(f, "process {name}"),
             Target::Tcp(addr) => write!(f, "port {addr}"),
             Target::Http(http) => f.write_str(&http.url),
+            Target::PebbleService { container, service } => {
+                write!(f, "Pebble service {container}/{service}")
+            }
+            Target::PebbleCheck { container, check } => {
+                write!(f, "Pebble check {container}/{check}")
+            }
         }
     }
 }
@@ -319,12 +331,60 @@ fn parse_target(key: &str, value: &Raw) -> Result<Target, String> {
         "systemd" => parse_unit(text).map(|unit| Target::Systemd { unit }),
         "process" => parse_process(text).map(|name| Target::Process { name }),
         "tcp" => parse_host_port(text).map(Target::Tcp),
-        // pebble-service, pebble-check
-        _ => Err(format!(
-            "`{key}` probes come with Kubernetes (sidecar) support, which this host does not \
-             have yet: refused until Kubernetes support lands"
-        )),
+        "pebble-service" => parse_pebble(text)
+            .map(|(container, service)| Target::PebbleService { container, service }),
+        _ => parse_pebble(text).map(|(container, check)| Target::PebbleCheck { container, check }),
     }
+}
+
+/// `<container>/<name>`: a container of metadata.yaml (checked with it, in
+/// [`check_containers`]) and a service or check name of its plan.
+fn parse_pebble(text: &str) -> Result<(String, String), String> {
+    let (container, name) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not <container>/<name> (e.g. web/web-server)"))?;
+    let fine = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 255
+            && !s
+                .bytes()
+                .any(|b| b == b'/' || b == b',' || b.is_ascii_whitespace() || b.is_ascii_control())
+    };
+    if !fine(container) || !fine(name) {
+        return Err(format!(
+            "`{text}` is not <container>/<name>: each part is a name without `/`, `,` or spaces"
+        ));
+    }
+    Ok((container.to_string(), name.to_string()))
+}
+
+/// Every Pebble probe names a container that metadata.yaml declares.
+pub fn check_containers(
+    specs: &BTreeMap<String, ProbeSpec>,
+    containers: &[String],
+) -> Result<(), SpecError> {
+    for (name, spec) in specs {
+        let (field, container) = match &spec.target {
+            Target::PebbleService { container, .. } => ("pebble-service", container),
+            Target::PebbleCheck { container, .. } => ("pebble-check", container),
+            _ => continue,
+        };
+        if !containers.contains(container) {
+            return Err(SpecError {
+                probe: name.clone(),
+                field: Some(field.to_string()),
+                message: format!(
+                    "container `{container}` is not declared in metadata.yaml `containers:` ({})",
+                    if containers.is_empty() {
+                        "none is".to_string()
+                    } else {
+                        containers.join(", ")
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.

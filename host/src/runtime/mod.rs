@@ -88,6 +88,7 @@ pub struct HandlerState {
     pub probes: Probes,
     pub action: Action,
     pub stored: Stored,
+    pub pebble: crate::pebble::Pebble,
     /// The `workload` interface: per handler, not part of the event's state.
     pub workload: workload::Calls,
 }
@@ -108,6 +109,7 @@ pub struct EventState {
     pub probes: Probes,
     pub action: Action,
     pub stored: Stored,
+    pub pebble: crate::pebble::Pebble,
 }
 
 /// How a handler ended.
@@ -225,6 +227,7 @@ impl Runtime {
         event.model.set_deadline(deadline);
         event.probes.set_deadline(deadline);
         event.action.set_deadline(deadline);
+        event.pebble.set_deadline(deadline);
         workload.set_deadline(deadline);
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
@@ -264,6 +267,7 @@ impl Runtime {
                 probes: state.probes,
                 action: state.action,
                 stored: state.stored,
+                pebble: state.pebble,
             };
             // The event may have given up on this thread: nobody listens.
             let _ = tx.send(Finished {
@@ -423,6 +427,7 @@ fn new_store(
         probes: event.probes,
         action: event.action,
         stored: event.stored,
+        pebble: event.pebble,
         workload,
     };
     let mut store = Store::new(engine, state);
@@ -444,6 +449,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
     crate::action::add_to_linker(linker, |s| &mut s.action)?;
     crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
+    crate::pebble::add_to_linker(linker, |s| &mut s.pebble)?;
     workload::add_to_linker(linker, |s| workload::Handle {
         calls: &mut s.workload,
         probes: &mut s.probes,

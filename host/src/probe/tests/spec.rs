@@ -2,7 +2,7 @@
 //! which name the file, the probe and the field.
 
 use crate::charm_dir::Manifest;
-use crate::probe::spec::{Expect, HostPort, ProbeSpec, Target, parse_duration};
+use crate::probe::spec::{Expect, HostPort, ProbeSpec, Target, check_containers, parse_duration};
 use std::path::Path;
 use std::time::Duration;
 
@@ -156,12 +156,16 @@ fn errors_name_the_file_the_probe_and_the_field() {
             &["probe `p`, field `timout`", "unknown field"],
         ),
         (
-            "probes:\n  p:\n    pebble-service: web/nginx\n",
-            &["field `pebble-service`", "until Kubernetes support lands"],
+            "probes:\n  p:\n    pebble-service: nginx\n",
+            &["field `pebble-service`", "not <container>/<name>"],
         ),
         (
-            "probes:\n  p:\n    pebble-check: web/alive\n",
-            &["field `pebble-check`", "until Kubernetes support lands"],
+            "probes:\n  p:\n    pebble-check: web/a/b\n",
+            &["field `pebble-check`", "without `/`"],
+        ),
+        (
+            "probes:\n  p:\n    pebble-check: 3\n",
+            &["field `pebble-check`", "expected a string"],
         ),
         (
             "probes:\n  p:\n    http: https://h/x\n",
@@ -268,6 +272,29 @@ fn errors_name_the_file_the_probe_and_the_field() {
             assert!(e.contains(w), "{text}\nwanted `{w}` in: {e}");
         }
     }
+}
+
+#[test]
+fn pebble_probes_name_a_container_and_a_service_or_check() {
+    let text =
+        "probes:\n  svc:\n    pebble-service: web/nginx\n  up:\n    pebble-check: web/alive\n";
+    assert_eq!(
+        probe(text, "svc").target,
+        Target::PebbleService {
+            container: "web".into(),
+            service: "nginx".into()
+        }
+    );
+    let up = probe(text, "up");
+    assert_eq!(up.target.to_string(), "Pebble check web/alive");
+    let specs = parse(text).unwrap().probes;
+    assert_eq!(check_containers(&specs, &["web".to_string()]), Ok(()));
+    let e = check_containers(&specs, &["db".to_string()]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "probe `svc`, field `pebble-service`: container `web` is not declared in metadata.yaml \
+         `containers:` (db)"
+    );
 }
 
 #[test]

@@ -1,0 +1,71 @@
+//! A test charm for the Pebble tests: handler `calls` makes the Pebble calls
+//! that config option `calls` names, on container `web`, and logs each
+//! answer as `CALL <name> <answer>` (Rust's `Debug`).
+
+use wasm_charm::pebble::{self, CheckLevel};
+use wasm_charm::prelude::*;
+
+fn charm() -> Charm {
+    let every = EventKind::ALL
+        .into_iter()
+        .fold(On::default(), |on, kind| on | On::kind(kind));
+    Charm::new().observe("calls", every, calls)
+}
+
+wasm_charm::export_charm!(charm);
+
+fn text(name: &str) -> Result<String, Error> {
+    Ok(match model::config_value(name)? {
+        Some(model::ConfigValue::String(s)) => s,
+        _ => String::new(),
+    })
+}
+
+fn calls(_event: &Event) -> Outcome {
+    let web = pebble::container("web");
+    let layer = text("layer")?;
+    for call in text("calls")?.split_whitespace() {
+        let answer = match call {
+            "can-connect" => format!("{:?}", web.can_connect()),
+            "add-layer" => format!("{:?}", web.add_layer("base", &layer, false)),
+            "combine-layer" => format!("{:?}", web.add_layer("base", &layer, true)),
+            "plan" => format!("{:?}", web.get_plan()),
+            "replan" => format!("{:?}", web.replan()),
+            "start" => format!("{:?}", web.start(&["web"])),
+            "stop" => format!("{:?}", web.stop(&["web"])),
+            "restart" => format!("{:?}", web.restart(&["web"])),
+            "start-unknown" => format!("{:?}", web.start(&["nope"])),
+            "start-failing" => format!("{:?}", web.start(&["failing"])),
+            "services" => format!("{:?}", web.get_services(&[])),
+            "checks" => format!("{:?}", web.get_checks(&["up"], Some(CheckLevel::Ready))),
+            "push" => format!(
+                "{:?}",
+                web.push("/etc/web/web.conf", b"port = 8080\n", true, Some(0o600))
+            ),
+            "pull" => format!(
+                "{:?}",
+                web.pull("/etc/web/web.conf")
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            ),
+            "list" => format!(
+                "{:?}",
+                web.list_files("/etc/web").map(|files| files
+                    .into_iter()
+                    .map(|f| (f.path, f.kind, f.size, format!("{:o}", f.permissions)))
+                    .collect::<Vec<_>>())
+            ),
+            "make-dir" => format!("{:?}", web.make_dir("/var/lib/web/cache", true, None)),
+            "make-dir-again" => format!("{:?}", web.make_dir("/var/lib/web/cache", false, None)),
+            "remove" => format!("{:?}", web.remove_path("/etc/web", true)),
+            "list-missing" => format!("{:?}", web.list_files("/nowhere")),
+            "pull-missing" => match web.pull("/etc/web/web.conf") {
+                Err(e) => format!("{:?} {}", e.kind(), e),
+                Ok(b) => format!("unexpected {} bytes", b.len()),
+            },
+            "undeclared" => format!("{:?}", pebble::container("db").can_connect()),
+            other => format!("unknown call {other}"),
+        };
+        log::info(format!("CALL {call} {answer}"));
+    }
+    Ok(None)
+}
