@@ -76,6 +76,7 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
             "workload: none (no directory, service, command or package)",
             "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
             "on-error: block (a handler's error blocks its scope)",
+            "store: auto (Juju's charm state on Kubernetes, a file in the charm directory on machines)",
         ],
     );
     let dispatch = report

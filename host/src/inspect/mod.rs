@@ -499,6 +499,16 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
     if !charm.manifest.ready_message.is_empty() {
         lines.push(format!("ready-message: {}", charm.manifest.ready_message));
     }
+    lines.push(format!(
+        "store: {}",
+        match charm.manifest.store {
+            crate::charm_dir::StoreChoice::Auto =>
+                "auto (Juju's charm state on Kubernetes, a file in the charm directory on machines)",
+            crate::charm_dir::StoreChoice::Local => "local (a file in the charm directory)",
+            crate::charm_dir::StoreChoice::Juju =>
+                "juju (Juju's charm state: survives the pod being replaced)",
+        }
+    ));
     lines
 }
 

@@ -11,7 +11,7 @@
 //!
 //! Every write is checked against the bounds below, chosen to fit Juju's own
 //! charm state (`state-set`: 256-byte keys, 64 KiB values, 2 MiB per unit by
-//! default), the store's planned backend on Kubernetes: the data may take
+//! default), where the `juju` backend keeps the whole store: the data may take
 //! half of a unit's 2 MiB, leaving the rest to the scopes.
 
 pub mod data;
