@@ -315,7 +315,7 @@ impl On {
     /// ```
     pub fn every_event() -> Self {
         Self {
-            observations: EVERY_KIND
+            observations: EventKind::ALL
                 .iter()
                 .map(|&kind| Observation { kind, entity: None })
                 .collect(),
@@ -341,40 +341,6 @@ impl On {
             .any(|o| o.kind == kind && (o.entity.is_none() || o.entity.as_deref() == entity))
     }
 }
-
-/// Every event kind of the WIT `event-kind` enum, in its order.
-const EVERY_KIND: [EventKind; 30] = [
-    EventKind::Install,
-    EventKind::Start,
-    EventKind::Stop,
-    EventKind::Remove,
-    EventKind::UpgradeCharm,
-    EventKind::ConfigChanged,
-    EventKind::UpdateStatus,
-    EventKind::LeaderElected,
-    EventKind::LeaderSettingsChanged,
-    EventKind::LeaderDeposed,
-    EventKind::PreSeriesUpgrade,
-    EventKind::PostSeriesUpgrade,
-    EventKind::CollectMetrics,
-    EventKind::MeterStatusChanged,
-    EventKind::RelationCreated,
-    EventKind::RelationJoined,
-    EventKind::RelationChanged,
-    EventKind::RelationDeparted,
-    EventKind::RelationBroken,
-    EventKind::StorageAttached,
-    EventKind::StorageDetaching,
-    EventKind::PebbleReady,
-    EventKind::PebbleCustomNotice,
-    EventKind::PebbleCheckFailed,
-    EventKind::PebbleCheckRecovered,
-    EventKind::SecretChanged,
-    EventKind::SecretRotate,
-    EventKind::SecretRemove,
-    EventKind::SecretExpired,
-    EventKind::Action,
-];
 
 impl From<EventKind> for On {
     fn from(kind: EventKind) -> Self {
@@ -408,11 +374,11 @@ mod tests {
 
     #[test]
     fn every_kind_lists_the_wit_enum_in_order_once() {
-        for (i, kind) in EVERY_KIND.iter().enumerate() {
+        for (i, kind) in EventKind::ALL.iter().enumerate() {
             assert_eq!(*kind as usize, i, "{kind}");
         }
         let on = On::every_event();
-        assert_eq!(on.observations().len(), EVERY_KIND.len());
+        assert_eq!(on.observations().len(), EventKind::ALL.len());
         assert!(on.observations().iter().all(|o| o.entity.is_none()));
     }
 
