@@ -615,6 +615,26 @@ impl Model {
         classify(tool, out)
     }
 
+    /// A tool's `--format=json` answer read once per event: the cached value
+    /// `slot` picks, else the tool's (`null` read as the shape's default).
+    fn cached_json<J, T>(
+        &mut self,
+        tool: &str,
+        slot: fn(&mut Cache) -> &mut Option<T>,
+    ) -> Result<T, ModelError>
+    where
+        J: serde::de::DeserializeOwned + Default,
+        T: From<J> + Clone,
+    {
+        if let Some(v) = slot(&mut self.cache) {
+            return Ok(v.clone());
+        }
+        let raw: Option<J> = self.json(Caller::Guest, tool, &["--format=json"])?;
+        let value = T::from(raw.unwrap_or_default());
+        *slot(&mut self.cache) = Some(value.clone());
+        Ok(value)
+    }
+
     fn json<T: serde::de::DeserializeOwned>(
         &mut self,
         caller: Caller,
@@ -1198,25 +1218,11 @@ impl Host for Model {
     }
 
     fn goal_state(&mut self) -> Result<Goals, ModelError> {
-        if let Some(g) = &self.cache.goal_state {
-            return Ok(g.clone());
-        }
-        let raw: Option<shapes::GoalJson> =
-            self.json(Caller::Guest, "goal-state", &["--format=json"])?;
-        let goal = Goals::from(raw.unwrap_or_default());
-        self.cache.goal_state = Some(goal.clone());
-        Ok(goal)
+        self.cached_json::<shapes::GoalJson, _>("goal-state", |c| &mut c.goal_state)
     }
 
     fn credential_get(&mut self) -> Result<CloudSpec, ModelError> {
-        if let Some(c) = &self.cache.credential {
-            return Ok(c.clone());
-        }
-        let raw: Option<shapes::CloudSpecJson> =
-            self.json(Caller::Guest, "credential-get", &["--format=json"])?;
-        let spec = CloudSpec::from(raw.unwrap_or_default());
-        self.cache.credential = Some(spec.clone());
-        Ok(spec)
+        self.cached_json::<shapes::CloudSpecJson, _>("credential-get", |c| &mut c.credential)
     }
 
     fn resource_get(&mut self, name: String) -> Result<String, ModelError> {

@@ -179,16 +179,10 @@ pub fn install(
 mod tests {
     use super::*;
     use crate::bindings::workload::ToolFailure;
-    use crate::workload::process::Ended;
     use std::cell::RefCell;
 
     fn ran(code: i32, stdout: &str, stderr: &str) -> Ran {
-        Ran {
-            ended: Ended::Code(code),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            truncated: false,
-        }
+        Ran::exited(code, stdout, stderr)
     }
 
     const LOCKED: &str = "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (unattended-upgr)\n\

@@ -45,6 +45,18 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// A child that exited with `code` and wrote `stdout` and `stderr`, for
+    /// the tests of what the tools' answers mean.
+    #[cfg(test)]
+    pub fn exited(code: i32, stdout: &str, stderr: &str) -> Ran {
+        Ran {
+            ended: Ended::Code(code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            truncated: false,
+        }
+    }
+
     /// The exit code, when it exited on its own.
     pub fn code(&self) -> Option<i32> {
         match self.ended {

@@ -128,15 +128,9 @@ pub fn watchers<'a>(
 mod tests {
     use super::*;
     use crate::bindings::workload::ToolFailure;
-    use crate::workload::process::Ended;
 
     fn ran(code: i32, stdout: &str, stderr: &str) -> Ran {
-        Ran {
-            ended: Ended::Code(code),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            truncated: false,
-        }
+        Ran::exited(code, stdout, stderr)
     }
 
     #[test]
