@@ -11,9 +11,8 @@ use hostile_charm::*;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use support::{Unit, assert_failure, assert_success, workspace_root};
+use support::{Unit, assert_failure, assert_success, future_wit_component, workspace_root};
 
 /// No hook tool was called: the host stopped before any handler ran (the
 /// host itself logs nothing either).
@@ -240,42 +239,6 @@ fn core_module_is_refused_with_what_to_build() {
     assert!(err.contains("core WebAssembly module"), "stderr: {err}");
     assert!(err.contains("wasm32-wasip2"), "stderr: {err}");
     assert_no_calls(&unit);
-}
-
-/// The future-wit guest's component, built as `wasm-charm pack` builds one.
-/// (`pack` itself refuses it: see the next test.)
-fn future_wit_component() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let root = workspace_root();
-            let target = root.join("target/wasm-guests");
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let out = Command::new(cargo)
-                .args([
-                    "build",
-                    "--release",
-                    "--target",
-                    "wasm32-wasip2",
-                    "--manifest-path",
-                ])
-                .arg(root.join("tests/guests/future-wit/Cargo.toml"))
-                .env("CARGO_TARGET_DIR", &target)
-                .env_remove("CARGO_ENCODED_RUSTFLAGS")
-                .env_remove("RUSTFLAGS")
-                .stdin(Stdio::null())
-                .output()
-                .expect("run cargo build");
-            assert!(
-                out.status.success(),
-                "building future-wit failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let wasm = target.join("wasm32-wasip2/release/future_wit.wasm");
-            assert!(wasm.is_file(), "cargo built no {}", wasm.display());
-            wasm
-        })
-        .clone()
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::{Unit, assert_failure, assert_success, packed, workspace_root};
+use support::{Unit, assert_failure, assert_success, future_wit_component, packed};
 
 fn inspect(path: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
@@ -248,28 +248,4 @@ fn what_is_no_charm_is_named() {
     assert_failure(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("metadata.yaml: cannot read"), "{err}");
-}
-
-/// The future-wit guest's component (WIT 0.3.0), built as `pack` builds one.
-fn future_wit_component() -> PathBuf {
-    let root = workspace_root();
-    let target = root.join("target/wasm-guests");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "--manifest-path",
-        ])
-        .arg(root.join("tests/guests/future-wit/Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run cargo build");
-    assert_success(&out);
-    target.join("wasm32-wasip2/release/future_wit.wasm")
 }

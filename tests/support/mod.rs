@@ -725,3 +725,39 @@ pub fn ready_gateway() -> Unit {
     }));
     unit
 }
+
+/// The future-wit guest's component, built as `wasm-charm pack` builds one.
+/// (`pack` itself refuses it.)
+pub fn future_wit_component() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let root = workspace_root();
+            let target = root.join("target/wasm-guests");
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let out = Command::new(cargo)
+                .args([
+                    "build",
+                    "--release",
+                    "--target",
+                    "wasm32-wasip2",
+                    "--manifest-path",
+                ])
+                .arg(root.join("tests/guests/future-wit/Cargo.toml"))
+                .env("CARGO_TARGET_DIR", &target)
+                .env_remove("CARGO_ENCODED_RUSTFLAGS")
+                .env_remove("RUSTFLAGS")
+                .stdin(Stdio::null())
+                .output()
+                .expect("run cargo build");
+            assert!(
+                out.status.success(),
+                "building future-wit failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let wasm = target.join("wasm32-wasip2/release/future_wit.wasm");
+            assert!(wasm.is_file(), "cargo built no {}", wasm.display());
+            wasm
+        })
+        .clone()
+}

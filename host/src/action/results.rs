@@ -22,14 +22,7 @@ pub const RESERVED: &[&str] = &["stdout", "stdout-encoding", "stderr", "stderr-e
 /// the key and the segment.
 pub fn check_key(key: &str) -> Result<(), String> {
     for segment in key.split('.') {
-        let edge =
-            |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        let valid = edge(segment.chars().next())
-            && edge(segment.chars().last())
-            && segment
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-        if !valid {
+        if !is_key_segment(segment) {
             return Err(format!(
                 "result key `{}`: segment `{}` must be lowercase letters, digits and inner dashes \
                  (each dot-separated segment matches ^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$)",
@@ -45,6 +38,17 @@ pub fn check_key(key: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// One dot-separated segment of a result key as Juju takes it:
+/// `^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$`. Shared with the simulated Juju.
+pub fn is_key_segment(segment: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    edge(segment.chars().next())
+        && edge(segment.chars().last())
+        && segment
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// Check the results of one call: every key, every value (no NUL, each

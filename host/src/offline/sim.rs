@@ -817,14 +817,7 @@ fn canonical_port(spec: &str) -> Option<String> {
 
 fn check_result_key(key: &str) -> Result<(), ToolOutput> {
     for segment in key.split('.') {
-        let edge =
-            |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        let valid = edge(segment.chars().next())
-            && edge(segment.chars().last())
-            && segment
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-        if !valid {
+        if !crate::action::results::is_key_segment(segment) {
             return Err(ToolOutput::error(
                 2,
                 format!(
