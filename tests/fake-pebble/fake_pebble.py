@@ -4,13 +4,15 @@
 Python standard library only. It answers the parts of Pebble's API a charm
 uses (see README.md) with Pebble's JSON envelope and status codes, keeps a
 plan made of layers, runs the services it is told to start as real
-processes, runs the checks of the plan, and serves files from a directory.
+processes, runs the checks of the plan, serves files from a directory, and
+runs exec'd commands with their stdio over websockets.
 
     fake_pebble.py --socket PATH --root DIR [--state DIR]
 
 --root: the container's file system (a container path /etc/x is DIR/etc/x).
 --state: where each running service's pid is written (<service>.pid).
-SIGTERM or SIGINT stops the server and every process it started.
+SIGTERM or SIGINT stops the server and every process it started (services
+and exec'd commands).
 """
 
 import argparse
@@ -1051,6 +1053,12 @@ def main():
         with LOCK:
             for name in list(SERVICES):
                 stop_service(name)
+            for e in EXECUTIONS.values():
+                if e.proc is not None and e.proc.poll() is None:
+                    try:
+                        os.killpg(e.proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
         try:
             os.unlink(args.socket)
         except FileNotFoundError:
