@@ -188,7 +188,9 @@ fn process_by_comm_started_and_killed() {
     let exe = dir.path().join(&name);
     std::fs::copy("/bin/sleep", &exe).unwrap();
     let env = ProbeEnv::default();
-    let spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    let mut spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    // A /proc scan on a loaded machine can take longer than the default 2s.
+    spec.timeout = Duration::from_secs(20);
     assert_eq!(
         once(&spec, &env),
         Check::unhealthy(format!("process {name} not running"))
@@ -219,7 +221,9 @@ fn process_by_the_base_name_of_argv0() {
     // comm stays `sleep`; argv[0] carries the long name.
     let name = unique_name("api-worker-with-a-long-name-");
     let env = ProbeEnv::default();
-    let spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    let mut spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    // A /proc scan on a loaded machine can take longer than the default 2s.
+    spec.timeout = Duration::from_secs(20);
     let child = ChildGuard::spawn(
         Command::new("sleep")
             .arg0(format!("/opt/svc/bin/{name}"))
