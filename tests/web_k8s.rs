@@ -51,12 +51,31 @@ impl Pod {
         self.root().join("web-fs")
     }
 
-    /// The container comes up: its Pebble listens.
+    /// The container comes up: its Pebble listens. The image's
+    /// `web-server` is a wrapper on the fake's PATH that runs the fixture
+    /// with the container's root, for the service and any exec alike (the
+    /// fake gives an exec only PATH of its environment).
     fn start_pebble(&mut self) {
-        let fixtures = workspace_root().join("tests/web-k8s-fixtures");
+        use std::os::unix::fs::PermissionsExt as _;
+        let bin = self.root().join("image-bin");
+        std::fs::create_dir_all(&bin).expect("create the image's bin");
+        let wrapper = bin.join("web-server");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nWEB_K8S_CONTAINER_ROOT='{}' exec '{}' \"$@\"\n",
+                self.fs().display(),
+                workspace_root()
+                    .join("tests/web-k8s-fixtures/web-server")
+                    .display()
+            ),
+        )
+        .expect("write the image's web-server");
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the image's web-server");
         let path = format!(
             "{}:{}",
-            fixtures.display(),
+            bin.display(),
             std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
         );
         let child = Command::new("python3")
@@ -67,10 +86,8 @@ impl Pod {
             .arg(self.fs())
             .arg("--state")
             .arg(self.root())
-            // The services inherit it: `web-server` finds the container's
-            // files, and the HTTP check asks localhost without a proxy.
+            // The HTTP check asks localhost without a proxy.
             .env("PATH", path)
-            .env("WEB_K8S_CONTAINER_ROOT", self.fs())
             .env_remove("http_proxy")
             .env_remove("HTTP_PROXY")
             .stdin(Stdio::null())
