@@ -390,3 +390,45 @@ fn pebble_probes_gate_and_check_events_heal_without_update_status() {
     assert_eq!(answer(&got, "restart"), "Ok(())");
     assert_eq!(status(&unit), ("active".into(), String::new()));
 }
+
+#[test]
+fn exec_runs_declared_commands_with_their_output_exit_and_timeout() {
+    let pebble = FakePebble::start(FakePebble::root());
+    let root = pebble.path();
+    let unit = unit(
+        "exec-echo exec-fail exec-args-refused exec-undeclared exec-big exec-hang",
+        "",
+    );
+    let started = Instant::now();
+    let got = answers(&unit, root, "config-changed", &[]);
+    // The hang is killed at its 1s timeout, not the 20s handler deadline.
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_eq!(
+        answer(&got, "exec-echo"),
+        r#"Exit::Code(0) stdout="hello two words\n" stderr="" truncated=false"#
+    );
+    // A non-zero exit is an output, stdout and stderr apart.
+    assert_eq!(
+        answer(&got, "exec-fail"),
+        r#"Exit::Code(3) stdout="out\n" stderr="err\n" truncated=false"#
+    );
+    let refused = answer(&got, "exec-args-refused");
+    assert!(
+        refused.starts_with("Err(Undeclared(")
+            && refused.contains("workload.containers.web.commands.fail.args is false"),
+        "{refused}"
+    );
+    let undeclared = answer(&got, "exec-undeclared");
+    assert!(
+        undeclared.starts_with("Err(Undeclared(\"command `nope` is not declared for container web"),
+        "{undeclared}"
+    );
+    assert_eq!(
+        answer(&got, "exec-big"),
+        "Exit::Code(0) stdout=65536 stderr=0 truncated=true"
+    );
+    assert_eq!(
+        answer(&got, "exec-hang"),
+        r#"Exit::TimedOut stdout="" stderr="" truncated=false"#
+    );
+}

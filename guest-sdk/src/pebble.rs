@@ -42,7 +42,9 @@ pub use crate::__bindings::wasm_charm::charm::pebble::{
 /// Why a Pebble call did not do what was asked.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PebbleError {
-    /// The container is not declared in metadata.yaml.
+    /// The container is not declared in metadata.yaml, or (for
+    /// [`Container::exec`]) the command is not declared for it in
+    /// wasm-charm.yaml, or takes no arguments.
     Undeclared(String),
     /// The container's Pebble socket is not there or nothing answers on it
     /// (the container is not up yet).
@@ -81,7 +83,7 @@ impl PebbleError {
 impl fmt::Display for PebbleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PebbleError::Undeclared(what) => write!(f, "undeclared container: {what}"),
+            PebbleError::Undeclared(what) => write!(f, "undeclared: {what}"),
             PebbleError::CannotConnect(what) => f.write_str(what),
             PebbleError::Api(e) if e.kind.is_empty() => {
                 write!(f, "Pebble answered {}: {}", e.status_code, e.message)
@@ -324,6 +326,40 @@ impl Container {
     pub fn remove_path(&self, path: &str, recursive: bool) -> Result<(), PebbleError> {
         wit::remove_path(&self.name, path, recursive)
     }
+
+    /// Run the command `name` that wasm-charm.yaml declares for this
+    /// container (`workload.containers.<container>.commands.<name>`) through
+    /// Pebble's exec: its declared argv, then `args` (refused as
+    /// [`PebbleError::Undeclared`] unless the manifest says `args: true`).
+    /// No shell and an empty stdin. A non-zero exit is an output, not an
+    /// error: look at [`CommandOutput::success`]. Past its declared timeout
+    /// (or the handler's deadline) its exit is [`Exit::TimedOut`]. Each
+    /// stream keeps its first 64 KiB.
+    ///
+    /// [`CommandOutput::success`]: crate::workload::CommandOutput::success
+    /// [`Exit::TimedOut`]: crate::workload::Exit::TimedOut
+    ///
+    /// ```no_run
+    /// use wasm_charm::prelude::*;
+    ///
+    /// fn reload(_event: &Event) -> Outcome {
+    ///     let out = pebble::container("web").exec("reload", &[])?;
+    ///     if !out.success() {
+    ///         return Ok(Some(Status::blocked(format!(
+    ///             "reload failed: {}",
+    ///             out.stderr_text().trim()
+    ///         ))));
+    ///     }
+    ///     Ok(None)
+    /// }
+    /// ```
+    pub fn exec(
+        &self,
+        name: &str,
+        args: &[&str],
+    ) -> Result<crate::workload::CommandOutput, PebbleError> {
+        wit::exec(&self.name, name, &owned(args))
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +379,10 @@ mod tests {
         );
         assert_eq!(e.kind(), Some("not-found"));
         assert_eq!(PebbleError::Timeout("late".into()).kind(), None);
+        assert_eq!(
+            PebbleError::Undeclared("command `x` of container web".into()).to_string(),
+            "undeclared: command `x` of container web"
+        );
         assert!(
             ServiceInfo {
                 name: "web".into(),

@@ -339,7 +339,8 @@ impl<'c, 'e> EventRun<'c, 'e> {
             pebble: crate::pebble::Pebble::new(
                 self.ctx.charm.metadata.containers.clone(),
                 self.ctx.workload_root.clone(),
-            ),
+            )
+            .with_commands(self.ctx.charm.manifest.workload.containers.clone()),
         }
     }
 

@@ -4,16 +4,20 @@
 Python standard library only. It answers the parts of Pebble's API a charm
 uses (see README.md) with Pebble's JSON envelope and status codes, keeps a
 plan made of layers, runs the services it is told to start as real
-processes, runs the checks of the plan, and serves files from a directory.
+processes, runs the checks of the plan, serves files from a directory, and
+runs exec'd commands with their stdio over websockets.
 
     fake_pebble.py --socket PATH --root DIR [--state DIR]
 
 --root: the container's file system (a container path /etc/x is DIR/etc/x).
 --state: where each running service's pid is written (<service>.pid).
-SIGTERM or SIGINT stops the server and every process it started.
+SIGTERM or SIGINT stops the server and every process it started (services
+and exec'd commands).
 """
 
 import argparse
+import base64
+import hashlib
 import json
 import os
 import shlex
@@ -240,6 +244,7 @@ def add_layer(payload):
 class Service:
     def __init__(self):
         self.proc = None
+        self.change_id = None
         self.stopping = False
         self.since = None
         self.config = None  # the definition it was started with
@@ -619,6 +624,224 @@ STATUS_TEXT = {200: "OK", 202: "Accepted", 400: "Bad Request", 403: "Forbidden",
                504: "Gateway Timeout"}
 
 
+# --- exec: a real process, its stdio over websockets, its exit in a change ---
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+CHANGES_CHANGED = threading.Condition(LOCK)
+
+
+def ws_read_frame(rfile):
+    """One frame from a client: (fin, opcode, payload), unmasked; None at EOF."""
+    head = rfile.read(2)
+    if len(head) < 2:
+        return None
+    fin, opcode = head[0] & 0x80, head[0] & 0x0F
+    masked, length = head[1] & 0x80, head[1] & 0x7F
+    if length == 126:
+        length = int.from_bytes(rfile.read(2), "big")
+    elif length == 127:
+        length = int.from_bytes(rfile.read(8), "big")
+    if not masked:
+        raise ValueError("a client frame that is not masked")
+    key = rfile.read(4)
+    data = rfile.read(length)
+    return bool(fin), opcode, bytes(b ^ key[i % 4] for i, b in enumerate(data))
+
+
+def ws_frame(opcode, payload):
+    """A server frame (unmasked)."""
+    n = len(payload)
+    if n < 126:
+        head = bytes([0x80 | opcode, n])
+    elif n < 65536:
+        head = bytes([0x80 | opcode, 126]) + n.to_bytes(2, "big")
+    else:
+        head = bytes([0x80 | opcode, 127]) + n.to_bytes(8, "big")
+    return head + payload
+
+
+class Websocket:
+    def __init__(self, handler):
+        self.rfile, self.wfile = handler.rfile, handler.wfile
+        self.lock = threading.Lock()
+        self.closed = threading.Event()
+
+    def send(self, opcode, payload):
+        with self.lock:
+            try:
+                self.wfile.write(ws_frame(opcode, payload))
+                self.wfile.flush()
+            except OSError:
+                pass
+
+    def messages(self):
+        """(opcode, payload) of each whole message, fragments joined, until close."""
+        partial, kind = b"", None
+        while True:
+            frame = ws_read_frame(self.rfile)
+            if frame is None:
+                return
+            fin, opcode, data = frame
+            if opcode == 0x8:
+                self.send(0x8, data[:2])
+                return
+            if opcode == 0x9:
+                self.send(0xA, data)
+                continue
+            if opcode in (0x1, 0x2):
+                partial, kind = data, opcode
+            elif opcode == 0x0:
+                partial += data
+            if fin and kind is not None:
+                yield kind, partial
+                partial, kind = b"", None
+
+
+class Execution:
+    def __init__(self, argv, environment, cwd, timeout, split_stderr):
+        self.argv, self.environment, self.cwd = argv, environment, cwd
+        self.timeout, self.split_stderr = timeout, split_stderr
+        self.sockets = {}
+        self.ready = threading.Condition(LOCK)
+        self.proc = None
+        self.change_id = None
+
+
+EXECUTIONS = {}
+
+
+def start_exec(payload):
+    argv = payload.get("command") or []
+    if not argv:
+        raise ApiError(400, "must specify command")
+    timeout = duration(payload.get("timeout") or None, 0)
+    exe = argv[0] if "/" in argv[0] else shutil_which(argv[0])
+    if not exe or not os.access(exe, os.X_OK):
+        raise ApiError(400, 'cannot find executable "%s"' % argv[0])
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    env.update({str(k): str(v) for k, v in (payload.get("environment") or {}).items()})
+    change_id = str(len(CHANGES) + 1)
+    task_id = "T" + change_id
+    CHANGES[change_id] = {"id": change_id, "kind": "exec", "summary": "Execute command %r" % argv[0],
+                          "status": "Doing", "ready": False, "spawn-time": now_text(),
+                          "tasks": [{"id": task_id, "kind": "exec", "status": "Doing"}]}
+    e = Execution(argv, env, payload.get("working-dir") or ROOT, timeout,
+                  bool(payload.get("split-stderr")))
+    e.change_id = change_id
+    EXECUTIONS[task_id] = e
+    threading.Thread(target=run_exec, args=(change_id, task_id, e), daemon=True).start()
+    return change_id, {"task-id": task_id, "environment": env, "working-dir": e.cwd}
+
+
+def shutil_which(name):
+    for d in os.environ.get("PATH", "/usr/bin:/bin").split(":"):
+        path = os.path.join(d, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def finish_change(change_id, exit_code, err=None):
+    with LOCK:
+        change = CHANGES[change_id]
+        change["tasks"][0]["data"] = {"exit-code": exit_code}
+        change["tasks"][0]["status"] = "Error" if err else "Done"
+        change["status"] = "Error" if err else "Done"
+        change["ready"], change["ready-time"] = True, now_text()
+        if err:
+            change["err"] = "cannot perform the following tasks:\n- %s (%s)" % (change["summary"], err)
+        CHANGES_CHANGED.notify_all()
+
+
+def run_exec(change_id, task_id, e):
+    # As Pebble: the process starts once the I/O websockets are open (5 s).
+    wanted = ["stdio"] + (["stderr"] if e.split_stderr else [])
+    with LOCK:
+        if not e.ready.wait_for(lambda: all(w in e.sockets for w in wanted), timeout=5):
+            return finish_change(change_id, -1, "timeout waiting for websocket connections")
+    stdio = e.sockets["stdio"]
+    try:
+        e.proc = subprocess.Popen(e.argv, env=e.environment, cwd=e.cwd, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE if e.split_stderr else subprocess.STDOUT,
+                                  start_new_session=True)
+    except OSError as err:
+        return finish_change(change_id, -1, "cannot start: %s" % err)
+
+    def feed_stdin():
+        try:
+            for kind, data in stdio.messages():
+                if kind == 0x2:
+                    e.proc.stdin.write(data)
+                    e.proc.stdin.flush()
+                elif json.loads(data or b"{}").get("command") == "end":
+                    break
+        except (OSError, ValueError):
+            pass
+        try:
+            e.proc.stdin.close()
+        except OSError:
+            pass
+
+    def pump(pipe, socket):
+        while True:
+            chunk = pipe.read1(128 << 10)
+            if not chunk:
+                break
+            socket.send(0x2, chunk)
+        socket.send(0x1, b'{"command":"end"}')
+
+    threads = [threading.Thread(target=feed_stdin, daemon=True),
+               threading.Thread(target=pump, args=(e.proc.stdout, stdio), daemon=True)]
+    if e.split_stderr:
+        threads.append(threading.Thread(target=pump, args=(e.proc.stderr, e.sockets["stderr"]),
+                                        daemon=True))
+    for t in threads:
+        t.start()
+    timed_out = False
+    try:
+        code = e.proc.wait(timeout=e.timeout or None)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(e.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        code = e.proc.wait()
+    for t in threads[1:]:
+        t.join(timeout=2)
+    if timed_out:
+        return finish_change(change_id, -1, "timed out after %gs: context deadline exceeded" % e.timeout)
+    finish_change(change_id, code if code >= 0 else -1)
+
+
+def control_loop(e, socket):
+    """Pebble's control websocket: a `signal` command goes to the process."""
+    for kind, data in socket.messages():
+        try:
+            command = json.loads(data)
+        except ValueError:
+            continue
+        if command.get("command") == "signal" and e.proc is not None:
+            name = (command.get("signal") or {}).get("name", "")
+            number = getattr(signal, name, None)
+            if isinstance(number, signal.Signals):
+                try:
+                    os.kill(e.proc.pid, number)
+                except ProcessLookupError:
+                    pass
+
+
+def wait_change(change_id, timeout):
+    end = time.monotonic() + timeout
+    while not CHANGES[change_id].get("ready", True):
+        left = end - time.monotonic()
+        if left <= 0:
+            raise ApiError(504, "timeout waiting for change %s" % change_id)
+        CHANGES_CHANGED.wait(left)
+    return CHANGES[change_id]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -668,6 +891,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def route(self, method):
         url = urllib.parse.urlsplit(self.path)
+        parts = url.path.split("/")
+        if method == "GET" and len(parts) == 6 and parts[1:3] == ["v1", "tasks"] and parts[4] == "websocket":
+            return self.websocket(parts[3], parts[5])
         query = urllib.parse.parse_qs(url.query)
         q = lambda k: (query.get(k) or [""])[0]
         names = [n for v in query.get("names", []) for n in v.split(",") if n]
@@ -701,7 +927,13 @@ class Handler(BaseHTTPRequestHandler):
                     change_id = rest[: -len("/wait")] if rest.endswith("/wait") else rest
                     if change_id not in CHANGES:
                         raise ApiError(404, 'cannot find change with id "%s"' % change_id, "not-found")
+                    if rest.endswith("/wait"):
+                        change = wait_change(change_id, duration(q("timeout") or None, 3600))
+                        return self.envelope("sync", 200, change)
                     return self.envelope("sync", 200, CHANGES[change_id])
+                if (method, url.path) == ("POST", "/v1/exec"):
+                    change_id, result = start_exec(self.json_body())
+                    return self.envelope("async", 202, result, change_id)
                 if (method, url.path) == ("GET", "/v1/checks"):
                     level = q("level")
                     if level not in ("", "alive", "ready"):
@@ -714,6 +946,34 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(404, "not found")
         except ApiError as e:
             self.error(e)
+
+    def websocket(self, task_id, ws_id):
+        with LOCK:
+            e = EXECUTIONS.get(task_id)
+            if e is None or ws_id not in ("control", "stdio", "stderr") or ws_id in e.sockets:
+                return self.error(ApiError(404, "websocket %s of task %s not found" % (ws_id, task_id)))
+        key = self.headers.get("Sec-WebSocket-Key") or ""
+        if (self.headers.get("Upgrade") or "").lower() != "websocket" or not key:
+            return self.error(ApiError(400, "not a websocket upgrade"))
+        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        socket = Websocket(self)
+        with LOCK:
+            e.sockets[ws_id] = socket
+            e.ready.notify_all()
+        if ws_id == "control":
+            control_loop(e, socket)
+        else:
+            # The exec thread reads stdio; this thread keeps the connection
+            # open until the command is over.
+            with LOCK:
+                CHANGES_CHANGED.wait_for(lambda: CHANGES[e.change_id].get("ready"), timeout=3600)
 
     def get_files(self, q, query):
         action = q("action")
@@ -793,6 +1053,12 @@ def main():
         with LOCK:
             for name in list(SERVICES):
                 stop_service(name)
+            for e in EXECUTIONS.values():
+                if e.proc is not None and e.proc.poll() is None:
+                    try:
+                        os.killpg(e.proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
         try:
             os.unlink(args.socket)
         except FileNotFoundError:

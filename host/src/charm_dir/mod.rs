@@ -11,7 +11,7 @@ pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError, StoreChoice};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
-pub use workload::{Access, CommandSpec, FileGrant, Workload};
+pub use workload::{Access, CommandSpec, ContainerGrant, FileGrant, Workload};
 
 use std::path::{Path, PathBuf};
 
@@ -70,6 +70,10 @@ impl CharmDir {
         };
         crate::probe::spec::check_containers(&manifest.probes, &metadata.containers)
             .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e.to_string()))?;
+        manifest
+            .workload
+            .check_containers(&metadata.containers)
+            .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e))?;
         Ok(CharmDir {
             path: path.to_path_buf(),
             metadata,

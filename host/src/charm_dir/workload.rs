@@ -67,6 +67,17 @@ pub struct Workload {
     pub services: BTreeSet<String>,
     pub commands: BTreeMap<String, CommandSpec>,
     pub apt: BTreeSet<String>,
+    /// Per workload container (metadata.yaml `containers:`): what a handler
+    /// may run there through Pebble's exec.
+    pub containers: BTreeMap<String, ContainerGrant>,
+}
+
+/// What a handler may do in one workload container.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerGrant {
+    /// Commands run by name through Pebble's exec, with the same shape and
+    /// limits as `workload.commands`.
+    pub commands: BTreeMap<String, CommandSpec>,
 }
 
 impl Workload {
@@ -75,6 +86,24 @@ impl Workload {
             && self.services.is_empty()
             && self.commands.is_empty()
             && self.apt.is_empty()
+            && self.containers.is_empty()
+    }
+
+    /// Every container named here must be declared in metadata.yaml
+    /// `containers:`; the error names the field.
+    pub fn check_containers(&self, declared: &[String]) -> Result<(), String> {
+        match self.containers.keys().find(|c| !declared.contains(c)) {
+            None => Ok(()),
+            Some(c) => Err(format!(
+                "field `workload.containers.{c}`: container `{c}` is not declared in \
+                 metadata.yaml `containers:` ({})",
+                if declared.is_empty() {
+                    "none is".to_string()
+                } else {
+                    declared.join(", ")
+                }
+            )),
+        }
     }
 }
 
@@ -89,6 +118,15 @@ pub(crate) struct RawWorkload {
     commands: BTreeMap<String, RawCommand>,
     #[serde(default)]
     packages: RawPackages,
+    #[serde(default)]
+    containers: BTreeMap<String, RawContainer>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawContainer {
+    #[serde(default)]
+    commands: BTreeMap<String, RawCommand>,
 }
 
 #[derive(Deserialize)]
@@ -183,50 +221,36 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
         workload.services.insert(unit);
     }
     for (name, command) in raw.commands {
-        let field = format!("workload.commands.{name}");
-        if !is_command_name(&name) {
+        let spec = parse_command(&format!("workload.commands.{name}"), &name, command)?;
+        workload.commands.insert(name, spec);
+    }
+    if raw.containers.len() > MAX_ENTRIES {
+        return Err(format!(
+            "field `workload.containers`: {} declared, at most {MAX_ENTRIES}",
+            raw.containers.len()
+        ));
+    }
+    for (container, grant) in raw.containers {
+        let field = format!("workload.containers.{container}");
+        if container.is_empty() || container.contains('/') {
             return Err(format!(
-                "field `{field}`: `{name}` is not a command name ([a-z0-9-]+, at most 63)"
+                "field `{field}`: `{container}` is not a container name"
             ));
         }
-        let Some(program) = command.argv.first() else {
+        if grant.commands.len() > MAX_ENTRIES {
             return Err(format!(
-                "field `{field}.argv`: empty; give the program to run"
-            ));
-        };
-        if program.is_empty() {
-            return Err(format!(
-                "field `{field}.argv`: the program is an empty string"
+                "field `{field}.commands`: {} declared, at most {MAX_ENTRIES}",
+                grant.commands.len()
             ));
         }
-        if command.argv.iter().any(|a| a.contains('\0')) {
-            return Err(format!(
-                "field `{field}.argv`: an argument holds a NUL byte"
-            ));
+        let mut commands = BTreeMap::new();
+        for (name, command) in grant.commands {
+            let spec = parse_command(&format!("{field}.commands.{name}"), &name, command)?;
+            commands.insert(name, spec);
         }
-        let timeout = match command.timeout {
-            None => DEFAULT_COMMAND_TIMEOUT,
-            Some(text) => {
-                let t =
-                    parse_duration(&text).map_err(|e| format!("field `{field}.timeout`: {e}"))?;
-                if t.is_zero() || t > MAX_COMMAND_TIMEOUT {
-                    return Err(format!(
-                        "field `{field}.timeout`: {} is outside 1ms to {}",
-                        show_duration(t),
-                        show_duration(MAX_COMMAND_TIMEOUT)
-                    ));
-                }
-                t
-            }
-        };
-        workload.commands.insert(
-            name,
-            CommandSpec {
-                argv: command.argv,
-                args: command.args,
-                timeout,
-            },
-        );
+        workload
+            .containers
+            .insert(container, ContainerGrant { commands });
     }
     for package in raw.packages.apt {
         if !is_apt_name(&package) {
@@ -238,6 +262,50 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
         workload.apt.insert(package);
     }
     Ok(workload)
+}
+
+/// One declared command at `field` (`workload.commands.<name>` or
+/// `workload.containers.<container>.commands.<name>`).
+fn parse_command(field: &str, name: &str, command: RawCommand) -> Result<CommandSpec, String> {
+    if !is_command_name(name) {
+        return Err(format!(
+            "field `{field}`: `{name}` is not a command name ([a-z0-9-]+, at most 63)"
+        ));
+    }
+    let Some(program) = command.argv.first() else {
+        return Err(format!(
+            "field `{field}.argv`: empty; give the program to run"
+        ));
+    };
+    if program.is_empty() {
+        return Err(format!(
+            "field `{field}.argv`: the program is an empty string"
+        ));
+    }
+    if command.argv.iter().any(|a| a.contains('\0')) {
+        return Err(format!(
+            "field `{field}.argv`: an argument holds a NUL byte"
+        ));
+    }
+    let timeout = match command.timeout {
+        None => DEFAULT_COMMAND_TIMEOUT,
+        Some(text) => {
+            let t = parse_duration(&text).map_err(|e| format!("field `{field}.timeout`: {e}"))?;
+            if t.is_zero() || t > MAX_COMMAND_TIMEOUT {
+                return Err(format!(
+                    "field `{field}.timeout`: {} is outside 1ms to {}",
+                    show_duration(t),
+                    show_duration(MAX_COMMAND_TIMEOUT)
+                ));
+            }
+            t
+        }
+    };
+    Ok(CommandSpec {
+        argv: command.argv,
+        args: command.args,
+        timeout,
+    })
 }
 
 /// A declared directory: absolute, normal, not `/` itself (that would be the
@@ -342,6 +410,35 @@ mod tests {
     }
 
     #[test]
+    fn container_commands_parse_like_machine_ones_and_need_their_container() {
+        let w = parse(
+            "containers:\n  web:\n    commands:\n      reload:\n        argv: [nginx, -s, reload]\n\
+             \x20       timeout: 10s\n      logs:\n        argv: [tail]\n        args: true\n",
+        )
+        .unwrap();
+        let web = &w.containers["web"];
+        assert_eq!(
+            web.commands["reload"],
+            CommandSpec {
+                argv: vec!["nginx".into(), "-s".into(), "reload".into()],
+                args: false,
+                timeout: Duration::from_secs(10)
+            }
+        );
+        assert!(web.commands["logs"].args);
+        assert_eq!(web.commands["logs"].timeout, DEFAULT_COMMAND_TIMEOUT);
+        assert!(!w.is_empty() && w.commands.is_empty());
+        assert_eq!(w.check_containers(&["web".into()]), Ok(()));
+        let e = w.check_containers(&["db".into()]).unwrap_err();
+        assert!(
+            e.contains("field `workload.containers.web`") && e.contains("(db)"),
+            "{e}"
+        );
+        let e = w.check_containers(&[]).unwrap_err();
+        assert!(e.contains("none is"), "{e}");
+    }
+
+    #[test]
     fn bad_entries_are_named() {
         for (yaml, field) in [
             ("files: [{path: etc/x}]", "workload.files[0].path"),
@@ -369,11 +466,24 @@ mod tests {
                 "workload.commands.sync.timeout",
             ),
             ("packages: {apt: [-y]}", "workload.packages.apt"),
+            (
+                "containers: {web: {commands: {reload: {argv: []}}}}",
+                "workload.containers.web.commands.reload.argv",
+            ),
+            (
+                "containers: {web: {commands: {Reload: {argv: [x]}}}}",
+                "workload.containers.web.commands.Reload",
+            ),
+            (
+                "containers: {web: {commands: {reload: {argv: [x], timeout: 0s}}}}",
+                "workload.containers.web.commands.reload.timeout",
+            ),
         ] {
             let e = parse(yaml).unwrap_err();
             assert!(e.contains(&format!("field `{field}")), "{yaml}: {e}");
         }
         assert!(parse("files: [{path: /x, access: write}]").is_err());
+        assert!(parse("containers: {web: {comands: {}}}").is_err());
         assert!(parse("servics: []").is_err());
     }
 }

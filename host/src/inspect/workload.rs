@@ -2,7 +2,7 @@
 //! DESIGN §12), as `inspect` shows it: an operator reads this before
 //! deploying. Pure: the parsed section in, lines out.
 
-use crate::charm_dir::Workload;
+use crate::charm_dir::{CommandSpec, Workload};
 use crate::probe::spec::show_duration;
 
 /// The `workload` section of the report: one line when nothing is declared,
@@ -31,30 +31,49 @@ pub fn lines(workload: &Workload) -> Vec<String> {
     let commands = workload
         .commands
         .iter()
-        .map(|(name, c)| {
-            format!(
-                "{name}: argv {:?}, {}, timeout {}",
-                c.argv,
-                if c.args {
-                    "the handler may append arguments"
-                } else {
-                    "no arguments may be appended"
-                },
-                show_duration(c.timeout)
-            )
-        })
+        .map(|(name, c)| command_line(name, c))
         .collect();
     section("commands", commands);
     let apt = workload.apt.iter().cloned().collect();
     section("packages (apt)", apt);
+    // Only Kubernetes charms have containers: no line for the others.
+    if !workload.containers.is_empty() {
+        lines.push("  containers (run through Pebble):".to_string());
+        for (container, grant) in &workload.containers {
+            if grant.commands.is_empty() {
+                lines.push(format!("    {container}: no command"));
+                continue;
+            }
+            lines.push(format!("    {container}:"));
+            lines.extend(
+                grant
+                    .commands
+                    .iter()
+                    .map(|(name, c)| format!("      {}", command_line(name, c))),
+            );
+        }
+    }
     lines
+}
+
+fn command_line(name: &str, c: &CommandSpec) -> String {
+    format!(
+        "{name}: argv {:?}, {}, timeout {}",
+        c.argv,
+        if c.args {
+            "the handler may append arguments"
+        } else {
+            "no arguments may be appended"
+        },
+        show_duration(c.timeout)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::charm_dir::Access;
-    use crate::charm_dir::{CommandSpec, FileGrant};
+    use crate::charm_dir::{ContainerGrant, FileGrant};
     use std::time::Duration;
 
     #[test]
@@ -91,6 +110,7 @@ mod tests {
             ]
             .into(),
             apt: ["api-service".to_string()].into(),
+            containers: Default::default(),
         };
         assert_eq!(
             lines(&workload),
@@ -127,6 +147,42 @@ mod tests {
         assert_eq!(
             lines(&Workload::default()),
             ["workload: none (no directory, service, command or package)"]
+        );
+    }
+
+    #[test]
+    fn container_commands_are_listed_under_their_container() {
+        let reload = CommandSpec {
+            argv: vec!["nginx".into(), "-s".into(), "reload".into()],
+            args: false,
+            timeout: Duration::from_secs(10),
+        };
+        let workload = Workload {
+            containers: [
+                (
+                    "web".to_string(),
+                    ContainerGrant {
+                        commands: [("reload".to_string(), reload)].into(),
+                    },
+                ),
+                ("db".to_string(), ContainerGrant::default()),
+            ]
+            .into(),
+            ..Workload::default()
+        };
+        assert_eq!(
+            lines(&workload),
+            [
+                "workload:",
+                "  files: none",
+                "  services: none",
+                "  commands: none",
+                "  packages (apt): none",
+                "  containers (run through Pebble):",
+                "    db: no command",
+                "    web:",
+                "      reload: argv [\"nginx\", \"-s\", \"reload\"], no arguments may be appended, timeout 10s",
+            ]
         );
     }
 }

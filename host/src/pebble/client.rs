@@ -313,6 +313,11 @@ impl Client {
         &self.socket
     }
 
+    /// When every call ends.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
     /// Send one request and read its answer, up to `limit` bytes.
     pub(crate) fn send(
         &self,
@@ -322,35 +327,74 @@ impl Client {
         accept: Option<&str>,
         limit: usize,
     ) -> Result<Answer, Error> {
-        let request = request(method, target, body, accept)?;
         let what = format!("{method} {}", target.split('?').next().unwrap_or(target));
         let runtime = client_runtime()
             .map_err(|e| Error::Protocol(format!("cannot start the HTTP client: {e}")))?;
         let left = self.deadline.saturating_duration_since(Instant::now());
-        let socket = self.socket.clone();
-        let cannot_connect = |why: String| Error::CannotConnect {
-            socket: socket.display().to_string(),
-            why,
-        };
-        let answer = runtime.block_on(async {
-            tokio::time::timeout(left, async {
-                let stream = tokio::net::UnixStream::connect(&self.socket)
+        runtime
+            .block_on(async {
+                tokio::time::timeout(left, self.send_async(method, target, body, accept, limit))
                     .await
-                    .map_err(|e| cannot_connect(e.to_string()))?;
-                exchange(stream, request, limit)
-                    .await
-                    .map_err(|e| Error::Protocol(format!("{what}: {e}")))
             })
+            .unwrap_or(Err(Error::Timeout { what }))
+    }
+
+    /// [`send`](Client::send) inside a runtime, without the deadline: the
+    /// caller bounds it.
+    pub(crate) async fn send_async(
+        &self,
+        method: &str,
+        target: &str,
+        body: Body,
+        accept: Option<&str>,
+        limit: usize,
+    ) -> Result<Answer, Error> {
+        let request = request(method, target, body, accept)?;
+        let what = format!("{method} {}", target.split('?').next().unwrap_or(target));
+        let stream = tokio::net::UnixStream::connect(&self.socket)
             .await
-        });
-        match answer {
-            Err(_) => Err(Error::Timeout { what }),
-            Ok(Err(e)) => Err(e),
-            Ok(Ok(a)) if a.cut => Err(Error::Protocol(format!(
+            .map_err(|e| Error::CannotConnect {
+                socket: self.socket.display().to_string(),
+                why: e.to_string(),
+            })?;
+        let answer = exchange(stream, request, limit)
+            .await
+            .map_err(|e| Error::Protocol(format!("{what}: {e}")))?;
+        if answer.cut {
+            return Err(Error::Protocol(format!(
                 "{what}: the answer is longer than {limit} bytes"
-            ))),
-            Ok(Ok(a)) => Ok(a),
+            )));
         }
+        Ok(answer)
+    }
+
+    /// Wait inside a runtime for change `id` to finish, within the
+    /// deadline: the change.
+    pub(crate) async fn wait_change_value(&self, id: &str) -> Result<Value, Error> {
+        let target = self.wait_target(id);
+        let answer = self
+            .send_async("GET", &target, Body::Empty, None, MAX_ANSWER)
+            .await?;
+        match parse_envelope(answer.status, &answer.body).and_then(sync_result) {
+            Err(Error::Api { status: 504, .. }) => Err(Error::Timeout {
+                what: format!("change {id}"),
+            }),
+            other => other,
+        }
+    }
+
+    fn wait_target(&self, id: &str) -> String {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        // Pebble's own wait ends a little before ours, so its answer (504
+        // and a message) arrives rather than a cut connection.
+        let wait = left
+            .saturating_sub(Duration::from_millis(100))
+            .max(Duration::from_millis(1));
+        format!(
+            "/v1/changes/{}/wait?timeout={}ms",
+            query_value(id),
+            wait.as_millis()
+        )
     }
 
     /// A JSON call: its envelope.
@@ -367,17 +411,7 @@ impl Client {
     /// Wait for change `id` to finish, within the deadline; its error if it
     /// failed.
     pub fn wait_change(&self, id: &str) -> Result<(), Error> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        // Pebble's own wait ends a little before ours, so its answer (504
-        // and a message) arrives rather than a cut connection.
-        let wait = left
-            .saturating_sub(Duration::from_millis(100))
-            .max(Duration::from_millis(1));
-        let target = format!(
-            "/v1/changes/{}/wait?timeout={}ms",
-            query_value(id),
-            wait.as_millis()
-        );
+        let target = self.wait_target(id);
         let change = match self.sync("GET", &target, Body::Empty) {
             Err(Error::Api { status: 504, .. }) => {
                 return Err(Error::Timeout {

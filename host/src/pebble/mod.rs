@@ -4,16 +4,23 @@
 //! by the handler's deadline.
 //!
 //! * [`client`]: HTTP over the unix socket and Pebble's envelope.
+//! * [`exec`]: the commands the manifest declares for a container, run
+//!   through Pebble's exec over [`websocket`]s.
 //! * [`Pebble`]: the interface for one handler.
 
 pub mod client;
+pub mod exec;
+pub mod websocket;
 
 use crate::bindings::pebble::{
     ApiError, CheckInfo, CheckLevel, FileInfo, Host, PebbleError, ServiceInfo,
 };
+use crate::bindings::workload::CommandOutput;
+use crate::charm_dir::ContainerGrant;
 use crate::workload_root::WorkloadRoot;
 use client::{Body, Client, Error, MAX_PULL};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,6 +49,8 @@ pub fn client_for(root: &WorkloadRoot, container: &str, deadline: Instant) -> Op
 #[derive(Debug, Clone)]
 pub struct Pebble {
     containers: Arc<Vec<String>>,
+    /// wasm-charm.yaml `workload.containers`: what may be exec'd where.
+    grants: Arc<BTreeMap<String, ContainerGrant>>,
     root: WorkloadRoot,
     deadline: Option<Instant>,
 }
@@ -50,9 +59,16 @@ impl Pebble {
     pub fn new(containers: Vec<String>, root: WorkloadRoot) -> Pebble {
         Pebble {
             containers: Arc::new(containers),
+            grants: Arc::default(),
             root,
             deadline: None,
         }
+    }
+
+    /// The commands the manifest declares per container, for `exec`.
+    pub fn with_commands(mut self, grants: BTreeMap<String, ContainerGrant>) -> Pebble {
+        self.grants = Arc::new(grants);
+        self
     }
 
     /// No container: every call is refused as undeclared.
@@ -79,10 +95,13 @@ impl Pebble {
         if !self.containers.iter().any(|c| c == container) {
             return Err(undeclared());
         }
-        let deadline = self
-            .deadline
-            .unwrap_or_else(|| Instant::now() + CALL_WITHOUT_DEADLINE);
+        let deadline = self.deadline();
         client_for(&self.root, container, deadline).ok_or_else(undeclared)
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
+            .unwrap_or_else(|| Instant::now() + CALL_WITHOUT_DEADLINE)
     }
 
     fn services(
@@ -453,6 +472,31 @@ impl Host for Pebble {
             None => Ok(()),
         }
     }
+
+    fn exec(
+        &mut self,
+        container: String,
+        name: String,
+        args: Vec<String>,
+    ) -> Result<CommandOutput, PebbleError> {
+        let client = self.client(&container)?;
+        let spec = self
+            .grants
+            .get(&container)
+            .and_then(|g| g.commands.get(&name))
+            .ok_or_else(|| {
+                PebbleError::Undeclared(format!(
+                    "command `{name}` is not declared for container {container} in \
+                     wasm-charm.yaml workload.containers.{container}.commands"
+                ))
+            })?;
+        let argv = exec::argv(&container, &name, spec, &args).map_err(|r| match r {
+            exec::Refused::Undeclared(m) => PebbleError::Undeclared(m),
+            exec::Refused::Unusable(m) => PebbleError::Protocol(m),
+        })?;
+        let until = exec::end(spec.timeout, client.deadline(), Instant::now());
+        exec::run(&client, &argv, until).map_err(|e| wit_error(&container, e))
+    }
 }
 
 /// Register the `pebble` interface, answered by the [`Pebble`] that `get`
@@ -525,6 +569,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        match pebble.exec("web".into(), "reload".into(), vec![]) {
+            Err(PebbleError::Undeclared(m)) => assert!(
+                m.contains("workload.containers.web.commands") && m.contains("`reload`"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            pebble.exec("db".into(), "reload".into(), vec![]),
+            Err(PebbleError::Undeclared(m)) if m.contains("metadata.yaml")
+        ));
         assert_eq!(permissions_text(Some(0o755)), Some("755".into()));
         assert!(boundary().len() >= 32);
         std::fs::remove_dir_all(&dir).unwrap();

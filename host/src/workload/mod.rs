@@ -22,6 +22,7 @@ mod process;
 pub(crate) mod services;
 
 pub use commands::PATH as COMMAND_PATH;
+pub use commands::{MAX_ARGS, MAX_ARGS_BYTES};
 pub use machine::{Machine, SystemMachine};
 pub use process::OUTPUT_LIMIT;
 

@@ -21,6 +21,20 @@ fn text(name: &str) -> Result<String, Error> {
     })
 }
 
+/// A command's output as text, or the error.
+fn shown(out: Result<wasm_charm::workload::CommandOutput, pebble::PebbleError>) -> String {
+    match out {
+        Ok(out) => format!(
+            "{:?} stdout={:?} stderr={:?} truncated={}",
+            out.exit,
+            out.stdout_text(),
+            out.stderr_text(),
+            out.truncated
+        ),
+        Err(e) => format!("Err({e:?})"),
+    }
+}
+
 fn calls(_event: &Event) -> Outcome {
     let web = pebble::container("web");
     let layer = text("layer")?;
@@ -63,6 +77,21 @@ fn calls(_event: &Event) -> Outcome {
                 Ok(b) => format!("unexpected {} bytes", b.len()),
             },
             "undeclared" => format!("{:?}", pebble::container("db").can_connect()),
+            "exec-echo" => shown(web.exec("echo", &["hello", "two words"])),
+            "exec-fail" => shown(web.exec("fail", &[])),
+            "exec-args-refused" => shown(web.exec("fail", &["more"])),
+            "exec-undeclared" => shown(web.exec("nope", &[])),
+            "exec-hang" => shown(web.exec("hang", &[])),
+            "exec-big" => match web.exec("big", &[]) {
+                Ok(out) => format!(
+                    "{:?} stdout={} stderr={} truncated={}",
+                    out.exit,
+                    out.stdout.len(),
+                    out.stderr.len(),
+                    out.truncated
+                ),
+                Err(e) => format!("Err({e:?})"),
+            },
             other => format!("unknown call {other}"),
         };
         log::info(format!("CALL {call} {answer}"));
