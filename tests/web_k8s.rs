@@ -257,6 +257,11 @@ const CHECK: &[(&str, &str)] = &[
     ("JUJU_PEBBLE_CHECK_NAME", "alive"),
 ];
 
+const CHECK_CONFIG: &[(&str, &str)] = &[
+    ("JUJU_ACTION_NAME", "check-config"),
+    ("JUJU_ACTION_UUID", "7"),
+];
+
 /// The unit's status as the fake Juju shows it.
 fn status(unit: &Unit) -> (String, String) {
     let s = unit.state()["status"]["unit"].clone();
@@ -503,6 +508,35 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     assert_eq!(pod.server_pid(), Some(pid));
     assert!(alive(pid));
     assert_eq!(get(port, "/"), "Bonjour\n");
+
+    // The check-config action: the server, run in the container through
+    // Pebble's exec of the declared command, reads its file back.
+    dispatch(&unit, &pod, "actions/check-config", CHECK_CONFIG);
+    let state = unit.state();
+    assert!(state["action-failed"].is_null(), "{state:#}");
+    assert_eq!(
+        state["action-results"]["output"],
+        json!(format!("greeting = Bonjour\nport = {port}\n"))
+    );
+    // Someone broke the file in the container: the action fails with the
+    // server's words; the next config-changed finds the bytes differ,
+    // pushes the file again and restarts the server.
+    std::fs::write(&conf, "greeting = Bonjour\n").expect("break the file");
+    dispatch(&unit, &pod, "actions/check-config", CHECK_CONFIG);
+    assert_eq!(
+        unit.state()["action-failed"],
+        json!(
+            "web-server finds /etc/web/web.conf unusable: web-server: /etc/web/web.conf: no `port`"
+        )
+    );
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(
+        std::fs::read_to_string(&conf).expect("the pushed file"),
+        config_file(port, "Bonjour")
+    );
+    wait_dead(pid);
+    assert!(pod.server_pid().is_some_and(alive));
+    assert_eq!(status(&unit), active());
 }
 
 #[test]

@@ -46,6 +46,7 @@ fn charm() -> Charm {
             On::relation_joined(WEBSITE) | On::relation_changed(WEBSITE) | On::config_changed(),
             website,
         )
+        .observe("check-config", On::action("check-config"), check_config)
 }
 
 wasm_charm::export_charm!(charm);
@@ -58,6 +59,9 @@ const SERVICE: &str = "web";
 const CONFIG_FILE: &str = "/etc/web/web.conf";
 /// The relation on which the server is offered.
 const WEBSITE: &str = "website";
+/// The declared command (wasm-charm.yaml `workload.containers.web.commands`)
+/// with which the server reads its file back.
+const CHECK_CONFIG: &str = "check-config";
 /// The probes on the service and its check; they gate once the layer is in.
 const PROBES: &[&str] = &["web-alive", "web-service"];
 
@@ -239,6 +243,22 @@ fn website(_event: &Event) -> Outcome {
     let port = wanted.port.to_string();
     for relation in model::relations(WEBSITE)? {
         relation.set_local_unit_data(&[("port", port.as_str())])?;
+    }
+    Ok(None)
+}
+
+/// The `check-config` action: the server reads its file back.
+fn check_config(_event: &Event) -> Outcome {
+    let web = pebble::container(CONTAINER);
+    let output = web
+        .exec(CHECK_CONFIG, &[])
+        .map_err(|e| pebble_error(e, &format!("cannot run {CHECK_CONFIG} in web")))?;
+    action::set_results([("output", output.stdout_text())])?;
+    if !output.success() {
+        action::fail(format!(
+            "web-server finds {CONFIG_FILE} unusable: {}",
+            output.stderr_text().trim()
+        ))?;
     }
     Ok(None)
 }
