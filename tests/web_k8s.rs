@@ -1,0 +1,564 @@
+//! The web-k8s example (examples/web-k8s) through `dispatch` as Juju runs a
+//! Kubernetes sidecar charm: `JUJU_MACHINE_ID` exported empty (so `store:
+//! auto` keeps the store in Juju's charm state), Pebble of container `web`
+//! played by the fake Pebble (tests/fake-pebble/) on
+//! `<root>/charm/containers/web/pebble.socket` with `WASM_CHARM_ROOT=<root>`.
+//! The fake runs the layer's service as a real process: the image's
+//! `web-server`, here tests/web-k8s-fixtures/web-server (Python), found on
+//! the fake's PATH, reading the container's files under the fake's root.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{Unit, assert_success, packed, workspace_root};
+use wasm_charm_host::status::store_chunks;
+
+const PROJECT: &str = "examples/web-k8s";
+
+/// The pod's workload side: the fake Pebble of container `web` under a temp
+/// root (`WASM_CHARM_ROOT`), once started. On drop the fake is stopped (it
+/// stops its services), and the server's process group is killed whatever
+/// happened to the fake.
+struct Pod {
+    root: tempfile::TempDir,
+    pebble: Option<Child>,
+}
+
+impl Pod {
+    /// A pod whose container is not up: nothing listens on the socket.
+    fn new() -> Pod {
+        Pod {
+            root: tempfile::tempdir().expect("temp dir"),
+            pebble: None,
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.root().join("charm/containers/web/pebble.socket")
+    }
+
+    /// The container's file system.
+    fn fs(&self) -> PathBuf {
+        self.root().join("web-fs")
+    }
+
+    /// The container comes up: its Pebble listens. The image's
+    /// `web-server` is a wrapper on the fake's PATH that runs the fixture
+    /// with the container's root, for the service and any exec alike (the
+    /// fake gives an exec only PATH of its environment).
+    fn start_pebble(&mut self) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let bin = self.root().join("image-bin");
+        std::fs::create_dir_all(&bin).expect("create the image's bin");
+        let wrapper = bin.join("web-server");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nWEB_K8S_CONTAINER_ROOT='{}' exec '{}' \"$@\"\n",
+                self.fs().display(),
+                workspace_root()
+                    .join("tests/web-k8s-fixtures/web-server")
+                    .display()
+            ),
+        )
+        .expect("write the image's web-server");
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the image's web-server");
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
+        );
+        let child = Command::new("python3")
+            .arg(workspace_root().join("tests/fake-pebble/fake_pebble.py"))
+            .arg("--socket")
+            .arg(self.socket())
+            .arg("--root")
+            .arg(self.fs())
+            .arg("--state")
+            .arg(self.root())
+            // The HTTP check asks localhost without a proxy.
+            .env("PATH", path)
+            .env_remove("http_proxy")
+            .env_remove("HTTP_PROXY")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start the fake Pebble");
+        self.pebble = Some(child);
+        let until = Instant::now() + Duration::from_secs(20);
+        while !self.socket().exists() {
+            assert!(Instant::now() < until, "the fake Pebble did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The pid of the running `web` service, as the fake records it.
+    fn server_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.root().join("web.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// One request to the fake Pebble; its answer's body, as text.
+    fn pebble(&self, method: &str, path: &str, body: &Value) -> String {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let mut stream =
+            std::os::unix::net::UnixStream::connect(self.socket()).expect("connect to Pebble");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("ask the fake Pebble");
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("read the fake Pebble's answer");
+        answer
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or(answer)
+    }
+
+    /// Wait (on the fake's own check period) until check `alive` is `want`,
+    /// asking the fake directly so that no event runs meanwhile.
+    fn check_is(&self, want: &str) {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let answer = self.pebble("GET", "/v1/checks?names=alive", &Value::Null);
+            if answer.contains(&format!("\"status\": \"{want}\"")) {
+                return;
+            }
+            assert!(Instant::now() < until, "check never {want}: {answer}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Make the charm's check fast, as an operator's layer could: every
+    /// 100ms, down at the first failure (merged over the charm's layer,
+    /// which is added first and only ever combined into).
+    fn speed_up_checks(&self) {
+        let layer = "checks:\n  alive:\n    override: merge\n    period: 100ms\n    threshold: 1\n";
+        let answer = self.pebble(
+            "POST",
+            "/v1/layers",
+            &json!({"action": "add", "label": "test-speed", "format": "yaml", "layer": layer}),
+        );
+        assert!(answer.contains("\"status-code\": 200"), "{answer}");
+    }
+}
+
+impl Drop for Pod {
+    fn drop(&mut self) {
+        let server = self.server_pid();
+        if let Some(mut child) = self.pebble.take() {
+            // SIGTERM: the fake stops its services, then exits.
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            let until = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < until {
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        // The server runs in a session (and process group) of its own: kill
+        // it even if the fake could not.
+        if let Some(pid) = server.filter(|pid| alive(*pid)) {
+            unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
+        }
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is not running: the fake reaps what it stops.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.contains(") Z "))
+        .unwrap_or(false)
+}
+
+fn wait_dead(pid: u32) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(Instant::now() < until, "pid {pid} did not die");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A port nothing listens on now (the kernel's choice, released at once).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// What the server answers on `path` once it listens.
+fn get(port: u16, path: &str) -> String {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            let _ = write!(
+                stream,
+                "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+            );
+            let mut answer = String::new();
+            if stream.read_to_string(&mut answer).is_ok() && !answer.is_empty() {
+                return answer
+                    .split_once("\r\n\r\n")
+                    .map(|(_, b)| b.to_string())
+                    .unwrap_or(answer);
+            }
+        }
+        assert!(Instant::now() < until, "nothing answers on port {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Juju's environment on a Kubernetes unit, with the pod's root.
+fn env<'a>(pod: &'a Pod, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, String)> {
+    let mut all = vec![
+        ("JUJU_MACHINE_ID", String::new()),
+        ("WASM_CHARM_ROOT", pod.root().display().to_string()),
+    ];
+    all.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+    all
+}
+
+/// Run `path` (`hooks/…`, `actions/…`); it must succeed.
+#[track_caller]
+fn dispatch(unit: &Unit, pod: &Pod, path: &str, extra: &[(&str, &str)]) {
+    let all = env(pod, extra);
+    let all: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_success(&unit.dispatch_with(path, &all));
+}
+
+const PEBBLE_READY: &[(&str, &str)] = &[("JUJU_WORKLOAD_NAME", "web")];
+const CHECK: &[(&str, &str)] = &[
+    ("JUJU_WORKLOAD_NAME", "web"),
+    ("JUJU_PEBBLE_CHECK_NAME", "alive"),
+];
+
+const CHECK_CONFIG: &[(&str, &str)] = &[
+    ("JUJU_ACTION_NAME", "check-config"),
+    ("JUJU_ACTION_UUID", "7"),
+];
+
+/// The unit's status as the fake Juju shows it.
+fn status(unit: &Unit) -> (String, String) {
+    let s = unit.state()["status"]["unit"].clone();
+    (
+        s["status"].as_str().unwrap_or_default().to_string(),
+        s["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+fn active() -> (String, String) {
+    ("active".into(), "Serving".into())
+}
+
+/// Juju's committed charm state.
+fn charm_state(unit: &Unit) -> BTreeMap<String, String> {
+    serde_json::from_value(unit.state()["charm-state"].clone()).unwrap_or_default()
+}
+
+/// The store document Juju's charm state holds.
+fn juju_store(unit: &Unit) -> Value {
+    match store_chunks::join(&charm_state(unit)) {
+        Ok(Some(doc)) => serde_json::from_str(&doc).expect("the store is JSON"),
+        Ok(None) => panic!("no store in Juju's charm state"),
+        Err(e) => panic!("the charm state holds no whole store: {e}"),
+    }
+}
+
+/// `by` passes for the probes: the store is their only memory of time
+/// between events, so moving its times back is the clock moving on.
+fn time_passes(unit: &Unit, by: Duration) {
+    let by = u64::try_from(by.as_millis()).expect("a short duration");
+    let mut store = juju_store(unit);
+    for probe in store["probes"]
+        .as_object_mut()
+        .expect("the store keeps probes")
+        .values_mut()
+    {
+        for field in ["grace_start", "failing_since"] {
+            if let Some(t) = probe[field].as_u64() {
+                probe[field] = json!(t.saturating_sub(by));
+            }
+        }
+        for field in ["at", "since"] {
+            if let Some(t) = probe["last"][field].as_u64() {
+                probe["last"][field] = json!(t.saturating_sub(by));
+            }
+        }
+    }
+    let chunks = store_chunks::split(&store.to_string());
+    unit.update_state(|s| {
+        let state = s["charm-state"]
+            .as_object_mut()
+            .expect("Juju's charm state");
+        state.retain(|key, _| !store_chunks::is_store_key(key));
+        for (key, value) in chunks {
+            state.insert(key, json!(value));
+        }
+    });
+}
+
+/// The names of the unit scopes the store holds.
+fn scope_names(unit: &Unit) -> Vec<String> {
+    juju_store(unit)["unit"]
+        .as_object()
+        .map(|scopes| scopes.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn gates(unit: &Unit, probe: &str) -> bool {
+    juju_store(unit)["probes"][probe]["gate"]
+        .as_bool()
+        .unwrap_or(false)
+}
+
+fn config_file(port: u16, greeting: &str) -> String {
+    format!(
+        "# web-server configuration, written by the web-k8s charm from its\n\
+         # config: changes made here are overwritten.\n\
+         port = {port}\n\
+         greeting = {greeting}\n"
+    )
+}
+
+/// Kubernetes replaces the charm's pod: a fresh charm directory, Juju's
+/// state (config, charm state, statuses) kept. The workload's Pebble is the
+/// same fake: the container's files and processes are not the charm's.
+fn replace_charm_dir(unit: &Unit) {
+    let charm = unit.charm_dir();
+    std::fs::remove_dir_all(charm).expect("wipe the charm directory");
+    copy_dir(&packed(PROJECT), charm);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory of the new pod");
+    for entry in std::fs::read_dir(from).expect("read the packed charm") {
+        let entry = entry.expect("read the packed charm");
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy a file of the packed charm");
+        }
+    }
+}
+
+#[test]
+fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
+    let mut pod = Pod::new();
+    let port = free_port();
+    let unit = Unit::new(&packed(PROJECT), "web-k8s/0");
+    unit.update_state(|s| {
+        s["config"] = json!({"port": port, "greeting": "Hello"});
+    });
+    let conf = pod.fs().join("etc/web/web.conf");
+
+    // Install and start come before the container is up: the unit waits for
+    // it, and no probe gates yet (they would only say Pebble is not there).
+    for hook in ["install", "start"] {
+        dispatch(&unit, &pod, &format!("hooks/{hook}"), &[]);
+        assert_eq!(
+            status(&unit),
+            ("waiting".into(), "waiting for Pebble in web".into()),
+            "{hook}"
+        );
+    }
+    assert!(!gates(&unit, "web-alive") && !gates(&unit, "web-service"));
+    // `store: auto` on Kubernetes: the store is in Juju's charm state.
+    assert!(charm_state(&unit).contains_key("wasm-charm.store"));
+    assert!(!unit.charm_dir().join(".wasm-charm/scopes.json").exists());
+
+    // The container is up: the file is pushed, the layer added, the server
+    // runs as a real process and answers; both probes gate and pass.
+    pod.start_pebble();
+    dispatch(&unit, &pod, "hooks/web-pebble-ready", PEBBLE_READY);
+    assert_eq!(
+        std::fs::read_to_string(&conf).expect("the pushed file"),
+        config_file(port, "Hello")
+    );
+    let plan = pod.pebble("GET", "/v1/plan?format=yaml", &Value::Null);
+    for part in [
+        "command: web-server --config /etc/web/web.conf",
+        "startup: enabled",
+        &format!("url: http://localhost:{port}/healthz"),
+    ] {
+        assert!(plan.contains(part), "{part} in {plan}");
+    }
+    let pid = pod.server_pid().expect("the server's pid");
+    assert!(alive(pid));
+    assert_eq!(get(port, "/"), "Hello\n");
+    assert_eq!(get(port, "/healthz"), "ok\n");
+    assert_eq!(status(&unit), active());
+    assert!(gates(&unit, "web-alive") && gates(&unit, "web-service"));
+    pod.speed_up_checks();
+    pod.check_is("up");
+
+    // config-changed with nothing changed: the same process serves on.
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(pod.server_pid(), Some(pid));
+    assert!(alive(pid));
+    assert_eq!(status(&unit), active());
+
+    // A new greeting: pushed again, and the server restarted to read it.
+    unit.update_state(|s| s["config"]["greeting"] = json!("Bonjour"));
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(
+        std::fs::read_to_string(&conf).expect("the pushed file"),
+        config_file(port, "Bonjour")
+    );
+    wait_dead(pid);
+    let pid = pod.server_pid().expect("the restarted server's pid");
+    assert!(alive(pid));
+    assert_eq!(get(port, "/"), "Bonjour\n");
+    assert_eq!(status(&unit), active());
+
+    // The server dies: Pebble's check fails, and check-failed (no handler
+    // decides anything) shows it at once, within the grace period as
+    // maintenance.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    wait_dead(pid);
+    pod.check_is("down");
+    dispatch(&unit, &pod, "hooks/web-pebble-check-failed", CHECK);
+    let (kind, message) = status(&unit);
+    assert_eq!(kind, "maintenance", "{message}");
+    assert!(
+        message.starts_with("check web/alive down") && message.ends_with("(+1 more)"),
+        "{message}"
+    );
+    assert!(
+        unit.debug_log()
+            .contains("WARNING Pebble check web/alive failed"),
+        "{}",
+        unit.debug_log()
+    );
+    // Past the grace period: blocked, at any event.
+    time_passes(&unit, Duration::from_secs(31));
+    dispatch(&unit, &pod, "hooks/update-status", &[]);
+    let (kind, message) = status(&unit);
+    assert_eq!(kind, "blocked", "{message}");
+
+    // Pebble restarts it (the layer's `on-check-failure: restart`; the fake
+    // does not, so the test asks it as Pebble would), the check recovers,
+    // and check-recovered heals the unit without update-status.
+    let answer = pod.pebble(
+        "POST",
+        "/v1/services",
+        &json!({"action": "restart", "services": ["web"]}),
+    );
+    assert!(answer.contains("\"status-code\": 202"), "{answer}");
+    let pid = pod
+        .server_pid()
+        .expect("the server's pid after Pebble's restart");
+    assert!(alive(pid));
+    pod.check_is("up");
+    dispatch(&unit, &pod, "hooks/web-pebble-check-recovered", CHECK);
+    assert_eq!(status(&unit), active());
+
+    // An unusable config blocks the unit; the server serves on unchanged.
+    unit.update_state(|s| s["config"]["port"] = json!(0));
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    let blocked = (
+        "blocked".to_string(),
+        "Config item `port`: 0 is not a port (1 to 65535)".to_string(),
+    );
+    assert_eq!(status(&unit), blocked);
+    assert_eq!(pod.server_pid(), Some(pid));
+    let scopes = scope_names(&unit);
+    assert!(scopes.contains(&"handler/web".to_string()), "{scopes:?}");
+
+    // Kubernetes replaces the charm's pod: every scope, the probes' gating
+    // and state come back from Juju's charm state. At an event no handler
+    // observes, the unit shows what it showed.
+    replace_charm_dir(&unit);
+    assert!(!unit.charm_dir().join(".wasm-charm/scopes.json").exists());
+    dispatch(&unit, &pod, "hooks/update-status", &[]);
+    assert_eq!(status(&unit), blocked);
+    assert_eq!(scope_names(&unit), scopes);
+    assert!(gates(&unit, "web-alive") && gates(&unit, "web-service"));
+    // The config is fixed: the file in the container is what it was, so the
+    // server is not restarted.
+    unit.update_state(|s| s["config"]["port"] = json!(port));
+    dispatch(&unit, &pod, "hooks/upgrade-charm", &[]);
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(status(&unit), active());
+    assert_eq!(pod.server_pid(), Some(pid));
+    assert!(alive(pid));
+    assert_eq!(get(port, "/"), "Bonjour\n");
+
+    // The check-config action: the server, run in the container through
+    // Pebble's exec of the declared command, reads its file back.
+    dispatch(&unit, &pod, "actions/check-config", CHECK_CONFIG);
+    let state = unit.state();
+    assert!(state["action-failed"].is_null(), "{state:#}");
+    assert_eq!(
+        state["action-results"]["output"],
+        json!(format!("greeting = Bonjour\nport = {port}\n"))
+    );
+    // Someone broke the file in the container: the action fails with the
+    // server's words; the next config-changed finds the bytes differ,
+    // pushes the file again and restarts the server.
+    std::fs::write(&conf, "greeting = Bonjour\n").expect("break the file");
+    dispatch(&unit, &pod, "actions/check-config", CHECK_CONFIG);
+    assert_eq!(
+        unit.state()["action-failed"],
+        json!(
+            "web-server finds /etc/web/web.conf unusable: web-server: /etc/web/web.conf: no `port`"
+        )
+    );
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(
+        std::fs::read_to_string(&conf).expect("the pushed file"),
+        config_file(port, "Bonjour")
+    );
+    wait_dead(pid);
+    assert!(pod.server_pid().is_some_and(alive));
+    assert_eq!(status(&unit), active());
+}
+
+#[test]
+fn the_website_relation_is_told_the_port() {
+    let unit = Unit::new(&packed(PROJECT), "web-k8s/0");
+    unit.update_state(|s| {
+        s["config"] = json!({"port": 8080, "greeting": "Hello"});
+        s["relations"] = json!({"website:3": {
+            "app": "proxy", "units": ["proxy/0"], "unit-data": {"proxy/0": {}}
+        }});
+    });
+    assert_success(&unit.relation_event("joined", "website:3", Some("proxy/0")));
+    assert_eq!(
+        unit.state()["relations"]["website:3"]["local-unit-data"],
+        json!({"port": "8080"})
+    );
+    // A new port is told at config-changed (the container is not up here:
+    // the `web` handler waits for it meanwhile).
+    unit.update_state(|s| s["config"]["port"] = json!(8081));
+    assert_success(&unit.dispatch("config-changed"));
+    assert_eq!(
+        unit.state()["relations"]["website:3"]["local-unit-data"],
+        json!({"port": "8081"})
+    );
+}
