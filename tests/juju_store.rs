@@ -14,7 +14,7 @@ use hostile_charm::{add_db_relation, set_mode, stderr, store_path};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
-use support::{Unit, assert_failure, assert_success, packed};
+use support::{Unit, assert_failure, assert_success, copy_charm, packed};
 use wasm_charm_host::status::store_chunks;
 
 /// What Juju exports on a Kubernetes unit: no machine.
@@ -89,23 +89,10 @@ fn hostile(mode: &str) -> Unit {
 fn replace_pod(unit: &Unit, packed: &Path, store: &str) {
     let charm = unit.charm_dir();
     std::fs::remove_dir_all(charm).expect("wipe the charm directory");
-    copy_dir(packed, charm);
+    copy_charm(packed, charm).expect("copy the packed charm into the new pod");
     // What `pack` put there (the precompiled component) is back; no store.
     assert!(!store_path(unit).exists());
     use_store(unit, store);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a directory of the new pod");
-    for entry in std::fs::read_dir(from).expect("read the packed charm") {
-        let entry = entry.expect("read the packed charm");
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).expect("copy a file of the packed charm");
-        }
-    }
 }
 
 // ------------------------------------------------------------ keeping scopes

@@ -15,7 +15,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{Unit, assert_success, packed, workspace_root};
+use support::{Unit, assert_success, copy_charm, packed, workspace_root};
 use wasm_charm_host::status::store_chunks;
 
 const PROJECT: &str = "examples/web-k8s";
@@ -351,20 +351,7 @@ fn config_file(port: u16, greeting: &str) -> String {
 fn replace_charm_dir(unit: &Unit) {
     let charm = unit.charm_dir();
     std::fs::remove_dir_all(charm).expect("wipe the charm directory");
-    copy_dir(&packed(PROJECT), charm);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a directory of the new pod");
-    for entry in std::fs::read_dir(from).expect("read the packed charm") {
-        let entry = entry.expect("read the packed charm");
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).expect("copy a file of the packed charm");
-        }
-    }
+    copy_charm(&packed(PROJECT), charm).expect("copy the packed charm into the new pod");
 }
 
 #[test]

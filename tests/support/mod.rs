@@ -534,8 +534,9 @@ pub fn context_id(cmd: &Command) -> Option<String> {
 }
 
 /// Copies a charm directory: `dispatch` at the top is hard-linked (falling back
-/// to a copy), everything else copied recursively (symlinks followed).
-fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
+/// to a copy), everything else copied recursively (symlinks followed). Tests
+/// of a pod replacement use it to give a unit a fresh charm directory.
+pub fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
     copy_tree(from, to, true)
 }
 
