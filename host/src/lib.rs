@@ -29,6 +29,7 @@ pub mod pack;
 pub mod pebble;
 pub mod probe;
 pub mod runtime;
+pub mod scenario;
 pub mod show;
 pub mod status;
 pub mod stored;

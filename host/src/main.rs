@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm_host::{init, inspect, juju, offline, pack};
+use wasm_charm_host::{init, inspect, juju, offline, pack, scenario};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -19,6 +19,9 @@ enum Command {
     Dispatch,
     /// Run one event offline, against a simulated Juju whose state is a YAML file.
     Run(Box<offline::RunArgs>),
+    /// Run scenario files: steps of events on the simulated Juju of `run`,
+    /// each with the changes before it and what to expect after it.
+    Test(scenario::TestArgs),
     /// Build a charm project for wasm32-wasip2, assemble a charm directory,
     /// and zip it into a `.charm` for `juju deploy`.
     ///
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dispatch => return juju::main(),
         Command::Run(args) => offline::main(*args),
+        Command::Test(args) => return scenario::main(&args),
         Command::Pack {
             project,
             out,

@@ -233,10 +233,45 @@ pub fn default_state_path(charm: &Path) -> anyhow::Result<PathBuf> {
 }
 
 pub fn main(args: RunArgs) -> anyhow::Result<()> {
+    let run = execute(&args)?;
+    print_report(
+        &run.report,
+        &run.charm,
+        &run.state,
+        &run.machine,
+        &run.state_path,
+    );
+    if !run.charm.manifest.workload.files.is_empty() {
+        println!("workload root: {}", run.root.display());
+    }
+    if run.failed {
+        anyhow::bail!(
+            "the hook failed: {}; its relation data, ports, secret changes, scopes and stored data were not saved",
+            run.report.failures.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// What one event did: the report, and the state as saved.
+pub(crate) struct Executed {
+    pub report: Report,
+    pub charm: CharmDir,
+    pub state: SimState,
+    pub machine: MachineState,
+    pub state_path: PathBuf,
+    pub root: PathBuf,
+    pub failed: bool,
+}
+
+/// Run one event and save the state, printing nothing: `run` prints the
+/// outcome, `test` checks it. `Err`: a usage error, or a hook that failed
+/// before any handler ran (the state file is then unchanged).
+pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     let charm = CharmDir::load(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
-    let params = context::action_params(&args, &charm, &event)?;
+    let params = context::action_params(args, &charm, &event)?;
     let state_path = match &args.state {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
@@ -263,8 +298,8 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         .unit
         .clone()
         .unwrap_or_else(|| format!("{}/0", charm.metadata.name));
-    context::apply_operator_flags(&args, &charm, &mut state)?;
-    let env = context::hook_env(&args, &charm, &event, &mut state, &unit)?;
+    context::apply_operator_flags(args, &charm, &mut state)?;
+    let env = context::hook_env(args, &charm, &event, &mut state, &unit)?;
     state.unit = Some(unit.clone());
     state.log.clear();
     state.calls.clear();
@@ -327,17 +362,15 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let state = commit(&before, after, &env, failed, now);
     let machine = machine.state();
     save_state(&state_path, &state, &machine)?;
-    print_report(&report, &charm, &state, &machine, &state_path);
-    if !charm.manifest.workload.files.is_empty() {
-        println!("workload root: {}", root.path().display());
-    }
-    if failed {
-        anyhow::bail!(
-            "the hook failed: {}; its relation data, ports, secret changes, scopes and stored data were not saved",
-            report.failures.join("; ")
-        );
-    }
-    Ok(())
+    Ok(Executed {
+        report,
+        charm,
+        state,
+        machine,
+        state_path,
+        root: root.path().to_path_buf(),
+        failed,
+    })
 }
 
 /// How `run` runs probes: for real, except those whose outcome the state's
@@ -579,7 +612,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     Ok(())
 }
 
-fn load_state(path: &Path) -> anyhow::Result<StateFile> {
+pub(crate) fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(StateFile::default()),
         Ok(text) => serde_saphyr::from_str(&text)
@@ -589,7 +622,11 @@ fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     }
 }
 
-fn save_state(path: &Path, state: &SimState, machine: &MachineState) -> anyhow::Result<()> {
+pub(crate) fn save_state(
+    path: &Path,
+    state: &SimState,
+    machine: &MachineState,
+) -> anyhow::Result<()> {
     let file = StateFile {
         sim: state.clone(),
         machine: machine.clone(),

@@ -1,0 +1,370 @@
+//! The scenario file: a charm, an optional initial state (the fields of
+//! `wasm-charm run`'s state file), and steps, each an event with the changes
+//! made before it (as `run`'s flags make them) and what to expect after it.
+//! Every key is checked here, so a typo is a bad file naming the file, the
+//! step and the key, never an expectation silently not checked.
+
+use crate::offline::RunArgs;
+use crate::offline::machine::StateFile;
+use crate::offline::sim::ScriptedProbe;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A scenario file that cannot be run as written: `test` exits 2 for it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadFile(pub String);
+
+type Bad<T> = Result<T, BadFile>;
+
+pub struct Scenario {
+    pub path: PathBuf,
+    /// As written: relative to the scenario file's directory (or `--charms`).
+    pub charm: PathBuf,
+    pub state: Option<StateFile>,
+    pub steps: Vec<Step>,
+}
+
+pub struct Step {
+    /// The flags this step stands for; `charm` and `state` are the runner's.
+    pub args: RunArgs,
+    /// Scripted probe outcomes set (or, for `null`, removed) before the event.
+    pub probes: BTreeMap<String, Option<ScriptedProbe>>,
+    pub expect: Expect,
+}
+
+/// What to check after a step. A map is checked for the keys it names
+/// only; `null` there means the key must be absent.
+#[derive(Default)]
+pub struct Expect {
+    /// `ok` (also when not given) or `failed`.
+    pub exit_ok: bool,
+    /// By key, in the order the file gives them: the documents compared
+    /// whole against the same part of what happened.
+    pub documents: Vec<(&'static str, Value)>,
+    /// By key: lines each of which must be part of one line of what happened.
+    pub contains: Vec<(&'static str, Vec<String>)>,
+}
+
+const TOP: &[&str] = &["charm", "state", "steps"];
+const STEP: &[&str] = &[
+    "event",
+    "config",
+    "leader",
+    "relation",
+    "remote-app",
+    "remote-unit",
+    "remote-app-data",
+    "remote-unit-data",
+    "storage",
+    "container",
+    "notice-id",
+    "notice-type",
+    "notice-key",
+    "check",
+    "secret-id",
+    "secret-label",
+    "secret-revision",
+    "params",
+    "probes",
+    "expect",
+];
+/// Compared as documents (`exit` and the list keys apart).
+pub const DOCUMENTS: &[&str] = &[
+    "unit-status",
+    "app-status",
+    "scopes",
+    "app-scopes",
+    "relation-data",
+    "stored",
+    "action-results",
+    "action-failed",
+    "machine",
+];
+pub const CONTAINS: &[&str] = &["logs-contain", "tool-calls", "machine-calls"];
+
+fn unknown(keys: &Map<String, Value>, known: &[&str]) -> Option<String> {
+    keys.keys().find(|k| !known.contains(&k.as_str())).cloned()
+}
+
+/// A scalar as a flag's value: strings as they are, numbers and booleans
+/// as YAML writes them, `null` as empty (which deletes, as `--x KEY=` does).
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => Some(String::new()),
+        Value::Bool(_) | Value::Number(_) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+/// Read and check a scenario file.
+pub fn load(path: &Path) -> Bad<Scenario> {
+    let file = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| BadFile(format!("{file}: cannot read: {e}")))?;
+    let doc: Value =
+        serde_saphyr::from_str(&text).map_err(|e| BadFile(format!("{file}: not YAML: {e}")))?;
+    parse(path, doc)
+}
+
+/// Check a scenario document; `path` names it in messages and anchors its
+/// relative charm path.
+pub fn parse(path: &Path, doc: Value) -> Bad<Scenario> {
+    let file = path.display();
+    let Value::Object(top) = doc else {
+        return Err(BadFile(format!(
+            "{file}: a scenario is a map with `charm`, `state` and `steps`"
+        )));
+    };
+    if let Some(key) = unknown(&top, TOP) {
+        return Err(BadFile(format!(
+            "{file}: unknown key `{key}` (a scenario has {})",
+            TOP.join(", ")
+        )));
+    }
+    let charm = match top.get("charm") {
+        Some(Value::String(c)) if !c.is_empty() => PathBuf::from(c),
+        _ => {
+            return Err(BadFile(format!(
+                "{file}: `charm`: the charm directory, relative to this file, is required"
+            )));
+        }
+    };
+    let state = match top.get("state") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<StateFile>(v.clone())
+                .map_err(|e| BadFile(format!("{file}: `state`: {e}")))?,
+        ),
+    };
+    let Some(Value::Array(raw_steps)) = top.get("steps") else {
+        return Err(BadFile(format!(
+            "{file}: `steps`: a list of steps is required"
+        )));
+    };
+    if raw_steps.is_empty() {
+        return Err(BadFile(format!("{file}: `steps`: no step to run")));
+    }
+    let steps = raw_steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| step(&format!("{file}: step {}", i + 1), s))
+        .collect::<Bad<Vec<_>>>()?;
+    Ok(Scenario {
+        path: path.to_path_buf(),
+        charm,
+        state,
+        steps,
+    })
+}
+
+fn step(at: &str, raw: &Value) -> Bad<Step> {
+    let Value::Object(m) = raw else {
+        return Err(BadFile(format!("{at}: a step is a map with `event`")));
+    };
+    let event = match m.get("event") {
+        Some(Value::String(e)) if !e.is_empty() => e.clone(),
+        _ => return Err(BadFile(format!("{at}: `event` is required"))),
+    };
+    let at = format!("{at} ({event})");
+    if let Some(key) = unknown(m, STEP) {
+        return Err(BadFile(format!(
+            "{at}: unknown key `{key}` (a step has {})",
+            STEP.join(", ")
+        )));
+    }
+    let text = |key: &str| -> Bad<Option<String>> {
+        match m.get(key) {
+            None => Ok(None),
+            Some(v) => match scalar(v) {
+                Some(s) if !v.is_null() => Ok(Some(s)),
+                _ => Err(BadFile(format!("{at}: `{key}`: a string is expected"))),
+            },
+        }
+    };
+    // `KEY=VALUE` flags from a map of scalars.
+    let pairs = |key: &str| -> Bad<Vec<String>> {
+        match m.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| match scalar(v) {
+                    Some(s) => Ok(format!("{k}={s}")),
+                    None => Err(BadFile(format!(
+                        "{at}: `{key}.{k}`: a string, number or boolean is expected"
+                    ))),
+                })
+                .collect(),
+            Some(_) => Err(BadFile(format!("{at}: `{key}`: a map is expected"))),
+        }
+    };
+    let leader = match m.get("leader") {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return Err(BadFile(format!("{at}: `leader`: true or false"))),
+    };
+    // A parameter's value is YAML to `run` (`compress=false` is a boolean);
+    // JSON is YAML, and keeps a string a string.
+    let param = match m.get("params") {
+        None => Vec::new(),
+        Some(Value::Object(map)) => map.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        Some(_) => return Err(BadFile(format!("{at}: `params`: a map is expected"))),
+    };
+    let probes = match m.get("probes") {
+        None => BTreeMap::new(),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| BadFile(format!("{at}: `probes`: {e}")))?,
+    };
+    let args = RunArgs {
+        event,
+        config: pairs("config")?,
+        leader,
+        relation: text("relation")?,
+        remote_app: text("remote-app")?,
+        remote_unit: text("remote-unit")?,
+        remote_app_data: pairs("remote-app-data")?,
+        remote_unit_data: pairs("remote-unit-data")?,
+        storage: text("storage")?,
+        container: text("container")?,
+        notice_id: text("notice-id")?,
+        notice_type: text("notice-type")?,
+        notice_key: text("notice-key")?,
+        check: text("check")?,
+        secret_id: text("secret-id")?,
+        secret_label: text("secret-label")?,
+        secret_revision: text("secret-revision")?,
+        param,
+        ..RunArgs::default()
+    };
+    let expect = match m.get("expect") {
+        None => Expect {
+            exit_ok: true,
+            ..Expect::default()
+        },
+        Some(v) => expect(&at, v)?,
+    };
+    Ok(Step {
+        args,
+        probes,
+        expect,
+    })
+}
+
+fn expect(at: &str, raw: &Value) -> Bad<Expect> {
+    let Value::Object(m) = raw else {
+        return Err(BadFile(format!("{at}: `expect` is a map")));
+    };
+    let mut out = Expect {
+        exit_ok: true,
+        ..Expect::default()
+    };
+    for (key, value) in m {
+        if key == "exit" {
+            out.exit_ok = match value.as_str() {
+                Some("ok") => true,
+                Some("failed") => false,
+                _ => return Err(BadFile(format!("{at}: `expect.exit`: `ok` or `failed`"))),
+            };
+        } else if let Some(name) = DOCUMENTS.iter().find(|k| **k == key) {
+            out.documents.push((name, value.clone()));
+        } else if let Some(name) = CONTAINS.iter().find(|k| **k == key) {
+            let lines = match value {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        BadFile(format!(
+                            "{at}: `expect.{key}`: a list of strings is expected"
+                        ))
+                    })?,
+                _ => {
+                    return Err(BadFile(format!(
+                        "{at}: `expect.{key}`: a list of strings is expected"
+                    )));
+                }
+            };
+            out.contains.push((name, lines));
+        } else {
+            return Err(BadFile(format!(
+                "{at}: unknown key `expect.{key}` (expect has exit, {}, {})",
+                DOCUMENTS.join(", "),
+                CONTAINS.join(", ")
+            )));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(yaml: &str) -> Value {
+        serde_saphyr::from_str(yaml).unwrap_or_else(|e| panic!("test YAML: {e}"))
+    }
+
+    fn bad(yaml: &str) -> String {
+        match parse(Path::new("s.yaml"), doc(yaml)) {
+            Ok(_) => panic!("accepted: {yaml}"),
+            Err(e) => e.0,
+        }
+    }
+
+    #[test]
+    fn a_step_becomes_run_flags() {
+        let s = parse(
+            Path::new("s.yaml"),
+            doc(
+                "charm: gw\nsteps:\n- event: config-changed\n  config: {kind: ingress, n: 3}\n  \
+                 leader: false\n  params: {target: '3', on: true}\n  \
+                 expect: {exit: failed, unit-status: {kind: blocked}, logs-contain: x}\n",
+            ),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let step = &s.steps[0];
+        assert_eq!(step.args.config, ["kind=ingress", "n=3"]);
+        assert_eq!(step.args.leader, Some(false));
+        assert_eq!(step.args.param, ["on=true", "target=\"3\""]);
+        assert!(!step.expect.exit_ok);
+        assert_eq!(step.expect.documents[0].0, "unit-status");
+        assert_eq!(
+            step.expect.contains,
+            [("logs-contain", vec!["x".to_string()])]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_name_the_file_step_and_key() {
+        assert_eq!(
+            bad("charm: gw\nsteps:\n- event: start\n- event: install\n  confg: {}\n"),
+            "s.yaml: step 2 (install): unknown key `confg` (a step has event, config, leader, \
+             relation, remote-app, remote-unit, remote-app-data, remote-unit-data, storage, \
+             container, notice-id, notice-type, notice-key, check, secret-id, secret-label, \
+             secret-revision, params, probes, expect)"
+        );
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {unit-stat: {}}\n");
+        assert!(
+            e.starts_with("s.yaml: step 1 (start): unknown key `expect.unit-stat`"),
+            "{e}"
+        );
+        let e = bad("charm: gw\nstep: []\n");
+        assert!(e.starts_with("s.yaml: unknown key `step`"), "{e}");
+        let e = bad("charm: gw\nstate: {leadr: true}\nsteps: [{event: start}]\n");
+        assert!(
+            e.starts_with("s.yaml: `state`: ") && e.contains("leadr"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn required_parts_are_named() {
+        assert!(bad("steps: [{event: start}]\n").contains("`charm`"));
+        assert!(bad("charm: gw\n").contains("`steps`"));
+        assert!(bad("charm: gw\nsteps: [{config: {}}]\n").contains("step 1: `event`"));
+        assert!(bad("charm: gw\nsteps: [{event: x, expect: {exit: maybe}}]\n").contains("exit"));
+    }
+}

@@ -1,0 +1,297 @@
+//! Running a scenario: each step is one `wasm-charm run` (the same
+//! `offline::execute`) on a state file in a fresh temporary directory, and
+//! its expectations are checked against the state it saved.
+
+use super::diff::line_diff;
+use super::format::{BadFile, Expect, Scenario};
+use crate::charm_dir::StoreChoice;
+use crate::offline::machine::StateFile;
+use crate::offline::{self, UsageError};
+use crate::status::store::ScopeStore;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// One expectation that did not hold.
+pub struct Mismatch {
+    /// 1-based, as the file reads.
+    pub step: usize,
+    pub event: String,
+    pub key: String,
+    /// The expectation and what happened, as YAML, and their line diff.
+    pub diff: String,
+    /// The error of a step whose hook failed, for context.
+    pub error: Option<String>,
+}
+
+/// Run every step; the first step whose expectations do not all hold ends
+/// the scenario (later steps build on its state). `Err`: the file is bad
+/// (a step `run` would refuse).
+pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, BadFile> {
+    let file = scenario.path.display();
+    let base = charms.unwrap_or_else(|| crate::atomic_file::parent(&scenario.path));
+    let charm = base.join(&scenario.charm);
+    let dir = tempfile::tempdir()
+        .map_err(|e| BadFile(format!("{file}: cannot make a temporary directory: {e}")))?;
+    let state_path = dir.path().join("state.yaml");
+    let initial = scenario.state.clone().unwrap_or_default();
+    save(&state_path, &initial).map_err(|e| BadFile(format!("{file}: `state`: {e:#}")))?;
+    for (i, step) in scenario.steps.iter().enumerate() {
+        let at = format!("{file}: step {} ({})", i + 1, step.args.event);
+        if !step.probes.is_empty() {
+            let mut state =
+                offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+            for (name, outcome) in &step.probes {
+                match outcome {
+                    Some(o) => state.sim.probes.insert(name.clone(), o.clone()),
+                    None => state.sim.probes.remove(name),
+                };
+            }
+            save(&state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+        }
+        let args = offline::RunArgs {
+            charm: charm.clone(),
+            state: Some(state_path.clone()),
+            ..clone_args(&step.args)
+        };
+        let (outcome, error) = match offline::execute(&args) {
+            Ok(run) => (Outcome::of(&run.charm.manifest.store, run.failed), None),
+            Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+                return Err(BadFile(format!("{at}: {e:#}")));
+            }
+            // Failed before any handler ran: the state file is unchanged.
+            Err(e) => (Outcome::failed_early(&charm), Some(format!("{e:#}"))),
+        };
+        let saved =
+            offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+        let found = check(&step.expect, &outcome, &saved);
+        if !found.is_empty() {
+            return Ok(found
+                .into_iter()
+                .map(|(key, diff)| Mismatch {
+                    step: i + 1,
+                    event: step.args.event.clone(),
+                    key,
+                    diff,
+                    error: error.clone(),
+                })
+                .collect());
+        }
+    }
+    Ok(Vec::new())
+}
+
+fn save(path: &Path, state: &StateFile) -> anyhow::Result<()> {
+    offline::save_state(path, &state.sim, &state.machine)
+}
+
+/// `RunArgs` is not `Clone` (clap's derive does not need it): the fields a
+/// step sets.
+fn clone_args(a: &offline::RunArgs) -> offline::RunArgs {
+    offline::RunArgs {
+        event: a.event.clone(),
+        config: a.config.clone(),
+        leader: a.leader,
+        relation: a.relation.clone(),
+        remote_app: a.remote_app.clone(),
+        remote_unit: a.remote_unit.clone(),
+        remote_app_data: a.remote_app_data.clone(),
+        remote_unit_data: a.remote_unit_data.clone(),
+        storage: a.storage.clone(),
+        container: a.container.clone(),
+        notice_id: a.notice_id.clone(),
+        notice_type: a.notice_type.clone(),
+        notice_key: a.notice_key.clone(),
+        check: a.check.clone(),
+        secret_id: a.secret_id.clone(),
+        secret_label: a.secret_label.clone(),
+        secret_revision: a.secret_revision.clone(),
+        param: a.param.clone(),
+        ..offline::RunArgs::default()
+    }
+}
+
+/// What the state file does not say: whether the hook failed, and where
+/// the charm keeps its scope store.
+struct Outcome {
+    failed: bool,
+    juju_store: bool,
+}
+
+impl Outcome {
+    fn of(store: &StoreChoice, failed: bool) -> Outcome {
+        Outcome {
+            failed,
+            juju_store: *store == StoreChoice::Juju,
+        }
+    }
+
+    fn failed_early(charm: &Path) -> Outcome {
+        let store = crate::charm_dir::CharmDir::load(charm)
+            .map(|c| c.manifest.store)
+            .unwrap_or_default();
+        Outcome::of(&store, true)
+    }
+}
+
+/// Every expectation that does not hold, by key, with its diff.
+fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let exit = |ok: bool| if ok { "exit: ok\n" } else { "exit: failed\n" };
+    if expect.exit_ok == outcome.failed {
+        found.push((
+            "exit".to_string(),
+            line_diff(exit(expect.exit_ok), exit(!outcome.failed)),
+        ));
+    }
+    for (key, wanted) in &expect.documents {
+        let actual = project(&actual(key, outcome, saved), wanted);
+        if !matches(wanted, &actual) {
+            found.push((key.to_string(), line_diff(&yaml(wanted), &yaml(&actual))));
+        }
+    }
+    for (key, wanted) in &expect.contains {
+        let lines = match *key {
+            "logs-contain" => &saved.sim.log,
+            "tool-calls" => &saved.sim.calls,
+            _ => &saved.machine.calls,
+        };
+        if wanted
+            .iter()
+            .any(|w| !lines.iter().any(|l| l.contains(w.as_str())))
+        {
+            let expected: String = wanted.iter().map(|w| format!("… {w} …\n")).collect();
+            let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            found.push((key.to_string(), line_diff(&expected, &actual)));
+        }
+    }
+    found
+}
+
+fn yaml(v: &Value) -> String {
+    serde_saphyr::to_string(v).unwrap_or_else(|e| format!("(cannot show: {e})\n"))
+}
+
+/// The part of what happened an expectation key is about.
+fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
+    let sim = &saved.sim;
+    let status = |w: &Option<crate::status::merge::Written>| match w {
+        Some(w) => json!({"kind": w.status.as_str(), "message": w.message}),
+        None => Value::Null,
+    };
+    let store = || -> ScopeStore {
+        if outcome.juju_store {
+            crate::status::store_juju::decode_state(&sim.charm_state).unwrap_or_default()
+        } else {
+            sim.scopes.clone().unwrap_or_default()
+        }
+    };
+    let scopes = |scopes: &std::collections::BTreeMap<String, crate::status::store::Scope>| {
+        Value::Object(
+            scopes
+                .iter()
+                .filter_map(|(name, s)| {
+                    let c = s.current.as_ref()?;
+                    Some((
+                        name.clone(),
+                        json!({"kind": c.status.as_str(), "message": c.message}),
+                    ))
+                })
+                .collect(),
+        )
+    };
+    match key {
+        "unit-status" => status(&sim.status.unit),
+        "app-status" => status(&sim.status.app),
+        "scopes" => scopes(&store().unit),
+        "app-scopes" => scopes(&store().app),
+        "relation-data" => Value::Object(
+            sim.relations
+                .iter()
+                .map(|(id, r)| {
+                    (
+                        id.clone(),
+                        json!({
+                            "app": r.local_app_data,
+                            "unit": r.local_unit_data,
+                            "remote-app": r.app_data,
+                            "remote-units": r.unit_data,
+                        }),
+                    )
+                })
+                .collect(),
+        ),
+        "stored" => Value::Object(
+            store()
+                .data
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect(),
+        ),
+        "action-results" => json!(sim.action_results),
+        "action-failed" => match &sim.action_failed {
+            Some(m) => Value::String(m.clone()),
+            None => Value::Bool(false),
+        },
+        "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
+        _ => Value::Null,
+    }
+}
+
+/// `actual` cut to the keys `wanted` names, a missing one as `null`, so
+/// the diff shows only what the expectation is about.
+fn project(actual: &Value, wanted: &Value) -> Value {
+    match (actual, wanted) {
+        (Value::Object(a), Value::Object(w)) => Value::Object(
+            w.iter()
+                .map(|(k, wv)| {
+                    let av = a.get(k).unwrap_or(&Value::Null);
+                    (k.clone(), project(av, wv))
+                })
+                .collect(),
+        ),
+        // A scope expected absent shows as absent when it has no status.
+        (Value::Null, _) => Value::Null,
+        _ => actual.clone(),
+    }
+}
+
+/// Equal, a number or boolean the file wrote matching the same text (Juju's
+/// data and results are strings; `port: 80` means "80").
+fn matches(wanted: &Value, actual: &Value) -> bool {
+    match (wanted, actual) {
+        (Value::Object(w), Value::Object(a)) => {
+            w.len() == a.len()
+                && w.iter()
+                    .all(|(k, wv)| a.get(k).is_some_and(|av| matches(wv, av)))
+        }
+        (Value::Array(w), Value::Array(a)) => {
+            w.len() == a.len() && w.iter().zip(a).all(|(wv, av)| matches(wv, av))
+        }
+        (Value::Number(_) | Value::Bool(_), Value::String(s)) => {
+            let shown = wanted.to_string();
+            *s == shown
+        }
+        _ => wanted == actual,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_keeps_only_the_keys_expected() {
+        let actual = json!({"kind": "active", "message": "ready", "extra": 1});
+        let wanted = json!({"kind": "active", "gone": null});
+        let p = project(&actual, &wanted);
+        assert_eq!(p, json!({"kind": "active", "gone": null}));
+        assert!(matches(&wanted, &p));
+    }
+
+    #[test]
+    fn numbers_match_the_strings_juju_keeps() {
+        assert!(matches(&json!({"port": 80}), &json!({"port": "80"})));
+        assert!(!matches(&json!({"port": 81}), &json!({"port": "80"})));
+        assert!(matches(&json!(false), &json!(false)));
+    }
+}
