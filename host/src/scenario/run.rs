@@ -30,6 +30,12 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
     let file = scenario.path.display();
     let base = charms.unwrap_or_else(|| crate::atomic_file::parent(&scenario.path));
     let charm = base.join(&scenario.charm);
+    // A charm that cannot be read is the file's mistake, not a failed hook.
+    let juju_store = crate::charm_dir::CharmDir::load(&charm)
+        .map_err(|e| BadFile(format!("{file}: `charm`: {e}")))?
+        .manifest
+        .store
+        == StoreChoice::Juju;
     let dir = tempfile::tempdir()
         .map_err(|e| BadFile(format!("{file}: cannot make a temporary directory: {e}")))?;
     let state_path = dir.path().join("state.yaml");
@@ -54,12 +60,24 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
             ..clone_args(&step.args)
         };
         let (outcome, error) = match offline::execute(&args) {
-            Ok(run) => (Outcome::of(&run.charm.manifest.store, run.failed), None),
+            Ok(run) => (
+                Outcome {
+                    failed: run.failed,
+                    juju_store,
+                },
+                None,
+            ),
             Err(e) if e.downcast_ref::<UsageError>().is_some() => {
                 return Err(BadFile(format!("{at}: {e:#}")));
             }
             // Failed before any handler ran: the state file is unchanged.
-            Err(e) => (Outcome::failed_early(&charm), Some(format!("{e:#}"))),
+            Err(e) => (
+                Outcome {
+                    failed: true,
+                    juju_store,
+                },
+                Some(format!("{e:#}")),
+            ),
         };
         let saved =
             offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
@@ -117,22 +135,6 @@ struct Outcome {
     juju_store: bool,
 }
 
-impl Outcome {
-    fn of(store: &StoreChoice, failed: bool) -> Outcome {
-        Outcome {
-            failed,
-            juju_store: *store == StoreChoice::Juju,
-        }
-    }
-
-    fn failed_early(charm: &Path) -> Outcome {
-        let store = crate::charm_dir::CharmDir::load(charm)
-            .map(|c| c.manifest.store)
-            .unwrap_or_default();
-        Outcome::of(&store, true)
-    }
-}
-
 /// Every expectation that does not hold, by key, with its diff.
 fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, String)> {
     let mut found = Vec::new();
@@ -155,11 +157,13 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
             "tool-calls" => &saved.sim.calls,
             _ => &saved.machine.calls,
         };
-        if wanted
+        let missing: Vec<&String> = wanted
             .iter()
-            .any(|w| !lines.iter().any(|l| l.contains(w.as_str())))
-        {
-            let expected: String = wanted.iter().map(|w| format!("… {w} …\n")).collect();
+            .filter(|w| !lines.iter().any(|l| l.contains(w.as_str())))
+            .collect();
+        if !missing.is_empty() {
+            // The missing parts against every line there was.
+            let expected: String = missing.iter().map(|w| format!("… {w} …\n")).collect();
             let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
             found.push((key.to_string(), line_diff(&expected, &actual)));
         }

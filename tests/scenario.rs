@@ -1,0 +1,125 @@
+//! `wasm-charm test`: the examples' scenario files (tests/scenarios) pass on
+//! the packed examples; a wrong expectation is reported with its step and a
+//! diff (exit 1); a bad file is refused naming the key (exit 2).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use support::{packed, workspace_root};
+
+/// A temporary directory holding the packed examples under their names, as
+/// the scenario files name them.
+fn charms() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["gateway", "backup", "api-service"] {
+        let charm = packed(&format!("examples/{name}"));
+        std::os::unix::fs::symlink(&charm, dir.path().join(name))
+            .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
+    }
+    dir
+}
+
+fn test(args: &[&Path]) -> (Output, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("test")
+        .args(args)
+        .output()
+        .expect("run wasm-charm test");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stdout, stderr)
+}
+
+fn scenario(name: &str) -> PathBuf {
+    workspace_root().join("tests/scenarios").join(name)
+}
+
+#[test]
+fn the_examples_scenarios_pass() {
+    let charms = charms();
+    let files = [
+        scenario("gateway.yaml"),
+        scenario("backup.yaml"),
+        scenario("api-service.yaml"),
+    ];
+    let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
+    args.extend(files.iter().map(PathBuf::as_path));
+    let (out, stdout, stderr) = test(&args);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for file in &files {
+        assert!(
+            stdout.contains(&format!("ok      {}", file.display())),
+            "{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("3 scenarios: 3 passed, 0 failed, 0 bad"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_wrong_expectation_names_its_step_and_shows_the_difference() {
+    let charms = charms();
+    // Relative to the file itself, without --charms.
+    let file = charms.path().join("wrong.yaml");
+    std::fs::write(
+        &file,
+        "charm: gateway\nsteps:\n  - event: install\n  - event: config-changed\n    \
+         config: {kind: ingress}\n    expect:\n      \
+         unit-status: {kind: active, message: ''}\n      scopes: {handler/config: null}\n",
+    )
+    .expect("write scenario");
+    let (out, stdout, stderr) = test(&[&file]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("FAILED  {}", file.display())),
+        "{stdout}"
+    );
+    let at = format!(
+        "{}: step 2 (config-changed): expect.unit-status:",
+        file.display()
+    );
+    assert!(stdout.contains(&at), "{stdout}");
+    // Only the expectation that failed, and only its lines that differ marked.
+    assert!(!stdout.contains("expect.scopes"), "{stdout}");
+    assert!(stdout.contains("- kind: active\n"), "{stdout}");
+    assert!(stdout.contains("+ kind: blocked\n"), "{stdout}");
+    assert!(
+        stdout.contains("+ message: Waiting for istio-pilot relation\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bad_file_is_refused_naming_the_step_and_key() {
+    let charms = charms();
+    let file = charms.path().join("bad.yaml");
+    std::fs::write(
+        &file,
+        "charm: gateway\nsteps:\n  - event: install\n    expect:\n      unit-stats: {kind: active}\n",
+    )
+    .expect("write scenario");
+    let (out, stdout, stderr) = test(&[&file]);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("BAD     {}", file.display())),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{}: step 1 (install): unknown key `expect.unit-stats`",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    // An event the charm does not have is refused as `run` refuses it.
+    std::fs::write(&file, "charm: gateway\nsteps:\n  - event: instal\n").expect("write");
+    let (out, _, stderr) = test(&[&file]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("step 1 (instal): --event `instal` is not an event"),
+        "{stderr}"
+    );
+}
