@@ -268,6 +268,7 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
                 _ => return Err(BadFile(format!("{at}: `expect.exit`: `ok` or `failed`"))),
             };
         } else if let Some(name) = DOCUMENTS.iter().find(|k| **k == key) {
+            shape(at, &format!("expect.{key}"), key, value)?;
             out.documents.push((name, value.clone()));
         } else if let Some(name) = CONTAINS.iter().find(|k| **k == key) {
             let lines = match value {
@@ -297,6 +298,42 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
         }
     }
     Ok(out)
+}
+
+/// The keys a document expectation may use below its own, where they are
+/// fixed: a misspelt `kind` would otherwise be compared, and never match.
+fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
+    const STATUS: &[&str] = &["kind", "message"];
+    const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
+    let check = |path: &str, v: &Value, known: &[&str]| -> Bad<()> {
+        match v {
+            Value::Null => Ok(()),
+            Value::Object(m) => match unknown(m, known) {
+                Some(k) => Err(BadFile(format!(
+                    "{at}: `{path}`: unknown key `{k}` (expected {})",
+                    known.join(", ")
+                ))),
+                None => Ok(()),
+            },
+            _ => Err(BadFile(format!(
+                "{at}: `{path}`: a map of {} is expected",
+                known.join(", ")
+            ))),
+        }
+    };
+    let each = |known: &[&str]| -> Bad<()> {
+        let Value::Object(m) = value else {
+            return Err(BadFile(format!("{at}: `{path}`: a map is expected")));
+        };
+        m.iter()
+            .try_for_each(|(name, v)| check(&format!("{path}.{name}"), v, known))
+    };
+    match key {
+        "unit-status" | "app-status" => check(path, value, STATUS),
+        "scopes" | "app-scopes" => each(STATUS),
+        "relation-data" => each(RELATION),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -349,6 +386,16 @@ mod tests {
         let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {unit-stat: {}}\n");
         assert!(
             e.starts_with("s.yaml: step 1 (start): unknown key `expect.unit-stat`"),
+            "{e}"
+        );
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {scopes: {a: {knd: x}}}\n");
+        assert_eq!(
+            e,
+            "s.yaml: step 1 (start): `expect.scopes.a`: unknown key `knd` (expected kind, message)"
+        );
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {unit-status: active}\n");
+        assert!(
+            e.contains("`expect.unit-status`: a map of kind, message"),
             "{e}"
         );
         let e = bad("charm: gw\nstep: []\n");
