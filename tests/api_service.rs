@@ -572,21 +572,7 @@ fn gating(unit: &Unit) -> Vec<String> {
 fn time_passes(unit: &Unit, by: Duration) {
     let by = u64::try_from(by.as_millis()).expect("a short duration");
     let mut store = store(unit);
-    let probes = store["probes"]
-        .as_object_mut()
-        .expect("the store keeps probes");
-    for probe in probes.values_mut() {
-        for field in ["grace_start", "failing_since"] {
-            if let Some(t) = probe[field].as_u64() {
-                probe[field] = json!(t.saturating_sub(by));
-            }
-        }
-        for field in ["at", "since"] {
-            if let Some(t) = probe["last"][field].as_u64() {
-                probe["last"][field] = json!(t.saturating_sub(by));
-            }
-        }
-    }
+    support::move_probe_times_back(&mut store, by);
     let path = unit.charm_dir().join(".wasm-charm/scopes.json");
     fs::write(&path, serde_json::to_vec(&store).expect("encode")).expect("write the store");
 }

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{MetadataExt as _, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use support::{Unit, assert_failure, assert_success, packed};
+use std::process::Output;
+use support::{Unit, assert_failure, assert_success, offline_run, packed};
 
 const FILE_WALLS: &str = "tests/guests/file-walls";
 
@@ -387,21 +387,6 @@ fn a_relative_or_missing_root_fails_the_hook_naming_the_variable() {
     }
     assert!(unit.calls_of("status-set").is_empty());
     assert!(!missing.exists());
-}
-
-/// `wasm-charm run <charm> --state <state> <args>`, without the test
-/// process's own `WASM_CHARM_ROOT`, if any.
-fn offline_run(charm: &Path, state: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
-        .arg("run")
-        .arg(charm)
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .env_remove("WASM_CHARM_ROOT")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run wasm-charm")
 }
 
 #[test]

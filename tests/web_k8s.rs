@@ -294,22 +294,7 @@ fn juju_store(unit: &Unit) -> Value {
 fn time_passes(unit: &Unit, by: Duration) {
     let by = u64::try_from(by.as_millis()).expect("a short duration");
     let mut store = juju_store(unit);
-    for probe in store["probes"]
-        .as_object_mut()
-        .expect("the store keeps probes")
-        .values_mut()
-    {
-        for field in ["grace_start", "failing_since"] {
-            if let Some(t) = probe[field].as_u64() {
-                probe[field] = json!(t.saturating_sub(by));
-            }
-        }
-        for field in ["at", "since"] {
-            if let Some(t) = probe["last"][field].as_u64() {
-                probe["last"][field] = json!(t.saturating_sub(by));
-            }
-        }
-    }
+    support::move_probe_times_back(&mut store, by);
     let chunks = store_chunks::split(&store.to_string());
     unit.update_state(|s| {
         let state = s["charm-state"]

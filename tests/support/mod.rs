@@ -694,6 +694,9 @@ pub fn offline_run(charm: &Path, state: &Path, args: &[&str]) -> Output {
         .arg("--state")
         .arg(state)
         .args(args)
+        // The root comes from the state's default or a flag, never from the
+        // test process.
+        .env_remove("WASM_CHARM_ROOT")
         .output()
         .expect("run wasm-charm")
 }
@@ -761,4 +764,25 @@ pub fn future_wit_component() -> PathBuf {
             wasm
         })
         .clone()
+}
+
+/// Moves every time a scope store keeps of its probes `by_ms` back: the
+/// store is the probes' only memory of time between events, so this is the
+/// clock moving on for them (grace periods, last checks).
+pub fn move_probe_times_back(store: &mut Value, by_ms: u64) {
+    let probes = store["probes"]
+        .as_object_mut()
+        .expect("the store keeps probes");
+    for probe in probes.values_mut() {
+        for field in ["grace_start", "failing_since"] {
+            if let Some(t) = probe[field].as_u64() {
+                probe[field] = json!(t.saturating_sub(by_ms));
+            }
+        }
+        for field in ["at", "since"] {
+            if let Some(t) = probe["last"][field].as_u64() {
+                probe["last"][field] = json!(t.saturating_sub(by_ms));
+            }
+        }
+    }
 }
