@@ -6,9 +6,11 @@ use crate::charm_dir::CharmDir;
 use crate::dispatch::{self, Report, ScopeBackend};
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::{HookTools, ProcessTools};
+use crate::record::Recorder;
 use crate::status::store_choice::{self, Backend};
 use crate::status::store_file::StoreFile;
 use crate::status::store_juju::JujuStore;
+use crate::workload::Machine;
 use crate::workload_root::{ROOT_VAR, WorkloadRoot};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,36 +53,91 @@ fn run() -> anyhow::Result<Report> {
         None => std::env::current_dir()?,
     };
     let charm = CharmDir::load(&charm_dir)?;
-    let tools: Arc<dyn HookTools> = Arc::new(ProcessTools);
+    let process_tools: Arc<dyn HookTools> = Arc::new(ProcessTools);
+    let mut tools = process_tools.clone();
+    // Declared commands run in `/`, or the root that stands for it.
+    let mut machine: Arc<dyn Machine> = Arc::new(crate::workload::SystemMachine {
+        command_dir: root.path().to_path_buf(),
+        ..Default::default()
+    });
+    let mut prober = crate::probe::Prober {
+        env: crate::probe::ProbeEnv {
+            root: root.clone(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let choice = store_choice::choose(charm.manifest.store, &env);
+    let now = unix_now();
+    // Recording (crate::record) decorates what answers the event; off, the
+    // event runs on the plain ones.
+    let recorder = recorder(&charm, &env, choice, now, &process_tools);
+    if let Some(r) = &recorder {
+        tools = r.tools(tools);
+        machine = r.machine(machine);
+        r.probes(&mut prober);
+    }
     // The juju backend is built only when chosen: a local event runs as it
     // always did.
-    let mut backend: Box<dyn ScopeBackend> = match store_choice::choose(charm.manifest.store, &env)
-    {
+    let mut backend: Box<dyn ScopeBackend> = match choice {
         Backend::Local => Box::new(StoreFile::lock(&charm_dir)?),
         Backend::Juju => Box::new(JujuStore::new(tools.clone())),
     };
-    dispatch::run_event(
+    if let Some(r) = &recorder {
+        backend = r.backend(backend);
+    }
+    let result = dispatch::run_event(
         &charm,
         &env,
         dispatch::OnMachine {
             root: &root,
-            // Declared commands run in `/`, or the root that stands for it.
-            machine: std::sync::Arc::new(crate::workload::SystemMachine {
-                command_dir: root.path().to_path_buf(),
-                ..Default::default()
-            }),
+            machine,
         },
         tools,
         backend.as_mut(),
-        &crate::probe::Prober {
-            env: crate::probe::ProbeEnv {
-                root: root.clone(),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        unix_now(),
-    )
+        &prober,
+        now,
+    );
+    if let Some(r) = recorder
+        && let Err(why) = r.finish(&result)
+    {
+        warn(&process_tools, &format!("recording the event failed: {why}"));
+    }
+    result
+}
+
+/// The event's recorder, when the manifest or WASM_CHARM_RECORD asks for
+/// one; a variable that cannot be read is a warning, and no recording.
+fn recorder(
+    charm: &CharmDir,
+    env: &JujuEnv,
+    choice: Backend,
+    now: u64,
+    tools: &Arc<dyn HookTools>,
+) -> Option<Recorder> {
+    let var = std::env::var_os(crate::record::RECORD_VAR);
+    if charm.manifest.record.is_none() && var.is_none() {
+        return None;
+    }
+    match crate::record::settings(charm.manifest.record, var.as_deref()) {
+        Ok(bounds) => bounds.map(|bounds| {
+            let backend = match choice {
+                Backend::Local => crate::record::format::Backend::Local,
+                Backend::Juju => crate::record::format::Backend::Juju,
+            };
+            Recorder::start(&charm.path, env, backend, bounds, now)
+        }),
+        Err(why) => {
+            warn(tools, &why);
+            None
+        }
+    }
+}
+
+/// A warning in the unit's log, outside any event's calls.
+fn warn(tools: &Arc<dyn HookTools>, message: &str) {
+    let mut model = crate::model::Model::new(tools.clone(), Default::default(), Default::default());
+    model.log(crate::bindings::model::LogLevel::Warning, message);
 }
 
 /// Seconds since the Unix epoch, for the scope history.

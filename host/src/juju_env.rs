@@ -40,6 +40,11 @@ impl JujuEnv {
         )
     }
 
+    /// Every variable kept, as exported (a recording keeps them).
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+
     /// A variable's value; an empty value counts as absent, as in Juju, which
     /// exports some variables empty rather than leaving them out.
     pub fn get(&self, name: &str) -> Option<&str> {

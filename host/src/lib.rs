@@ -8,7 +8,8 @@
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
 //! the charm's declared directories are. [`pack`], [`inspect`] and
 //! [`init`] are the tools around a charm: build and zip it, read what it is
-//! made of, start a new one.
+//! made of, start a new one; [`record`] keeps a unit's events and [`replay`]
+//! runs them again.
 
 pub mod action;
 pub mod actions;
@@ -28,6 +29,8 @@ pub mod offline;
 pub mod pack;
 pub mod pebble;
 pub mod probe;
+pub mod record;
+pub mod replay;
 pub mod runtime;
 pub mod scenario;
 pub mod show;

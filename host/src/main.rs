@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm_host::{init, inspect, juju, offline, pack, scenario};
+use wasm_charm_host::{init, inspect, juju, offline, pack, replay, scenario};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -84,6 +84,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the events of a recording again, offline, against the answers
+    /// they got, with the charm directory's current component; print
+    /// `same` per event or the differences (the calls made, statuses,
+    /// failures, exit code, handler results, the store).
+    ///
+    /// Exit 0 when every event did the same, 1 when any differs, 2 for a
+    /// recording or arguments that cannot be used.
+    Replay(replay::ReplayArgs),
     /// Fill the compiled-artifact cache of a charm directory ahead of the first event.
     Precompile {
         /// The charm directory.
@@ -117,6 +125,7 @@ fn main() -> ExitCode {
         Command::Dispatch => return juju::main(),
         Command::Run(args) => offline::main(*args),
         Command::Test(args) => return scenario::main(&args),
+        Command::Replay(args) => return replay::main(&args),
         Command::Pack {
             project,
             out,

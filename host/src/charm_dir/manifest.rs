@@ -79,6 +79,8 @@ pub struct Manifest {
     pub workload: Workload,
     /// Where the scope store is kept.
     pub store: StoreChoice,
+    /// Whether events are recorded for `wasm-charm replay`, and how many.
+    pub record: Option<crate::record::Bounds>,
 }
 
 impl Default for Manifest {
@@ -91,6 +93,7 @@ impl Default for Manifest {
             probes: BTreeMap::new(),
             workload: Workload::default(),
             store: StoreChoice::default(),
+            record: None,
         }
     }
 }
@@ -110,6 +113,8 @@ struct RawManifest {
     #[serde(default)]
     workload: RawWorkload,
     store: Option<String>,
+    /// `true`, `false` or `{events, bytes}`: read by `crate::record`.
+    record: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -182,6 +187,10 @@ impl Manifest {
                 }
             };
         }
+        if let Some(record) = &raw.record {
+            manifest.record =
+                crate::record::parse_bounds(record).map_err(|e| CharmFileError::new(file, e))?;
+        }
         Ok(manifest)
     }
 }
@@ -219,6 +228,28 @@ mod tests {
         assert!(e.contains("field `component`"), "{e}");
         let e = parse("componnet: x.wasm\n").unwrap_err().to_string();
         assert!(e.contains("componnet"), "{e}");
+    }
+
+    #[test]
+    fn record_is_a_switch_or_bounds() {
+        use crate::record::Bounds;
+        assert_eq!(parse("record: false\n").unwrap().record, None);
+        assert_eq!(
+            parse("record: true\n").unwrap().record,
+            Some(Bounds::default())
+        );
+        assert_eq!(
+            parse("record: {events: 3, bytes: 65536}\n").unwrap().record,
+            Some(Bounds {
+                events: 3,
+                bytes: 65536
+            })
+        );
+        let e = parse("record: {events: -1}\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("wasm-charm.yaml: field `record.events`: -1"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod tcp;
 mod tests;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use run::{Outcome, ProbeEnv, Prober};
+pub use run::{Outcome, ProbeEnv, ProbeTap, Prober};
 pub use spec::{Expect, ProbeSpec, Target};
 pub use state::{ProbeState, ScopeStatus};
 

@@ -111,6 +111,18 @@ pub struct Prober {
     pub clock: Arc<dyn Clock>,
     /// Outcomes by probe name, used instead of running those probes.
     pub scripted: BTreeMap<String, Check>,
+    /// Sees every run, or answers in its place (`crate::record`, `crate::replay`).
+    pub tap: Option<Arc<dyn ProbeTap>>,
+}
+
+/// What sees each probe run of an event, or answers it from elsewhere.
+pub trait ProbeTap: Send + Sync {
+    /// The outcome to give instead of running probe `name`; `None`: run it.
+    fn answer(&self, _name: &str) -> Option<Outcome> {
+        None
+    }
+    /// Probe `name` ran (or was answered) with `outcome`.
+    fn seen(&self, _name: &str, _outcome: &Outcome) {}
 }
 
 impl Default for Prober {
@@ -120,6 +132,7 @@ impl Default for Prober {
             env: ProbeEnv::default(),
             clock: Arc::new(super::SystemClock),
             scripted: BTreeMap::new(),
+            tap: None,
         }
     }
 }
@@ -137,6 +150,18 @@ impl Prober {
     /// Run probe `name` (declared as `spec`) with its retries, finishing by
     /// `budget`; a scripted outcome is answered at once.
     pub fn run(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
+        let Some(tap) = &self.tap else {
+            return self.run_untapped(name, spec, budget);
+        };
+        if let Some(outcome) = tap.answer(name) {
+            return outcome;
+        }
+        let outcome = self.run_untapped(name, spec, budget);
+        tap.seen(name, &outcome);
+        outcome
+    }
+
+    fn run_untapped(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
         if let Some(check) = self.scripted.get(name) {
             return Outcome {
                 check: check.clone(),

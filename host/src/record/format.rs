@@ -1,0 +1,717 @@
+//! The recording's format: one JSON document per event ([`Recorded`]), one
+//! a line, the newest last; and how the file is kept within its bounds.
+//! Pure: no I/O here.
+//!
+//! Bytes that are not UTF-8 (in a tool's or a command's output, or a tool's
+//! stdin) are kept as UTF-8 with replacement characters: hook tools speak
+//! text, and a replay needs only what the host made of it.
+
+use super::Bounds;
+use crate::bindings::workload::{
+    CommandOutput, Exit, ServiceAction, ServiceStatus, ToolFailure, WorkloadError,
+};
+use crate::dispatch::{HandlerResult, Report};
+use crate::model::hook_tools::ToolOutput;
+use crate::probe::{Check, Outcome as ProbeOutcome};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The version of the document; a replay refuses a newer one.
+pub const FORMAT: u32 = 1;
+
+/// One event, as the host saw it and what it did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Recorded {
+    pub format: u32,
+    /// The version of the host that ran it.
+    pub host: String,
+    /// The event as the store's history names it (`config-changed`);
+    /// `None` when none was read (an unknown hook, a bad environment).
+    #[serde(default)]
+    pub event: Option<String>,
+    /// Seconds since the Unix epoch the event ran at.
+    pub time: u64,
+    /// The `JUJU_*` variables (and `CHARM_DIR`) of the hook.
+    pub env: BTreeMap<String, String>,
+    /// Where the scope store was kept.
+    pub backend: Backend,
+    /// The local store as loaded before the event (the juju store is read
+    /// through `state-get`, one of the calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<Value>,
+    /// Why the store could not be loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+    /// Every hook-tool call, in order.
+    #[serde(default)]
+    pub calls: Vec<ToolCall>,
+    /// Every probe run, in the order they ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<ProbeRun>,
+    /// Every reading of the probes' clock, in milliseconds since the epoch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock: Vec<u64>,
+    /// Every workload call, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload: Vec<WorkloadCall>,
+    pub outcome: Outcome,
+}
+
+/// Where an event's scope store was kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    Local,
+    Juju,
+}
+
+/// One hook-tool call: `argv[0]` is the tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ToolCall {
+    pub argv: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<String>,
+    pub answer: ToolAnswer,
+}
+
+impl ToolCall {
+    pub fn new(tool: &str, args: &[&str], stdin: Option<&[u8]>, answer: ToolAnswer) -> Self {
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.push(tool.to_string());
+        argv.extend(args.iter().map(|a| a.to_string()));
+        ToolCall {
+            argv,
+            stdin: stdin.map(|s| String::from_utf8_lossy(s).into_owned()),
+            answer,
+        }
+    }
+
+    /// The call as one line: argv shell-quoted, and the stdin it was fed.
+    pub fn line(&self) -> String {
+        let mut line = shell_words(&self.argv);
+        if let Some(stdin) = &self.stdin {
+            line.push_str(" <<< ");
+            line.push_str(&quote(stdin));
+        }
+        line
+    }
+}
+
+/// What a hook tool answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ToolAnswer {
+    /// It ran and exited.
+    Exited {
+        code: i32,
+        #[serde(default)]
+        stdout: String,
+        #[serde(default)]
+        stderr: String,
+    },
+    /// It could not be run, or was stopped at the deadline.
+    NotRun {
+        error: String,
+        #[serde(default)]
+        timed_out: bool,
+    },
+}
+
+impl ToolAnswer {
+    pub fn of(result: &std::io::Result<ToolOutput>) -> Self {
+        match result {
+            Ok(out) => ToolAnswer::Exited {
+                code: out.code,
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: out.stderr.clone(),
+            },
+            Err(e) => ToolAnswer::NotRun {
+                error: e.to_string(),
+                timed_out: e.kind() == std::io::ErrorKind::TimedOut,
+            },
+        }
+    }
+
+    /// The answer again, as the tool gave it.
+    pub fn result(&self) -> std::io::Result<ToolOutput> {
+        match self {
+            ToolAnswer::Exited {
+                code,
+                stdout,
+                stderr,
+            } => Ok(ToolOutput {
+                code: *code,
+                stdout: stdout.clone().into_bytes(),
+                stderr: stderr.clone(),
+            }),
+            ToolAnswer::NotRun { error, timed_out } => Err(std::io::Error::new(
+                if *timed_out {
+                    std::io::ErrorKind::TimedOut
+                } else {
+                    std::io::ErrorKind::Other
+                },
+                error.clone(),
+            )),
+        }
+    }
+}
+
+/// One probe run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ProbeRun {
+    pub name: String,
+    pub healthy: bool,
+    pub detail: String,
+    pub attempts: u32,
+}
+
+impl ProbeRun {
+    pub fn new(name: &str, outcome: &ProbeOutcome) -> Self {
+        ProbeRun {
+            name: name.to_string(),
+            healthy: outcome.check.healthy,
+            detail: outcome.check.detail.clone(),
+            attempts: outcome.attempts,
+        }
+    }
+
+    pub fn outcome(&self) -> ProbeOutcome {
+        ProbeOutcome {
+            check: Check {
+                healthy: self.healthy,
+                detail: self.detail.clone(),
+            },
+            attempts: self.attempts,
+        }
+    }
+}
+
+/// One workload call: `call` names it (`["service", unit, action]`,
+/// `["service-state", unit]`, `["run-command", name, argv…]`,
+/// `["package-installed", package]`, `["install-packages", package…]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct WorkloadCall {
+    pub call: Vec<String>,
+    pub answer: WorkloadAnswer,
+}
+
+/// What a workload call answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadAnswer {
+    Done,
+    State {
+        active: String,
+        enabled: String,
+    },
+    Installed(bool),
+    Output {
+        exit: CommandExit,
+        stdout: String,
+        stderr: String,
+        truncated: bool,
+    },
+    Error(CallError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CommandExit {
+    Code(i32),
+    Signal(i32),
+    TimedOut,
+}
+
+/// The `workload-error` of the WIT interface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CallError {
+    Undeclared(String),
+    Failed {
+        tool: String,
+        code: Option<i32>,
+        message: String,
+    },
+    Unavailable(String),
+}
+
+/// The word of a service action, as `systemctl` takes it.
+pub fn action_word(action: ServiceAction) -> &'static str {
+    match action {
+        ServiceAction::Start => "start",
+        ServiceAction::Stop => "stop",
+        ServiceAction::Restart => "restart",
+        ServiceAction::Reload => "reload",
+        ServiceAction::Enable => "enable",
+        ServiceAction::Disable => "disable",
+    }
+}
+
+impl From<&WorkloadError> for CallError {
+    fn from(e: &WorkloadError) -> Self {
+        match e {
+            WorkloadError::Undeclared(m) => CallError::Undeclared(m.clone()),
+            WorkloadError::Failed(f) => CallError::Failed {
+                tool: f.tool.clone(),
+                code: f.code,
+                message: f.message.clone(),
+            },
+            WorkloadError::Unavailable(m) => CallError::Unavailable(m.clone()),
+        }
+    }
+}
+
+impl From<&CallError> for WorkloadError {
+    fn from(e: &CallError) -> Self {
+        match e {
+            CallError::Undeclared(m) => WorkloadError::Undeclared(m.clone()),
+            CallError::Failed {
+                tool,
+                code,
+                message,
+            } => WorkloadError::Failed(ToolFailure {
+                tool: tool.clone(),
+                code: *code,
+                message: message.clone(),
+            }),
+            CallError::Unavailable(m) => WorkloadError::Unavailable(m.clone()),
+        }
+    }
+}
+
+impl WorkloadAnswer {
+    pub fn of_unit(r: &Result<(), WorkloadError>) -> Self {
+        match r {
+            Ok(()) => WorkloadAnswer::Done,
+            Err(e) => WorkloadAnswer::Error(e.into()),
+        }
+    }
+
+    pub fn of_state(r: &Result<ServiceStatus, WorkloadError>) -> Self {
+        match r {
+            Ok(s) => WorkloadAnswer::State {
+                active: s.active.clone(),
+                enabled: s.enabled.clone(),
+            },
+            Err(e) => WorkloadAnswer::Error(e.into()),
+        }
+    }
+
+    pub fn of_installed(r: &Result<bool, WorkloadError>) -> Self {
+        match r {
+            Ok(b) => WorkloadAnswer::Installed(*b),
+            Err(e) => WorkloadAnswer::Error(e.into()),
+        }
+    }
+
+    pub fn of_output(r: &Result<CommandOutput, WorkloadError>) -> Self {
+        match r {
+            Ok(o) => WorkloadAnswer::Output {
+                exit: match o.exit {
+                    Exit::Code(c) => CommandExit::Code(c),
+                    Exit::Signal(s) => CommandExit::Signal(s),
+                    Exit::TimedOut => CommandExit::TimedOut,
+                },
+                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+                truncated: o.truncated,
+            },
+            Err(e) => WorkloadAnswer::Error(e.into()),
+        }
+    }
+
+    /// The answer as a call of another shape would read it: a recording
+    /// that answers differently is an `unavailable` error naming both.
+    fn mismatch(&self, wanted: &str) -> WorkloadError {
+        WorkloadError::Unavailable(format!(
+            "the recording answers this call with {self:?}, not {wanted}"
+        ))
+    }
+
+    pub fn unit(&self) -> Result<(), WorkloadError> {
+        match self {
+            WorkloadAnswer::Done => Ok(()),
+            WorkloadAnswer::Error(e) => Err(e.into()),
+            other => Err(other.mismatch("done")),
+        }
+    }
+
+    pub fn state(&self) -> Result<ServiceStatus, WorkloadError> {
+        match self {
+            WorkloadAnswer::State { active, enabled } => Ok(ServiceStatus {
+                active: active.clone(),
+                enabled: enabled.clone(),
+            }),
+            WorkloadAnswer::Error(e) => Err(e.into()),
+            other => Err(other.mismatch("a service state")),
+        }
+    }
+
+    pub fn installed(&self) -> Result<bool, WorkloadError> {
+        match self {
+            WorkloadAnswer::Installed(b) => Ok(*b),
+            WorkloadAnswer::Error(e) => Err(e.into()),
+            other => Err(other.mismatch("installed or not")),
+        }
+    }
+
+    pub fn output(&self) -> Result<CommandOutput, WorkloadError> {
+        match self {
+            WorkloadAnswer::Output {
+                exit,
+                stdout,
+                stderr,
+                truncated,
+            } => Ok(CommandOutput {
+                exit: match exit {
+                    CommandExit::Code(c) => Exit::Code(*c),
+                    CommandExit::Signal(s) => Exit::Signal(*s),
+                    CommandExit::TimedOut => Exit::TimedOut,
+                },
+                stdout: stdout.clone().into_bytes(),
+                stderr: stderr.clone().into_bytes(),
+                truncated: *truncated,
+            }),
+            WorkloadAnswer::Error(e) => Err(e.into()),
+            other => Err(other.mismatch("a command's output")),
+        }
+    }
+}
+
+/// How the event ended: what `dispatch` exits with and reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Outcome {
+    /// The process's exit code (0: the hook succeeded).
+    pub exit: i32,
+    /// Why the hook failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<String>,
+    /// Each handler that ran, and how it ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handlers: Vec<HandlerRun>,
+    /// The targets whose status was written (`unit`, `app`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrote: Vec<String>,
+    /// The merged statuses, `<status>: <message>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Why nothing ran (a hook the charm has no event for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_failed: Option<String>,
+    /// The store the event left (as loaded, when it failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<Value>,
+}
+
+/// One handler's end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct HandlerRun {
+    pub handler: String,
+    pub result: String,
+}
+
+/// A handler's result in words.
+pub fn describe_result(result: &HandlerResult) -> String {
+    let status = |s: &crate::bindings::Status| {
+        format!(
+            "{}: {}",
+            crate::status::merge::Kind::from(s.kind).as_str(),
+            s.message
+        )
+    };
+    match result {
+        HandlerResult::Set(s) => format!("set {}", status(s)),
+        HandlerResult::Cleared => "cleared".to_string(),
+        HandlerResult::Error(e) => format!("error: {e}"),
+        HandlerResult::Trapped(t) => format!("trapped: {t}"),
+        HandlerResult::ActionDone(None) => "action done".to_string(),
+        HandlerResult::ActionDone(Some(s)) => format!("action done, returned {}", status(s)),
+    }
+}
+
+impl Outcome {
+    /// What `run_event` returned, as `dispatch` ends on it (exit 1 for an
+    /// error before any handler ran, or for any failure).
+    pub fn of(result: &anyhow::Result<Report>) -> Self {
+        let report = match result {
+            Err(e) => {
+                return Outcome {
+                    exit: 1,
+                    failures: vec![format!("{e:#}")],
+                    ..Outcome::default()
+                };
+            }
+            Ok(report) => report,
+        };
+        let merged = |m: &crate::status::merge::Merged| {
+            format!("{}: {}", m.written.status.as_str(), m.written.message)
+        };
+        Outcome {
+            exit: i32::from(!report.failures.is_empty()),
+            failures: report.failures.clone(),
+            handlers: report
+                .handlers
+                .iter()
+                .map(|(h, r)| HandlerRun {
+                    handler: h.clone(),
+                    result: describe_result(r),
+                })
+                .collect(),
+            wrote: report.wrote.iter().map(|t| t.as_str().to_string()).collect(),
+            unit: report.unit.as_ref().map(merged),
+            app: report.app.as_ref().map(merged),
+            ignored: report.ignored.clone(),
+            action_failed: report.action_failed.clone(),
+            store: report
+                .ignored
+                .is_none()
+                .then(|| serde_json::to_value(&report.store).ok())
+                .flatten(),
+        }
+    }
+}
+
+/// A line of the recording that is no event document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// The events of a recording's text, oldest first; blank lines are skipped.
+pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
+    let mut events = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let error = |message: String| LineError {
+            line: i + 1,
+            message,
+        };
+        let doc: Recorded = serde_json::from_str(line).map_err(|e| error(e.to_string()))?;
+        if doc.format != FORMAT {
+            return Err(error(format!(
+                "field `format`: {} is not {FORMAT}, the format this host reads{}",
+                doc.format,
+                if doc.format > FORMAT {
+                    " (written by a newer host)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        events.push(doc);
+    }
+    Ok(events)
+}
+
+/// The recording's text once `line` (one event's document, no newline) is
+/// added to `old`: the newest `bounds.events` lines that fit in
+/// `bounds.bytes`, oldest dropped. `Err`: the event alone is larger than
+/// the bound, and is not kept.
+pub fn append(old: &str, line: &str, bounds: Bounds) -> Result<String, String> {
+    if line.len() + 1 > bounds.bytes {
+        return Err(format!(
+            "the event's record is {} bytes, over the recording's bound of {}",
+            line.len() + 1,
+            bounds.bytes
+        ));
+    }
+    let mut kept: Vec<&str> = vec![line];
+    let mut bytes = line.len() + 1;
+    for old_line in old.lines().rev().filter(|l| !l.trim().is_empty()) {
+        if kept.len() >= bounds.events || bytes + old_line.len() + 1 > bounds.bytes {
+            break;
+        }
+        bytes += old_line.len() + 1;
+        kept.push(old_line);
+    }
+    let mut text = String::with_capacity(bytes);
+    for l in kept.iter().rev() {
+        text.push_str(l);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// `argv` as a shell would read it back.
+pub fn shell_words(argv: &[String]) -> String {
+    argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
+}
+
+/// One word, single-quoted when it holds anything but plain characters.
+pub fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn event(n: u64) -> Recorded {
+        Recorded {
+            format: FORMAT,
+            host: "0.1.0".into(),
+            event: Some("install".into()),
+            time: n,
+            env: [("JUJU_UNIT_NAME".to_string(), "a/0".to_string())].into(),
+            backend: Backend::Local,
+            store: None,
+            store_error: None,
+            calls: vec![ToolCall::new(
+                "config-get",
+                &["--format=json"],
+                None,
+                ToolAnswer::Exited {
+                    code: 0,
+                    stdout: "{}".into(),
+                    stderr: String::new(),
+                },
+            )],
+            probes: vec![],
+            clock: vec![],
+            workload: vec![WorkloadCall {
+                call: vec!["service".into(), "db".into(), "restart".into()],
+                answer: WorkloadAnswer::Error(CallError::Failed {
+                    tool: "systemctl".into(),
+                    code: Some(5),
+                    message: "no unit".into(),
+                }),
+            }],
+            outcome: Outcome {
+                exit: 0,
+                wrote: vec!["unit".into()],
+                unit: Some("active: ".into()),
+                ..Outcome::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_document_reads_back_as_written() {
+        let line = serde_json::to_string(&event(7)).unwrap();
+        assert!(!line.contains('\n'));
+        assert_eq!(parse(&format!("{line}\n\n{line}\n")), Ok(vec![event(7); 2]));
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let good = serde_json::to_string(&event(1)).unwrap();
+        let e = parse(&format!("{good}\n{{\"format\": 1}}\n")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("missing field `host`"), "{e}");
+        let newer = good.replace("\"format\":1", "\"format\":9");
+        let e = parse(&newer).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("field `format`: 9"), "{e}");
+        assert!(e.message.contains("newer host"), "{e}");
+        let e = parse("not json").unwrap_err();
+        assert_eq!(e.to_string().split(':').next(), Some("line 1"));
+    }
+
+    #[test]
+    fn answers_come_back_as_given() {
+        let out = ToolOutput {
+            code: 2,
+            stdout: b"x".to_vec(),
+            stderr: "ERROR y\n".into(),
+        };
+        assert_eq!(ToolAnswer::of(&Ok(out.clone())).result().unwrap(), out);
+        let late = std::io::Error::new(std::io::ErrorKind::TimedOut, "late");
+        let again = ToolAnswer::of(&Err(late)).result().unwrap_err();
+        assert_eq!(again.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(again.to_string(), "late");
+        let failed = Err(WorkloadError::Failed(ToolFailure {
+            tool: "apt-get".into(),
+            code: None,
+            message: "m".into(),
+        }));
+        assert_eq!(WorkloadAnswer::of_unit(&failed).unit(), failed);
+        let ok = Ok(CommandOutput {
+            exit: Exit::TimedOut,
+            stdout: b"o".to_vec(),
+            stderr: vec![],
+            truncated: true,
+        });
+        assert_eq!(WorkloadAnswer::of_output(&ok).output(), ok);
+        let e = WorkloadAnswer::Done.installed().unwrap_err();
+        assert!(matches!(e, WorkloadError::Unavailable(m) if m.contains("not installed or not")));
+    }
+
+    #[test]
+    fn calls_read_as_shell_lines() {
+        let call = ToolCall::new(
+            "status-set",
+            &["blocked", "--", "it's broken"],
+            Some(b"a: 1"),
+            ToolAnswer::Exited {
+                code: 0,
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+        );
+        assert_eq!(
+            call.line(),
+            r"status-set blocked -- 'it'\''s broken' <<< 'a: 1'"
+        );
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn one_event_over_the_byte_bound_is_not_kept() {
+        let bounds = Bounds {
+            events: 5,
+            bytes: 10,
+        };
+        assert!(append("", "0123456789", bounds).is_err());
+        assert_eq!(append("", "012345678", bounds).unwrap(), "012345678\n");
+    }
+
+    proptest! {
+        #[test]
+        fn the_file_keeps_the_newest_within_bounds(
+            old in proptest::collection::vec("[a-z]{0,12}", 0..30),
+            new in "[a-z]{1,12}",
+            events in 1usize..10,
+            bytes in 13usize..200,
+        ) {
+            let bounds = Bounds { events, bytes };
+            let old_text: String = old.iter().map(|l| format!("{l}\n")).collect();
+            let text = append(&old_text, &new, bounds).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            prop_assert!(lines.len() <= events);
+            prop_assert!(text.len() <= bytes);
+            prop_assert_eq!(lines.last().copied(), Some(new.as_str()));
+            // The newest of the old ones, in order, with none skipped.
+            let old_kept: Vec<&str> = old.iter().map(String::as_str).filter(|l| !l.is_empty()).collect();
+            let n = lines.len() - 1;
+            prop_assert_eq!(&lines[..n], &old_kept[old_kept.len() - n..]);
+            // Not dropped while there was room for one more.
+            if n < old_kept.len() && n + 1 < events {
+                prop_assert!(text.len() + old_kept[old_kept.len() - n - 1].len() + 1 > bytes);
+            }
+        }
+    }
+}
