@@ -101,7 +101,10 @@ fn run() -> anyhow::Result<Report> {
     if let Some(r) = recorder
         && let Err(why) = r.finish(&result)
     {
-        warn(&process_tools, &format!("recording the event failed: {why}"));
+        warn(
+            &process_tools,
+            &format!("recording the event failed: {why}"),
+        );
     }
     result
 }

@@ -468,7 +468,11 @@ impl Outcome {
                     result: describe_result(r),
                 })
                 .collect(),
-            wrote: report.wrote.iter().map(|t| t.as_str().to_string()).collect(),
+            wrote: report
+                .wrote
+                .iter()
+                .map(|t| t.as_str().to_string())
+                .collect(),
             unit: report.unit.as_ref().map(merged),
             app: report.app.as_ref().map(merged),
             ignored: report.ignored.clone(),

@@ -196,7 +196,10 @@ impl Machine for OnMachine {
 
     fn service_state(&self, unit: &str, deadline: Instant) -> Result<ServiceStatus, WorkloadError> {
         let r = self.inner.service_state(unit, deadline);
-        self.note(words("service-state", &[unit]), WorkloadAnswer::of_state(&r));
+        self.note(
+            words("service-state", &[unit]),
+            WorkloadAnswer::of_state(&r),
+        );
         r
     }
 
@@ -342,7 +345,9 @@ mod tests {
         assert_eq!(e.calls.len(), 2);
         assert_eq!(e.calls[0].argv, ["is-leader", "--format=json"]);
         assert_eq!(e.calls[1].stdin.as_deref(), Some("in"));
-        assert!(matches!(&e.calls[1].answer, ToolAnswer::Exited { code: 1, stderr, .. } if stderr.starts_with("ERROR")));
+        assert!(
+            matches!(&e.calls[1].answer, ToolAnswer::Exited { code: 1, stderr, .. } if stderr.starts_with("ERROR"))
+        );
     }
 
     #[test]

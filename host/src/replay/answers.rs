@@ -60,7 +60,10 @@ impl Sequence {
         let unused: Vec<usize> = order.filter(|i| !self.used[*i]).collect();
         let found = match unused.iter().find(|i| self.keys[**i] == key) {
             Some(i) => Match::Exact(*i),
-            None => match unused.iter().find(|i| self.keys[**i].first() == key.first()) {
+            None => match unused
+                .iter()
+                .find(|i| self.keys[**i].first() == key.first())
+            {
                 Some(i) => Match::Best(*i),
                 None => Match::None,
             },
@@ -115,10 +118,15 @@ impl HookTools for Tools {
         stdin: Option<&[u8]>,
         _deadline: Instant,
     ) -> std::io::Result<ToolOutput> {
-        let mut call = ToolCall::new(tool, args, stdin, ToolAnswer::NotRun {
-            error: String::new(),
-            timed_out: false,
-        });
+        let mut call = ToolCall::new(
+            tool,
+            args,
+            stdin,
+            ToolAnswer::NotRun {
+                error: String::new(),
+                timed_out: false,
+            },
+        );
         let mut state = lock(&self.state);
         let answer = match state.sequence.take(&call.argv) {
             Match::Exact(i) => self.recorded[i].answer.clone(),
@@ -216,7 +224,11 @@ impl Machine for OnMachine {
             .map_or(Err(missing()), |a| a.unit())
     }
 
-    fn service_state(&self, unit: &str, _deadline: Instant) -> Result<ServiceStatus, WorkloadError> {
+    fn service_state(
+        &self,
+        unit: &str,
+        _deadline: Instant,
+    ) -> Result<ServiceStatus, WorkloadError> {
         self.answer(words("service-state", &[unit]))
             .map_or(Err(missing()), |a| a.state())
     }
@@ -371,16 +383,17 @@ mod tests {
         ]);
         assert_eq!(ask(&tools, &["is-leader"]).stdout, b"true");
         // Out of order: the next exact one is found.
-        assert_eq!(
-            ask(&tools, &["status-set", "active", "--", ""]).stdout,
-            b""
-        );
+        assert_eq!(ask(&tools, &["status-set", "active", "--", ""]).stdout, b"");
         assert_eq!(ask(&tools, &["is-leader"]).stdout, b"false");
         assert_eq!(ask(&tools, &["config-get"]).stdout, b"{}");
         // All used: another is-leader has no answer, and fails as a tool.
         let out = ask(&tools, &["is-leader"]);
         assert_eq!(out.code, 1);
-        assert!(out.stderr.starts_with("ERROR is-leader: "), "{}", out.stderr);
+        assert!(
+            out.stderr.starts_with("ERROR is-leader: "),
+            "{}",
+            out.stderr
+        );
         let (made, notes) = tools.made();
         assert_eq!(made.len(), 5);
         assert_eq!(notes.len(), 1, "{notes:?}");
@@ -418,7 +431,10 @@ mod tests {
         let probes = Probes::new(vec![run(false), run(true)]);
         assert!(!probes.answer("web").unwrap().check.healthy);
         assert!(probes.answer("web").unwrap().check.healthy);
-        assert!(probes.answer("web").unwrap().check.healthy, "the last again");
+        assert!(
+            probes.answer("web").unwrap().check.healthy,
+            "the last again"
+        );
         assert!(!probes.answer("db").unwrap().check.healthy);
         assert_eq!(probes.notes().len(), 1);
 

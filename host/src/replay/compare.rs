@@ -43,7 +43,11 @@ pub fn compare(
     if was.exit != outcome.exit {
         out.push(Difference::one("exit code", was.exit, outcome.exit));
     }
-    out.extend(Difference::diff("failures", &was.failures, &outcome.failures));
+    out.extend(Difference::diff(
+        "failures",
+        &was.failures,
+        &outcome.failures,
+    ));
     let handlers = |o: &Outcome| -> Vec<String> {
         o.handlers
             .iter()
@@ -170,9 +174,7 @@ pub fn render(edits: &[Edit<'_>], context: usize) -> Vec<String> {
         .filter(|(_, e)| !matches!(e, Edit::Same(_)))
         .map(|(i, _)| i)
         .collect();
-    let near = |i: usize| {
-        changed.iter().any(|c| c.abs_diff(i) <= context)
-    };
+    let near = |i: usize| changed.iter().any(|c| c.abs_diff(i) <= context);
     let mut out = Vec::new();
     let mut skipped = false;
     for (i, e) in edits.iter().enumerate() {
