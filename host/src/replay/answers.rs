@@ -263,8 +263,11 @@ impl Machine for OnMachine {
 /// Probe results by name, in the order they ran; past the recorded ones
 /// of a name, its last again.
 pub struct Probes {
-    state: Mutex<(BTreeMap<String, VecDeque<ProbeRun>>, Vec<String>)>,
+    /// The runs left by name, and the notes.
+    state: Mutex<(ByName, Vec<String>)>,
 }
+
+type ByName = BTreeMap<String, VecDeque<ProbeRun>>;
 
 impl Probes {
     pub fn new(recorded: Vec<ProbeRun>) -> Self {
