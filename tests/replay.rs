@@ -308,3 +308,90 @@ fn a_bad_recording_is_refused_naming_the_file_and_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("missing.jsonl: cannot read it"));
 }
+
+#[test]
+fn workload_calls_and_probes_are_answered_from_the_recording() {
+    // The fake machine of tests/workload.rs: the stand-ins of
+    // tests/fake-machine first on PATH, their state in the unit's directory.
+    let unit = Unit::new(&packed("tests/guests/workload-calls"), "workload-calls/0");
+    let machine = unit.dir().join("machine");
+    std::fs::create_dir_all(machine.join("units")).unwrap();
+    std::fs::write(machine.join("units/api-service"), "").unwrap();
+    std::fs::write(machine.join("units/calls-worker"), "").unwrap();
+    let search = format!(
+        "{}:{}:/usr/local/bin:/usr/bin:/bin",
+        support::workspace_root()
+            .join("tests/fake-machine")
+            .display(),
+        unit.dir().join("tools").display()
+    );
+    let dir = machine.display().to_string();
+    let env = [("PATH", search.as_str()), ("FAKE_MACHINE_DIR", &dir), ON];
+    unit.update_state(|s| {
+        s["config"]["calls"] =
+            json!("status:api-service service:enable:calls-worker run:echo-args:hi")
+    });
+    assert_success(&unit.dispatch_with("hooks/config-changed", &env));
+    unit.update_state(|s| s["config"]["calls"] = json!("status:calls-worker"));
+    assert_success(&unit.dispatch_with("hooks/config-changed", &env));
+
+    let recorded = events(&recording(&unit));
+    let workload: Vec<&Value> = recorded[0]["workload"].as_array().unwrap().iter().collect();
+    assert_eq!(
+        workload,
+        [
+            &json!({"call": ["service-state", "api-service"],
+                    "answer": {"state": {"active": "inactive", "enabled": "disabled"}}}),
+            &json!({"call": ["service", "calls-worker", "enable"], "answer": "done"}),
+            &json!({"call": ["run-command", "echo-args", "echo", "fixed", "hi"],
+                    "answer": {"output": {"exit": {"code": 0}, "stdout": "fixed hi\n",
+                               "stderr": "", "truncated": false}}}),
+        ]
+    );
+    // The process probe `worker` gates: it ran, unhealthy (nothing runs).
+    assert_eq!(recorded[0]["probes"][0]["name"], "worker");
+    assert_eq!(recorded[0]["probes"][0]["healthy"], false);
+    assert!(!recorded[0]["clock"].as_array().unwrap().is_empty());
+    assert_eq!(
+        recorded[1]["workload"][0]["answer"]["state"]["enabled"],
+        "enabled"
+    );
+
+    // Replayed on this machine (no stand-ins on PATH): every answer comes
+    // from the recording, the probe's grace period from its clock.
+    let out = replay(&[&recording(&unit)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "event 1 (config-changed): same\nevent 2 (config-changed): same\n"
+    );
+}
+
+#[test]
+fn a_juju_store_is_read_back_through_the_recorded_calls() {
+    let unit = gateway();
+    unit.append_to("wasm-charm.yaml", "store: juju\n");
+    assert_success(&unit.dispatch_with("hooks/install", &[ON]));
+    unit.update_state(|s| s["config"]["kind"] = json!("ingress"));
+    assert_success(&unit.dispatch_with("hooks/config-changed", &[ON]));
+    let recorded = events(&recording(&unit));
+    assert_eq!(recorded[1]["backend"], "juju");
+    assert!(recorded[1].get("store").is_none());
+    let tools: Vec<&Value> = recorded[1]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["argv"][0])
+        .collect();
+    assert!(tools.contains(&&json!("state-get")), "{tools:?}");
+    assert!(tools.contains(&&json!("state-set")), "{tools:?}");
+
+    let out = replay(&[&recording(&unit)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "event 1 (install): same\nevent 2 (config-changed): same\n"
+    );
+}
