@@ -121,7 +121,7 @@ pub trait ProbeTap: Send + Sync {
     fn answer(&self, _name: &str) -> Option<Outcome> {
         None
     }
-    /// Probe `name` ran (or was answered) with `outcome`.
+    /// Probe `name` ran, with `outcome` (not called for one `answer` gave).
     fn seen(&self, _name: &str, _outcome: &Outcome) {}
 }
 
