@@ -12,11 +12,12 @@ use std::process::{Command, Output};
 use support::{packed, workspace_root};
 
 /// The charms the suite's files name, packed, under those names.
-const CHARMS: [&str; 4] = [
+const CHARMS: [&str; 5] = [
     "examples/gateway",
     "examples/backup",
     "examples/api-service",
     "tests/guests/conformance",
+    "tests/guests/conformance-strict",
 ];
 
 /// A temporary directory holding the packed charms under their names.
