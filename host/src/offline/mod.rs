@@ -194,7 +194,8 @@ pub struct RunArgs {
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub param: Vec<String>,
     /// The time the event runs at, for the store's history, secrets and
-    /// the probes' grace periods and back-off, instead of the system clock:
+    /// the probes' grace periods, instead of the system clock (a probe's
+    /// back-off then moves this clock on instead of sleeping):
     /// `wasm-charm test`'s clock, which moves only when a step says so.
     #[arg(skip)]
     pub now: Option<std::time::SystemTime>,
