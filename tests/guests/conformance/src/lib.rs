@@ -23,7 +23,7 @@
 //! | `log <message…>` | logs the message |
 //! | `err <message…>` | returns `Err(message)` |
 //! | `panic <message…>` | panics (a trap) |
-//! | `loop`, `oom`, `sleep` | spins past the deadline, exhausts memory, blocks in a host call past the deadline |
+//! | `loop`, `oom`, `stack`, `sleep` | spins past the deadline, exhausts memory, overflows the stack, blocks in a host call past the deadline |
 //!
 //! A plan the charm cannot read returns an error naming the handler and the
 //! command.
@@ -119,6 +119,7 @@ fn plan(handler: &str, event: &Event) -> Outcome {
             "panic" => panic!("{}", rest(0)?),
             "loop" => spin(),
             "oom" => exhaust_memory(),
+            "stack" => log::info(format!("depth {}", recurse(0))),
             "sleep" => {
                 // A WASI poll that blocks inside the host, far past the deadline.
                 std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -163,6 +164,19 @@ fn spin() -> ! {
     loop {
         counter = black_box(counter.wrapping_add(1));
     }
+}
+
+/// Recurses until the stack overflows; the work after the call keeps it
+/// from becoming a loop.
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    let mut frame = [0u8; 512];
+    frame[0] = depth as u8;
+    black_box(&mut frame);
+    if black_box(depth) == u64::MAX {
+        return 0;
+    }
+    recurse(depth + 1).wrapping_add(u64::from(frame[0]))
 }
 
 /// Allocates and touches 1 MiB blocks until an allocation fails, which
