@@ -193,6 +193,12 @@ pub struct RunArgs {
     /// its defaults filled in, as Juju does.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub param: Vec<String>,
+    /// The time the event runs at, for the store's history, secrets and
+    /// the probes' grace periods, instead of the system clock (a probe's
+    /// back-off then moves this clock on instead of sleeping):
+    /// `wasm-charm test`'s clock, which moves only when a step says so.
+    #[arg(skip)]
+    pub now: Option<std::time::SystemTime>,
 }
 
 /// The scope store lives inside the state file offline.
@@ -289,6 +295,9 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     } = load_state(&state_path)?;
     let mut prober = scripted_prober(&charm, &state, &state_path)?;
     prober.env.root = root.clone();
+    if let Some(at) = args.now {
+        prober.clock = Arc::new(crate::probe::ManualClock::new(at));
+    }
     check_state(&charm, &state, &state_path)?;
     machine
         .check(&charm.manifest.workload)
@@ -310,7 +319,10 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     // remote side's doing, which a failed hook does not undo.
     let before = state.clone();
     let shared = Arc::new(Mutex::new(state));
-    let now = crate::juju::unix_now();
+    let now = args.now.map_or_else(crate::juju::unix_now, |at| {
+        at.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    });
     let tools: Arc<dyn HookTools> = Arc::new(SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),

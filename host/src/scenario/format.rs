@@ -10,6 +10,7 @@ use crate::offline::sim::ScriptedProbe;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A scenario file that cannot be run as written: `test` exits 2 for it.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +32,8 @@ pub struct Step {
     pub args: RunArgs,
     /// Scripted probe outcomes set (or, for `null`, removed) before the event.
     pub probes: BTreeMap<String, Option<ScriptedProbe>>,
+    /// How far the scenario's clock moves on before the event (`after`).
+    pub after: Duration,
     pub expect: Expect,
 }
 
@@ -45,6 +48,9 @@ pub struct Expect {
     pub documents: Vec<(&'static str, Value)>,
     /// By key: lines each of which must be part of one line of what happened.
     pub contains: Vec<(&'static str, Vec<String>)>,
+    /// `tool-call-counts`: how many of the event's hook-tool calls contain
+    /// each text, in the order the file gives them.
+    pub counts: Vec<(String, u64)>,
 }
 
 const TOP: &[&str] = &["charm", "state", "steps"];
@@ -68,6 +74,7 @@ const STEP: &[&str] = &[
     "secret-revision",
     "params",
     "probes",
+    "after",
     "expect",
 ];
 /// Compared as documents (`exit` and the list keys apart).
@@ -81,8 +88,12 @@ pub const DOCUMENTS: &[&str] = &[
     "action-results",
     "action-failed",
     "machine",
+    "scope-history",
+    "app-scope-history",
 ];
 pub const CONTAINS: &[&str] = &["logs-contain", "tool-calls", "machine-calls"];
+/// The key compared as counts.
+pub const COUNTS: &str = "tool-call-counts";
 
 fn unknown(keys: &Map<String, Value>, known: &[&str]) -> Option<String> {
     keys.keys().find(|k| !known.contains(&k.as_str())).cloned()
@@ -217,6 +228,16 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
         Some(v) => serde_json::from_value(v.clone())
             .map_err(|e| BadFile(format!("{at}: `probes`: {e}")))?,
     };
+    let after = match m.get("after") {
+        None => Duration::ZERO,
+        Some(Value::String(d)) => crate::probe::spec::parse_duration(d)
+            .map_err(|e| BadFile(format!("{at}: `after`: {e}")))?,
+        Some(_) => {
+            return Err(BadFile(format!(
+                "{at}: `after`: a duration is expected (e.g. 500ms, 90s, 5m, 1h)"
+            )));
+        }
+    };
     let args = RunArgs {
         event,
         config: pairs("config")?,
@@ -248,6 +269,7 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
     Ok(Step {
         args,
         probes,
+        after,
         expect,
     })
 }
@@ -289,9 +311,11 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
                 }
             };
             out.contains.push((name, lines));
+        } else if key == COUNTS {
+            out.counts = counts(at, value)?;
         } else {
             return Err(BadFile(format!(
-                "{at}: unknown key `expect.{key}` (expect has exit, {}, {})",
+                "{at}: unknown key `expect.{key}` (expect has exit, {}, {}, {COUNTS})",
                 DOCUMENTS.join(", "),
                 CONTAINS.join(", ")
             )));
@@ -300,11 +324,31 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
     Ok(out)
 }
 
+/// `tool-call-counts`: a map of texts to the number of calls expected to
+/// contain each (0: none may).
+fn counts(at: &str, value: &Value) -> Bad<Vec<(String, u64)>> {
+    let Value::Object(m) = value else {
+        return Err(BadFile(format!(
+            "{at}: `expect.{COUNTS}`: a map of texts to counts is expected"
+        )));
+    };
+    m.iter()
+        .map(|(text, n)| match n.as_u64() {
+            Some(n) if !text.is_empty() => Ok((text.clone(), n)),
+            _ => Err(BadFile(format!(
+                "{at}: `expect.{COUNTS}.{text}`: a count (0 or more) of calls containing a \
+                 non-empty text is expected"
+            ))),
+        })
+        .collect()
+}
+
 /// The keys a document expectation may use below its own, where they are
 /// fixed: a misspelt `kind` would otherwise be compared, and never match.
 fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
     const STATUS: &[&str] = &["kind", "message"];
     const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
+    const CHANGE: &[&str] = &["kind", "message", "event"];
     let check = |path: &str, v: &Value, known: &[&str]| -> Bad<()> {
         match v {
             Value::Null => Ok(()),
@@ -332,6 +376,27 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
         "unit-status" | "app-status" => check(path, value, STATUS),
         "scopes" | "app-scopes" => each(STATUS),
         "relation-data" => each(RELATION),
+        "scope-history" | "app-scope-history" => {
+            let Value::Object(m) = value else {
+                return Err(BadFile(format!("{at}: `{path}`: a map is expected")));
+            };
+            m.iter().try_for_each(|(name, changes)| match changes {
+                Value::Null => Ok(()),
+                Value::Array(items) => items.iter().enumerate().try_for_each(|(i, c)| {
+                    let p = format!("{path}.{name}[{i}]");
+                    match c {
+                        Value::Object(_) => check(&p, c, CHANGE),
+                        _ => Err(BadFile(format!(
+                            "{at}: `{p}`: a map of {} is expected",
+                            CHANGE.join(", ")
+                        ))),
+                    }
+                }),
+                _ => Err(BadFile(format!(
+                    "{at}: `{path}.{name}`: a list of changes is expected"
+                ))),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -381,7 +446,7 @@ mod tests {
             "s.yaml: step 2 (install): unknown key `confg` (a step has event, config, leader, \
              relation, remote-app, remote-unit, remote-app-data, remote-unit-data, storage, \
              container, notice-id, notice-type, notice-key, check, secret-id, secret-label, \
-             secret-revision, params, probes, expect)"
+             secret-revision, params, probes, after, expect)"
         );
         let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {unit-stat: {}}\n");
         assert!(
@@ -403,6 +468,60 @@ mod tests {
         let e = bad("charm: gw\nstate: {leadr: true}\nsteps: [{event: start}]\n");
         assert!(
             e.starts_with("s.yaml: `state`: ") && e.contains("leadr"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn after_moves_the_clock_by_a_duration() {
+        let s = parse(
+            Path::new("s.yaml"),
+            doc("charm: gw\nsteps:\n- event: start\n- event: update-status\n  after: 90s\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.steps[0].after, Duration::ZERO);
+        assert_eq!(s.steps[1].after, Duration::from_secs(90));
+        let e = bad("charm: gw\nsteps:\n- event: start\n  after: 90 s\n");
+        assert_eq!(
+            e,
+            "s.yaml: step 1 (start): `after`: `90 s` is not a duration (e.g. 500ms, 2s, 5m, 1h)"
+        );
+        let e = bad("charm: gw\nsteps:\n- event: start\n  after: 90\n");
+        assert!(e.contains("`after`: a duration is expected"), "{e}");
+    }
+
+    #[test]
+    fn counts_and_histories_are_checked_to_their_keys() {
+        let s = parse(
+            Path::new("s.yaml"),
+            doc("charm: gw\nsteps:\n- event: start\n  expect:\n    \
+                 tool-call-counts: {status-set: 1, 'status-set --application': 0}\n    \
+                 scope-history: {x: [{kind: blocked, event: start}, {kind: null}]}\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let expect = &s.steps[0].expect;
+        assert_eq!(
+            expect.counts,
+            [
+                ("status-set".to_string(), 1),
+                ("status-set --application".to_string(), 0)
+            ]
+        );
+        assert_eq!(expect.documents[0].0, "scope-history");
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {tool-call-counts: {x: -1}}\n");
+        assert!(e.contains("`expect.tool-call-counts.x`: a count"), "{e}");
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {tool-call-counts: [x]}\n");
+        assert!(e.contains("a map of texts to counts"), "{e}");
+        let e =
+            bad("charm: gw\nsteps:\n- event: start\n  expect: {scope-history: {x: [{tim: 1}]}}\n");
+        assert_eq!(
+            e,
+            "s.yaml: step 1 (start): `expect.scope-history.x[0]`: unknown key `tim` \
+             (expected kind, message, event)"
+        );
+        let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {scope-history: {x: blocked}}\n");
+        assert!(
+            e.contains("`expect.scope-history.x`: a list of changes"),
             "{e}"
         );
     }

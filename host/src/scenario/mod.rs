@@ -14,6 +14,7 @@ use std::process::ExitCode;
 #[command(after_help = "\
 Each scenario runs in a fresh temporary state; its steps run in order, each
 as `wasm-charm run` would, and the first step whose expectations fail ends it.
+Its clock starts at 2026-01-01T00:00:00Z and moves only by a step's `after`.
 Prints `ok` or `FAILED` per file, and for a failed expectation the step, the
 key, and a diff of the expectation (-) against what happened (+).
 

@@ -3,13 +3,14 @@
 //! its expectations are checked against the state it saved.
 
 use super::diff::line_diff;
-use super::format::{BadFile, Expect, Scenario};
+use super::format::{BadFile, COUNTS, Expect, Scenario};
 use crate::charm_dir::StoreChoice;
 use crate::offline::machine::StateFile;
 use crate::offline::{self, UsageError};
 use crate::status::store::ScopeStore;
 use serde_json::{Value, json};
 use std::path::Path;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// One expectation that did not hold.
 pub struct Mismatch {
@@ -22,6 +23,11 @@ pub struct Mismatch {
     /// The error of a step whose hook failed, for context.
     pub error: Option<String>,
 }
+
+/// When every scenario starts: 2026-01-01T00:00:00Z. The clock moves only
+/// by the steps' `after`, so the store's history and the probes' grace
+/// periods are the same at every run.
+pub const START: Duration = Duration::from_secs(1_767_225_600);
 
 /// Run every step; the first step whose expectations do not all hold ends
 /// the scenario (later steps build on its state). `Err`: the file is bad
@@ -41,8 +47,10 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
     let state_path = dir.path().join("state.yaml");
     let initial = scenario.state.clone().unwrap_or_default();
     save(&state_path, &initial).map_err(|e| BadFile(format!("{file}: `state`: {e:#}")))?;
+    let mut clock = UNIX_EPOCH + START;
     for (i, step) in scenario.steps.iter().enumerate() {
         let at = format!("{file}: step {} ({})", i + 1, step.args.event);
+        clock += step.after;
         if !step.probes.is_empty() {
             let mut state =
                 offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
@@ -57,6 +65,7 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
         let args = offline::RunArgs {
             charm: charm.clone(),
             state: Some(state_path.clone()),
+            now: Some(clock),
             ..clone_args(&step.args)
         };
         let (outcome, error) = match offline::execute(&args) {
@@ -168,6 +177,27 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
             found.push((key.to_string(), line_diff(&expected, &actual)));
         }
     }
+    if !expect.counts.is_empty() {
+        let count = |text: &str| saved.sim.calls.iter().filter(|l| l.contains(text)).count() as u64;
+        if expect.counts.iter().any(|(text, n)| count(text) != *n) {
+            // Every count named, then every call there was, for context.
+            let shown = |n: &dyn Fn(&str, u64) -> u64| -> String {
+                expect
+                    .counts
+                    .iter()
+                    .map(|(text, want)| format!("{text:?}: {}\n", n(text, *want)))
+                    .collect()
+            };
+            let calls: String = saved.sim.calls.iter().map(|l| format!("# {l}\n")).collect();
+            found.push((
+                COUNTS.to_string(),
+                line_diff(
+                    &shown(&|_, want| want),
+                    &(shown(&|text, _| count(text)) + &calls),
+                ),
+            ));
+        }
+    }
     found
 }
 
@@ -203,7 +233,31 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
                 .collect(),
         )
     };
+    // Each change as {kind, message, event}; a clearing as kind `null`.
+    let history = |scopes: &std::collections::BTreeMap<String, crate::status::store::Scope>| {
+        Value::Object(
+            scopes
+                .iter()
+                .map(|(name, s)| {
+                    let changes = s
+                        .history
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "kind": c.status.map(|k| k.as_str()),
+                                "message": c.message,
+                                "event": c.event,
+                            })
+                        })
+                        .collect();
+                    (name.clone(), Value::Array(changes))
+                })
+                .collect(),
+        )
+    };
     match key {
+        "scope-history" => history(&store().unit),
+        "app-scope-history" => history(&store().app),
         "unit-status" => status(&sim.status.unit),
         "app-status" => status(&sim.status.app),
         "scopes" => scopes(&store().unit),
@@ -253,6 +307,14 @@ fn project(actual: &Value, wanted: &Value) -> Value {
                 })
                 .collect(),
         ),
+        // Item by item (a scope's history): each cut to the keys its
+        // expectation names; items past the expected ones shown whole.
+        (Value::Array(a), Value::Array(w)) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, av)| w.get(i).map_or_else(|| av.clone(), |wv| project(av, wv)))
+                .collect(),
+        ),
         // A scope expected absent shows as absent when it has no status.
         (Value::Null, _) => Value::Null,
         _ => actual.clone(),
@@ -290,6 +352,25 @@ mod tests {
         let p = project(&actual, &wanted);
         assert_eq!(p, json!({"kind": "active", "gone": null}));
         assert!(matches(&wanted, &p));
+    }
+
+    #[test]
+    fn lists_are_projected_item_by_item() {
+        let actual = json!([
+            {"kind": "blocked", "message": "a", "event": "start"},
+            {"kind": null, "message": "", "event": "stop"},
+        ]);
+        let wanted = json!([{"kind": "blocked"}, {"kind": null, "event": "stop"}]);
+        let p = project(&actual, &wanted);
+        assert_eq!(
+            p,
+            json!([{"kind": "blocked"}, {"kind": null, "event": "stop"}])
+        );
+        assert!(matches(&wanted, &p));
+        // One change fewer than happened: the extra one shows, whole.
+        let p = project(&actual, &json!([{"kind": "blocked"}]));
+        assert_eq!(p[1]["event"], "stop");
+        assert!(!matches(&json!([{"kind": "blocked"}]), &p));
     }
 
     #[test]
