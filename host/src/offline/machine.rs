@@ -244,7 +244,7 @@ impl SimMachine {
 }
 
 /// `tool args…`, each argument quoted when it needs it.
-fn line(tool: &str, args: &[String]) -> String {
+pub(crate) fn line(tool: &str, args: &[String]) -> String {
     let mut line = tool.to_string();
     for a in args {
         line.push(' ');

@@ -9,6 +9,7 @@ pub mod context;
 pub mod deployment;
 pub mod machine;
 pub mod network;
+pub mod pebble;
 mod secret_codec;
 pub mod secrets;
 pub mod sim;
@@ -247,7 +248,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
         &run.machine,
         &run.state_path,
     );
-    if !run.charm.manifest.workload.files.is_empty() {
+    if !run.charm.manifest.workload.files.is_empty() || !run.charm.metadata.containers.is_empty() {
         println!("workload root: {}", run.root.display());
     }
     if run.failed {
@@ -286,7 +287,8 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
         args.root.as_deref(),
         std::env::var_os(crate::workload_root::ROOT_VAR).as_deref(),
         &state_path,
-        !charm.manifest.workload.files.is_empty(),
+        // The simulated Pebble's sockets live under it too.
+        !charm.manifest.workload.files.is_empty() || !charm.metadata.containers.is_empty(),
     )
     .map_err(UsageError)?;
     let StateFile {
@@ -315,14 +317,22 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     state.action_params = params;
     state.action_results.clear();
     state.action_failed = None;
-    // The model as the hook finds it: the flags are the operator's and the
-    // remote side's doing, which a failed hook does not undo.
-    let before = state.clone();
-    let shared = Arc::new(Mutex::new(state));
     let now = args.now.map_or_else(crate::juju::unix_now, |at| {
         at.duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     });
+    // Served while the event runs; stopped even when it fails early.
+    let containers = pebble::Containers::start(
+        &charm,
+        &root,
+        std::mem::take(&mut state.containers),
+        &state_path,
+        now,
+    )?;
+    // The model as the hook finds it: the flags are the operator's and the
+    // remote side's doing, which a failed hook does not undo.
+    let before = state.clone();
+    let shared = Arc::new(Mutex::new(state));
     let tools: Arc<dyn HookTools> = Arc::new(SimTools {
         state: shared.clone(),
         defaults: charm.config.defaults.clone(),
@@ -360,7 +370,9 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
         now,
     )
     .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
-    let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    // Pebble acted at once: kept by a failed hook too.
+    after.containers = containers.finish();
     // Juju checks the charm state's total when it commits a hook that
     // exited 0 having changed it, and fails the hook when it is past the
     // quota.
@@ -787,6 +799,11 @@ fn print_report(
     }
     for line in &machine.calls {
         println!("machine: {line}");
+    }
+    for (name, container) in &state.containers {
+        for line in &container.calls {
+            println!("pebble {name}: {line}");
+        }
     }
     for f in &report.failures {
         println!("failure: {f}");

@@ -137,6 +137,10 @@ pub struct SimState {
     /// other applications shared with this unit.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub secrets: BTreeMap<String, SimSecret>,
+    /// Each workload container's simulated Pebble (`offline::pebble`): its
+    /// layers, services, checks, files and scripted exec outcomes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub containers: BTreeMap<String, super::pebble::state::SimContainer>,
     /// This hook's secret changes, held until it ends as Juju holds them:
     /// `offline::commit` applies them when it succeeded.
     #[serde(skip)]
@@ -180,6 +184,7 @@ impl Default for SimState {
             credential: None,
             resources: BTreeMap::new(),
             secrets: BTreeMap::new(),
+            containers: BTreeMap::new(),
             pending_secrets: PendingSecrets::default(),
         }
     }

@@ -1,0 +1,299 @@
+//! The simulated container's file system, as Pebble's `/v1/files` acts on
+//! a real one: paths absolute and clean, a parent that must exist unless
+//! asked to make it, errors with Pebble's kinds (`not-found`,
+//! `generic-file-error`).
+
+use super::state::{DIR_MODE, clean_path};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A per-path error of `/v1/files`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+fn not_found(path: &str) -> FileError {
+    FileError {
+        kind: "not-found",
+        message: format!("stat {path}: no such file or directory"),
+    }
+}
+
+fn generic(message: String) -> FileError {
+    FileError {
+        kind: "generic-file-error",
+        message,
+    }
+}
+
+/// One entry of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub name: String,
+    pub dir: bool,
+    pub size: Option<u64>,
+    pub mode: u32,
+}
+
+/// Files by path with their mode, and directories; every ancestor of an
+/// entry is a directory too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fs {
+    pub files: BTreeMap<String, (Vec<u8>, u32)>,
+    pub dirs: BTreeSet<String>,
+}
+
+fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+fn name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether `path` is `dir` or below it.
+fn under(path: &str, dir: &str) -> bool {
+    dir == "/" || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+fn checked(path: &str) -> Result<(), FileError> {
+    if clean_path(path) {
+        Ok(())
+    } else {
+        Err(generic(format!(
+            "paths must be absolute and clean, got \"{path}\""
+        )))
+    }
+}
+
+impl Fs {
+    /// The file system the state describes, every ancestor made explicit.
+    pub fn new(files: BTreeMap<String, (Vec<u8>, u32)>, dirs: BTreeSet<String>) -> Fs {
+        let mut fs = Fs { files, dirs };
+        let mut ancestors = BTreeSet::new();
+        for path in fs.files.keys().chain(&fs.dirs) {
+            let mut p = parent(path);
+            while p != "/" {
+                ancestors.insert(p.to_string());
+                p = parent(p);
+            }
+        }
+        fs.dirs.extend(ancestors);
+        fs.dirs.remove("/");
+        fs
+    }
+
+    pub fn is_dir(&self, path: &str) -> bool {
+        path == "/" || self.dirs.contains(path)
+    }
+
+    /// Make `dir` and its missing ancestors; a file in the way refuses.
+    fn make_all(&mut self, dir: &str) -> Result<(), FileError> {
+        let mut p = dir;
+        let mut missing = Vec::new();
+        while !self.is_dir(p) {
+            if self.files.contains_key(p) {
+                return Err(generic(format!("mkdir {dir}: {p} is not a directory")));
+            }
+            missing.push(p.to_string());
+            p = parent(p);
+        }
+        self.dirs.extend(missing);
+        Ok(())
+    }
+
+    /// A parent that exists, or is made with `make`.
+    fn parent_ready(&mut self, path: &str, make: bool) -> Result<(), FileError> {
+        let dir = parent(path);
+        if self.is_dir(dir) {
+            return Ok(());
+        }
+        if self.files.contains_key(dir) {
+            return Err(generic(format!("{path}: {dir} is not a directory")));
+        }
+        if make {
+            self.make_all(dir)
+        } else {
+            Err(not_found(dir))
+        }
+    }
+
+    pub fn write(
+        &mut self,
+        path: &str,
+        bytes: Vec<u8>,
+        make_dirs: bool,
+        mode: u32,
+    ) -> Result<(), FileError> {
+        checked(path)?;
+        if self.is_dir(path) {
+            return Err(generic(format!("open {path}: is a directory")));
+        }
+        self.parent_ready(path, make_dirs)?;
+        self.files.insert(path.to_string(), (bytes, mode));
+        Ok(())
+    }
+
+    pub fn read(&self, path: &str) -> Result<&[u8], FileError> {
+        checked(path)?;
+        match self.files.get(path) {
+            Some((bytes, _)) => Ok(bytes),
+            None if self.is_dir(path) => {
+                Err(generic(format!("can only read a regular file: \"{path}\"")))
+            }
+            None => Err(not_found(path)),
+        }
+    }
+
+    fn entry(&self, path: &str) -> Option<Entry> {
+        if let Some((bytes, mode)) = self.files.get(path) {
+            return Some(Entry {
+                path: path.to_string(),
+                name: name(path).to_string(),
+                dir: false,
+                size: Some(bytes.len() as u64),
+                mode: *mode,
+            });
+        }
+        self.is_dir(path).then(|| Entry {
+            path: path.to_string(),
+            name: if path == "/" { "/" } else { name(path) }.to_string(),
+            dir: true,
+            size: None,
+            mode: DIR_MODE,
+        })
+    }
+
+    /// A directory's entries (or the directory itself with `itself`), or
+    /// the file itself.
+    pub fn list(&self, path: &str, itself: bool) -> Result<Vec<Entry>, FileError> {
+        checked(path)?;
+        let entry = self.entry(path).ok_or_else(|| not_found(path))?;
+        if !entry.dir || itself {
+            return Ok(vec![entry]);
+        }
+        let children = self
+            .files
+            .keys()
+            .chain(&self.dirs)
+            .filter(|p| *p != path && parent(p) == path)
+            .filter_map(|p| self.entry(p));
+        let mut out: Vec<Entry> = children.collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    pub fn make_dir(&mut self, path: &str, make_parents: bool) -> Result<(), FileError> {
+        checked(path)?;
+        if self.files.contains_key(path) {
+            return Err(generic(format!("mkdir {path}: file exists")));
+        }
+        if self.is_dir(path) {
+            return if make_parents {
+                Ok(())
+            } else {
+                Err(generic(format!("mkdir {path}: file exists")))
+            };
+        }
+        self.parent_ready(path, make_parents)?;
+        self.dirs.insert(path.to_string());
+        Ok(())
+    }
+
+    pub fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FileError> {
+        checked(path)?;
+        if path == "/" {
+            return Err(generic("cannot remove /".into()));
+        }
+        if self.files.remove(path).is_some() {
+            return Ok(());
+        }
+        if !self.is_dir(path) {
+            return Err(not_found(path));
+        }
+        let below = |p: &String| p != path && under(p, path);
+        let busy = self.files.keys().any(below) || self.dirs.iter().any(below);
+        if busy && !recursive {
+            return Err(generic(format!("remove {path}: directory not empty")));
+        }
+        self.files.retain(|p, _| !under(p, path));
+        self.dirs.retain(|p| !under(p, path));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_live_in_directories_that_exist() {
+        let mut fs = Fs::new(
+            BTreeMap::from([("/etc/web/a".to_string(), (b"a".to_vec(), 0o644))]),
+            BTreeSet::new(),
+        );
+        assert!(fs.is_dir("/etc") && fs.is_dir("/etc/web"));
+        assert_eq!(fs.read("/etc/web/a"), Ok(b"a".as_slice()));
+        assert_eq!(fs.read("/etc/web/b").unwrap_err().kind, "not-found");
+        assert_eq!(fs.read("/etc").unwrap_err().kind, "generic-file-error");
+        let e = fs.write("/srv/x/y", vec![], false, 0o644).unwrap_err();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            ("not-found", "stat /srv/x: no such file or directory")
+        );
+        fs.write("/srv/x/y", b"yy".to_vec(), true, 0o600).unwrap();
+        assert!(fs.is_dir("/srv/x"));
+        assert!(fs.write("/etc/web/a/z", vec![], true, 0o644).is_err());
+        assert!(fs.write("/etc", vec![], true, 0o644).is_err());
+        assert!(fs.write("etc/b", vec![], true, 0o644).is_err());
+        let listed = fs.list("/etc/web", false).unwrap();
+        assert_eq!(
+            listed,
+            [Entry {
+                path: "/etc/web/a".into(),
+                name: "a".into(),
+                dir: false,
+                size: Some(1),
+                mode: 0o644
+            }]
+        );
+        let root: Vec<String> = fs
+            .list("/", false)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        assert_eq!(root, ["/etc", "/srv"]);
+        assert!(fs.list("/etc", true).unwrap()[0].dir);
+        assert_eq!(fs.list("/nope", false).unwrap_err().kind, "not-found");
+    }
+
+    #[test]
+    fn directories_are_made_and_removed_as_pebble_does() {
+        let mut fs = Fs::default();
+        assert_eq!(fs.make_dir("/a/b", false).unwrap_err().kind, "not-found");
+        fs.make_dir("/a/b", true).unwrap();
+        fs.make_dir("/a/b", true).unwrap();
+        assert!(fs.make_dir("/a/b", false).is_err());
+        fs.write("/a/b/f", b"f".to_vec(), false, 0o644).unwrap();
+        let e = fs.remove("/a", false).unwrap_err();
+        assert!(e.message.contains("not empty"), "{e:?}");
+        fs.remove("/a/b/f", false).unwrap();
+        assert!(fs.is_dir("/a/b"));
+        fs.write("/a/b/f", b"f".to_vec(), false, 0o644).unwrap();
+        fs.remove("/a", true).unwrap();
+        assert_eq!(fs, Fs::default());
+        assert_eq!(fs.remove("/a", true).unwrap_err().kind, "not-found");
+        assert!(fs.remove("/", true).is_err());
+        // `/ab` is not under `/a`.
+        fs.write("/ab", vec![], false, 0o644).unwrap();
+        fs.make_dir("/a", false).unwrap();
+        fs.remove("/a", true).unwrap();
+        assert!(fs.files.contains_key("/ab"));
+    }
+}
