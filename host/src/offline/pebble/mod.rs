@@ -114,3 +114,7 @@ impl Containers {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[path = "socket_tests.rs"]
+mod socket_tests;
