@@ -12,7 +12,7 @@ use support::{packed, workspace_root};
 /// the scenario files name them.
 fn charms() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    for name in ["gateway", "backup", "api-service"] {
+    for name in ["gateway", "backup", "api-service", "web-k8s"] {
         let charm = packed(&format!("examples/{name}"));
         std::os::unix::fs::symlink(&charm, dir.path().join(name))
             .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
@@ -42,6 +42,7 @@ fn the_examples_scenarios_pass() {
         scenario("gateway.yaml"),
         scenario("backup.yaml"),
         scenario("api-service.yaml"),
+        scenario("web-k8s.yaml"),
     ];
     let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
     args.extend(files.iter().map(PathBuf::as_path));
@@ -54,7 +55,7 @@ fn the_examples_scenarios_pass() {
         );
     }
     assert!(
-        stdout.contains("3 scenarios: 3 passed, 0 failed, 0 bad"),
+        stdout.contains("4 scenarios: 4 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

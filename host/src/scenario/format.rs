@@ -34,6 +34,9 @@ pub struct Step {
     pub probes: BTreeMap<String, Option<ScriptedProbe>>,
     /// How far the scenario's clock moves on before the event (`after`).
     pub after: Duration,
+    /// Changes to the simulated containers before the event, by container:
+    /// merged into what the state has (maps merged, `null` removes).
+    pub containers: Map<String, Value>,
     pub expect: Expect,
 }
 
@@ -75,6 +78,7 @@ const STEP: &[&str] = &[
     "params",
     "probes",
     "after",
+    "containers",
     "expect",
 ];
 /// Compared as documents (`exit` and the list keys apart).
@@ -90,8 +94,14 @@ pub const DOCUMENTS: &[&str] = &[
     "machine",
     "scope-history",
     "app-scope-history",
+    "containers",
 ];
-pub const CONTAINS: &[&str] = &["logs-contain", "tool-calls", "machine-calls"];
+pub const CONTAINS: &[&str] = &[
+    "logs-contain",
+    "tool-calls",
+    "machine-calls",
+    "pebble-calls",
+];
 /// The key compared as counts.
 pub const COUNTS: &str = "tool-call-counts";
 
@@ -238,6 +248,15 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
             )));
         }
     };
+    let containers = match m.get("containers") {
+        None => Map::new(),
+        Some(Value::Object(c)) => c.clone(),
+        Some(_) => {
+            return Err(BadFile(format!(
+                "{at}: `containers`: a map of containers is expected"
+            )));
+        }
+    };
     let args = RunArgs {
         event,
         config: pairs("config")?,
@@ -270,6 +289,7 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
         args,
         probes,
         after,
+        containers,
         expect,
     })
 }
@@ -446,7 +466,7 @@ mod tests {
             "s.yaml: step 2 (install): unknown key `confg` (a step has event, config, leader, \
              relation, remote-app, remote-unit, remote-app-data, remote-unit-data, storage, \
              container, notice-id, notice-type, notice-key, check, secret-id, secret-label, \
-             secret-revision, params, probes, after, expect)"
+             secret-revision, params, probes, after, containers, expect)"
         );
         let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {unit-stat: {}}\n");
         assert!(

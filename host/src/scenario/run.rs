@@ -62,6 +62,13 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
             }
             save(&state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
         }
+        if !step.containers.is_empty() {
+            let mut state =
+                offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+            change_containers(&mut state, &step.containers)
+                .map_err(|e| BadFile(format!("{at}: `containers`: {e}")))?;
+            save(&state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+        }
         let args = offline::RunArgs {
             charm: charm.clone(),
             state: Some(state_path.clone()),
@@ -105,6 +112,32 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
         }
     }
     Ok(Vec::new())
+}
+
+/// Merge a step's `containers` into the state: maps merged key by key,
+/// `null` removing, anything else replacing (a JSON merge patch).
+fn change_containers(
+    state: &mut StateFile,
+    changes: &serde_json::Map<String, Value>,
+) -> Result<(), String> {
+    fn merge(into: &mut Value, patch: &Value) {
+        match (into, patch) {
+            (Value::Object(into), Value::Object(patch)) => {
+                for (k, v) in patch {
+                    if v.is_null() {
+                        into.remove(k);
+                    } else {
+                        merge(into.entry(k.clone()).or_insert(Value::Null), v);
+                    }
+                }
+            }
+            (into, patch) => *into = patch.clone(),
+        }
+    }
+    let mut all = serde_json::to_value(&state.sim.containers).map_err(|e| e.to_string())?;
+    merge(&mut all, &Value::Object(changes.clone()));
+    state.sim.containers = serde_json::from_value(all).map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 fn save(path: &Path, state: &StateFile) -> anyhow::Result<()> {
@@ -161,9 +194,19 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
         }
     }
     for (key, wanted) in &expect.contains {
+        let pebble: Vec<String>;
         let lines = match *key {
             "logs-contain" => &saved.sim.log,
             "tool-calls" => &saved.sim.calls,
+            "pebble-calls" => {
+                pebble = saved
+                    .sim
+                    .containers
+                    .iter()
+                    .flat_map(|(name, c)| c.calls.iter().map(move |l| format!("{name}: {l}")))
+                    .collect();
+                &pebble
+            }
             _ => &saved.machine.calls,
         };
         let missing: Vec<&String> = wanted
@@ -291,6 +334,7 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
             None => Value::Bool(false),
         },
         "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
+        "containers" => serde_json::to_value(&sim.containers).unwrap_or_default(),
         _ => Value::Null,
     }
 }
@@ -371,6 +415,23 @@ mod tests {
         let p = project(&actual, &json!([{"kind": "blocked"}]));
         assert_eq!(p[1]["event"], "stop");
         assert!(!matches(&json!([{"kind": "blocked"}]), &p));
+    }
+
+    #[test]
+    fn a_steps_containers_merge_into_the_state() {
+        let mut state: StateFile = serde_saphyr::from_str(
+            "containers:\n  web:\n    can-connect: false\n    services: {web: active}\n",
+        )
+        .unwrap();
+        let change = json!({"web": {"can-connect": null, "checks": {"alive": {"status": "down"}}}});
+        change_containers(&mut state, change.as_object().unwrap()).unwrap();
+        let web = &state.sim.containers["web"];
+        assert!(web.can_connect);
+        assert_eq!(web.services.len(), 1);
+        assert_eq!(web.checks["alive"].status.as_str(), "down");
+        let typo = json!({"web": {"servces": {}}});
+        let e = change_containers(&mut state, typo.as_object().unwrap()).unwrap_err();
+        assert!(e.contains("servces"), "{e}");
     }
 
     #[test]

@@ -54,18 +54,28 @@ fn the_hosts_client_drives_the_simulated_pebble() {
     pebble.set_deadline(Instant::now() + Duration::from_secs(20));
     let web = || "web".to_string();
     assert_eq!(pebble.can_connect(web()), Ok(true));
-    pebble.add_layer(web(), "web".into(), LAYER.into(), true).unwrap();
+    pebble
+        .add_layer(web(), "web".into(), LAYER.into(), true)
+        .unwrap();
     pebble.replan(web()).unwrap();
     let services = pebble.get_services(web(), vec![]).unwrap();
     assert_eq!(
         (services[0].name.as_str(), services[0].current.as_str()),
         ("web", "active")
     );
-    let checks = pebble.get_checks(web(), vec!["alive".into()], None).unwrap();
+    let checks = pebble
+        .get_checks(web(), vec!["alive".into()], None)
+        .unwrap();
     assert_eq!(checks[0].status, "up");
     assert!(pebble.get_plan(web()).unwrap().contains("web-server"));
     pebble
-        .push(web(), "/etc/web/web.conf".into(), b"port = 1\n".to_vec(), true, Some(0o600))
+        .push(
+            web(),
+            "/etc/web/web.conf".into(),
+            b"port = 1\n".to_vec(),
+            true,
+            Some(0o600),
+        )
         .unwrap();
     assert_eq!(
         pebble.pull(web(), "/etc/web/web.conf".into()).unwrap(),
