@@ -1,0 +1,189 @@
+//! `wasm-charm run` with the simulated Pebble: the web-k8s example's
+//! container answered from the state file's `containers:` section through
+//! the host's real Pebble client, over a socket under the run's workload
+//! root that exists only while the event runs.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use support::{offline_ok as ok, offline_run as run, packed};
+
+fn doc(state: &Path) -> Value {
+    serde_saphyr::from_str(&std::fs::read_to_string(state).unwrap()).unwrap()
+}
+
+fn edit(state: &Path, f: impl FnOnce(&mut Value)) {
+    let mut d = doc(state);
+    f(&mut d);
+    std::fs::write(state, serde_saphyr::to_string(&d).unwrap()).unwrap();
+}
+
+const CONFIG_FILE: &str = "/etc/web/web.conf";
+
+#[test]
+fn files_pushed_are_kept_and_pulled_back_from_the_state() {
+    let charm = packed("examples/web-k8s");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    let out = ok(&charm, &state, &["--event", "web-pebble-ready"]);
+    assert!(
+        out.contains("pebble web: push /etc/web/web.conf\n"),
+        "{out}"
+    );
+    assert!(out.contains("unit: active \"Serving\""), "{out}");
+    let pushed = doc(&state)["containers"]["web"]["files"][CONFIG_FILE].clone();
+    assert!(
+        pushed.as_str().unwrap().contains("port = 8080\n"),
+        "{pushed}"
+    );
+    // The socket lives only while the event runs.
+    let socket = dir
+        .path()
+        .join("state.root/charm/containers/web/pebble.socket");
+    assert!(!socket.exists(), "{}", socket.display());
+
+    // The same bytes pulled back: nothing pushed, nothing restarted.
+    let out = ok(&charm, &state, &["--event", "config-changed"]);
+    assert!(
+        out.contains("pebble web: pull /etc/web/web.conf\n"),
+        "{out}"
+    );
+    assert!(!out.contains("push"), "{out}");
+
+    // Someone changed the file in the container: pushed again, and the
+    // running server restarted.
+    edit(&state, |d| {
+        d["containers"]["web"]["files"][CONFIG_FILE] = json!("port = 1\n");
+    });
+    let out = ok(&charm, &state, &["--event", "config-changed"]);
+    assert!(
+        out.contains("pebble web: push /etc/web/web.conf\n"),
+        "{out}"
+    );
+    assert!(out.contains("pebble web: restart web\n"), "{out}");
+    assert_eq!(
+        doc(&state)["containers"]["web"]["files"][CONFIG_FILE],
+        pushed
+    );
+    assert_eq!(
+        doc(&state)["containers"]["web"]["services"],
+        json!({"web": "active"})
+    );
+}
+
+#[test]
+fn exec_answers_the_scripted_outcome() {
+    let charm = packed("examples/web-k8s");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "containers:\n  web:\n    exec:\n      check-config: {exit: 2, stdout: 'port 8080', \
+         stderr: \"greeting: empty\\n\"}\n",
+    )
+    .unwrap();
+    let out = ok(&charm, &state, &["--event", "actions/check-config"]);
+    assert!(out.contains("result output: port 8080\n"), "{out}");
+    assert!(
+        out.contains(
+            "action failed: web-server finds /etc/web/web.conf unusable: greeting: empty\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("pebble web: exec web-server --check /etc/web/web.conf\n"),
+        "{out}"
+    );
+    // Kept from run to run until edited; a timeout as Pebble reports one.
+    edit(&state, |d| {
+        d["containers"]["web"]["exec"]["check-config"] = json!({"exit": "timed-out"});
+    });
+    let out = ok(&charm, &state, &["--event", "actions/check-config"]);
+    assert!(out.contains("action failed: web-server finds"), "{out}");
+    // Not scripted: exits 0 and prints nothing.
+    edit(&state, |d| {
+        d["containers"]["web"]
+            .as_object_mut()
+            .unwrap()
+            .remove("exec");
+    });
+    let out = ok(&charm, &state, &["--event", "actions/check-config"]);
+    assert!(out.contains("result output: \n"), "{out}");
+    assert!(!out.contains("action failed"), "{out}");
+}
+
+#[test]
+fn probes_ask_the_simulated_pebble_and_scripted_ones_still_win() {
+    let charm = packed("examples/web-k8s");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    ok(&charm, &state, &["--event", "web-pebble-ready"]);
+    edit(&state, |d| {
+        d["containers"]["web"]["checks"] = json!({"alive": {"status": "down", "failures": 5}});
+    });
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert!(
+        out.contains("\"check web/alive down (5 of 3 failures)\""),
+        "{out}"
+    );
+    edit(&state, |d| {
+        d["probes"] = json!({"web-alive": {"healthy": true}});
+        d["containers"]["web"]["services"] = json!({"web": "error"});
+    });
+    let out = ok(&charm, &state, &["--event", "update-status"]);
+    assert!(
+        out.contains("scripted by the state file: web-alive"),
+        "{out}"
+    );
+    assert!(out.contains("\"service web/web error\""), "{out}");
+    // Pebble not answering: no socket at all.
+    edit(&state, |d| {
+        d["containers"]["web"]["can-connect"] = json!(false);
+    });
+    let out = ok(&charm, &state, &["--event", "config-changed"]);
+    assert!(
+        out.contains("unit: waiting \"waiting for Pebble in web\""),
+        "{out}"
+    );
+    assert!(!out.contains("pebble web:"), "{out}");
+}
+
+#[test]
+fn a_container_or_command_the_charm_lacks_is_refused() {
+    let charm = packed("examples/web-k8s");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    for (text, field) in [
+        (
+            "containers:\n  db: {}\n",
+            "`containers.db`: metadata.yaml declares no container `db` (containers: web)",
+        ),
+        (
+            "containers:\n  web:\n    exec: {reload: {exit: 1}}\n",
+            "`containers.web.exec.reload`: the charm's wasm-charm.yaml declares no command `reload` for container web (declared: check-config)",
+        ),
+        (
+            "containers:\n  web:\n    files: {etc/x: a}\n",
+            "`containers.web.files.etc/x`",
+        ),
+        (
+            "containers:\n  web:\n    layers: [{label: a, services: {w: {command: x}}}]\n",
+            "`containers.web.layers[0]`: layer \"a\" must define \"override\" for service \"w\"",
+        ),
+    ] {
+        std::fs::write(&state, text).unwrap();
+        let out = run(&charm, &state, &["--event", "install"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(field), "{text}: {stderr}");
+        assert!(stderr.contains(&state.display().to_string()), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&state).unwrap(), text, "unchanged");
+    }
+    // Never the machine's own /charm/containers.
+    std::fs::write(&state, "").unwrap();
+    let out = run(&charm, &state, &["--event", "install", "--root", "/"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("other than /"), "{stderr}");
+}
