@@ -205,11 +205,8 @@ pub fn combine(layers: &[SimLayer]) -> Result<Plan, String> {
         checks: entries(all.checks),
     };
     for (name, service) in &plan.services {
-        if !service
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(|c| !c.trim().is_empty())
-        {
+        let command = service.get("command").and_then(Value::as_str);
+        if command.is_none_or(|c| c.trim().is_empty()) {
             return Err(format!(
                 "plan must define \"command\" for service \"{name}\""
             ));

@@ -30,6 +30,8 @@ pub struct Server {
     sim: Arc<Mutex<Sim>>,
     stopping: Arc<AtomicBool>,
     accept: Option<JoinHandle<()>>,
+    /// The listening socket, owned by the accept thread until it ends.
+    listener_fd: std::os::fd::RawFd,
     connections: Connections,
 }
 
@@ -47,6 +49,7 @@ impl Server {
         remove_socket(&path)?;
         let listener =
             UnixListener::bind(&path).map_err(|e| format!("{shown}: cannot listen: {e}"))?;
+        let listener_fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
         let sim = Arc::new(Mutex::new(sim));
         let stopping = Arc::new(AtomicBool::new(false));
         let connections: Connections = Arc::default();
@@ -62,6 +65,7 @@ impl Server {
             sim,
             stopping,
             accept: Some(accept),
+            listener_fd,
             connections,
         })
     }
@@ -71,8 +75,14 @@ impl Server {
             return;
         };
         self.stopping.store(true, Ordering::SeqCst);
-        // Wakes the accept; it sees `stopping` and ends.
-        drop(UnixStream::connect(&self.path));
+        // Wakes the accept; it sees `stopping` and ends. Should the socket
+        // file be gone, shutting the listener down wakes it instead.
+        if UnixStream::connect(&self.path).is_err() {
+            // SAFETY: the accept thread owns the listener until joined
+            // below, so the descriptor is still open; shutdown(2) only
+            // makes its accept return.
+            unsafe { libc::shutdown(self.listener_fd, libc::SHUT_RDWR) };
+        }
         let _ = accept.join();
         for (stream, handle) in std::mem::take(&mut *lock(&self.connections)) {
             let _ = stream.shutdown(std::net::Shutdown::Both);
@@ -325,10 +335,18 @@ fn websocket(stream: &mut UnixStream, mut read: Vec<u8>, output: Option<Vec<u8>>
     let mut chunk = [0u8; 16 << 10];
     loop {
         loop {
-            let Ok(Some((frame, used))) = decode(&read) else {
-                break;
+            let frame = match decode(&read) {
+                Ok(Some((frame, used))) => {
+                    read.drain(..used);
+                    frame
+                }
+                Ok(None) => break,
+                // Bad framing: close, as on a close.
+                Err(_) => {
+                    let _ = send(stream, Opcode::Close, 1002u16.to_be_bytes().to_vec());
+                    return;
+                }
             };
-            read.drain(..used);
             match assembler.push(frame) {
                 Ok(Some(Message::Close(_))) | Err(_) => {
                     let _ = send(stream, Opcode::Close, 1000u16.to_be_bytes().to_vec());

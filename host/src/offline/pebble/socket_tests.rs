@@ -131,6 +131,11 @@ fn a_stale_socket_is_replaced_and_anything_else_refused() {
     // Dropped without `stop`: still stopped, socket removed.
     drop(server);
     assert!(!path.exists());
+    // Stopped even when its socket file was removed under it.
+    let server = Server::start(path.clone(), sim.clone()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let back = server.stop();
+    assert!(back.calls.is_empty());
     std::fs::write(&path, "not a socket").unwrap();
     let e = Server::start(path.clone(), sim).err().unwrap();
     assert!(e.contains("is not a socket"), "{e}");
