@@ -54,7 +54,8 @@ Defaults (the state file records them; edit it to change them):
                `workload.files`) are looked up under --root, else
                $WASM_CHARM_ROOT, else <state file>.root beside the state
                file (`gateway.offline-state.root`), created when the charm
-               declares directories; a missing read-write one is created in
+               declares directories or containers (their Pebble sockets are
+               there); a missing read-write one is created in
                it, a missing read one is skipped with a warning: put files
                there for the charm to read (not recorded in the state file).
                The machine's own /etc is never touched unless named
@@ -109,6 +110,29 @@ Defaults (the state file records them; edit it to change them):
                scripted exits 0 and prints nothing (`exit` is a code or
                timed-out); a scripted name the manifest does not declare is
                refused (exit 2)
+  containers   each container of metadata.yaml has a simulated Pebble while
+               the event runs, on the socket the host's Pebble client uses
+               (<root>/charm/containers/<name>/pebble.socket), answered from
+               the state's `containers` (it acts at once: a failed hook keeps
+               what it did):
+                 containers:
+                   web:
+                     can-connect: true          # false: no socket
+                     layers: [{label: web, services: {web: {override: replace,
+                               command: web-server, startup: enabled}}}]
+                     services: {web: active}    # active, inactive, backoff, error
+                     checks: {alive: {status: down, failures: 3, threshold: 3}}
+                     files: {/etc/web/web.conf: \"port = 8080\\n\"}
+                     dirs: [/etc/web]
+                     exec:                      # scripted outcomes, by name
+                       check-config: {exit: 1, stderr: bad port}
+                     calls: [push /etc/web/web.conf, replan]   # the last event's
+               replan starts the enabled services and restarts the running
+               ones whose definition changed; a check not named is up; a
+               file is text, or {content or hex, permissions}; a declared
+               command not scripted exits 0 and prints nothing; a container
+               metadata.yaml lacks, or a scripted name the manifest does not
+               declare for it, is refused (exit 2)
 
 An action's parameters are the --param flags, checked against actions.yaml
 with its defaults filled in, as Juju does (parameters that do not fit exit
@@ -121,7 +145,8 @@ process does in Juju, also when a handler's error or trap failed the action
 Exit codes: 0 success, 1 the hook failed (relation data, ports, secret
 changes, scopes and the charm's stored data are then not saved, as Juju
 commits nothing of a failed hook), 2 bad arguments (and a state file naming
-a binding, resource or secret id metadata.yaml or Juju would not have).")]
+a binding, resource, container or secret id metadata.yaml or Juju would not
+have).")]
 pub struct RunArgs {
     /// The charm directory (as `wasm-charm pack` assembles it).
     pub charm: PathBuf,
@@ -136,7 +161,7 @@ pub struct RunArgs {
     /// The directory the charm's declared directories (wasm-charm.yaml
     /// `workload.files`) are looked up under instead of `/`; it must exist.
     /// [default: $WASM_CHARM_ROOT, else <state file>.root beside the state
-    /// file, created when the charm declares directories]
+    /// file, created when the charm declares directories or containers]
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Set a config option before the event (`kind=ingress`; `kind=` sets "").
