@@ -56,7 +56,8 @@ pub enum Reply {
     Upgrade { output: Option<Vec<u8>> },
 }
 
-fn status_text(status: u16) -> &'static str {
+/// The reason phrase of the statuses answered here.
+pub fn status_text(status: u16) -> &'static str {
     match status {
         200 => "OK",
         202 => "Accepted",

@@ -5,7 +5,7 @@
 //! (framed by the host's own `pebble::websocket`, server side: frames
 //! unmasked). [`Server::stop`] ends every thread and removes the socket.
 
-use super::api::{Reply, Request, Sim, error, parse_query};
+use super::api::{Reply, Request, Sim, error, parse_query, status_text};
 use crate::pebble::exec::END;
 use crate::pebble::websocket::{Assembler, Frame, Message, Opcode, accept_for, decode, encode};
 use std::io::{Read, Write};
@@ -252,23 +252,12 @@ fn write_answer(stream: &mut UnixStream, status: u16, content_type: &str, body: 
     let head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
          Connection: close\r\n\r\n",
-        reason(status),
+        status_text(status),
         body.len()
     );
     let _ = stream
         .write_all(head.as_bytes())
         .and_then(|()| stream.write_all(body));
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        202 => "Accepted",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        _ => "Error",
-    }
 }
 
 fn serve(mut stream: UnixStream, sim: &Mutex<Sim>) {
