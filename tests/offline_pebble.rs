@@ -187,3 +187,33 @@ fn a_container_or_command_the_charm_lacks_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("other than /"), "{stderr}");
 }
+
+/// A failed hook commits nothing of Juju's, but Pebble acted at once: the
+/// containers stay as the event left them.
+#[test]
+fn a_failed_hook_keeps_the_containers() {
+    let charm = packed("tests/guests/model-echo");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "containers:\n  workload:\n    files: {/etc/a: a}\n    calls: [from before]\n",
+    )
+    .unwrap();
+    let out = run(
+        &charm,
+        &state,
+        &["--event", "config-changed", "--config", "calls=panic"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        doc(&state)["containers"],
+        json!({"workload": {"files": {"/etc/a": "a"}, "dirs": ["/etc"]}}),
+        "kept, the last event's calls cleared"
+    );
+}
