@@ -341,8 +341,20 @@ impl Sim {
             })
             .unwrap_or_default();
         self.calls.push(format!("{action}{}", names_suffix(&names)));
+        // Pebble's checks, in its order and words.
+        match action.as_str() {
+            "replan" | "autostart" if !names.is_empty() => {
+                return bad(format!("{action} accepts no service names"));
+            }
+            "start" | "stop" | "restart" if names.is_empty() => {
+                return bad(format!("must specify services for {action} action"));
+            }
+            _ => {}
+        }
         if let Some(unknown) = names.iter().find(|n| !self.plan.services.contains_key(*n)) {
-            return bad(format!("service \"{unknown}\" does not exist"));
+            return bad(format!(
+                "cannot {action} services: service \"{unknown}\" does not exist"
+            ));
         }
         let enabled: Vec<String> = self
             .plan
@@ -352,9 +364,6 @@ impl Sim {
             .cloned()
             .collect();
         match action.as_str() {
-            "start" | "stop" | "restart" if names.is_empty() => {
-                return bad(format!("no services to {action} provided"));
-            }
             "start" | "restart" => names.iter().for_each(|n| self.start(n)),
             "stop" => {
                 for n in &names {
@@ -362,7 +371,7 @@ impl Sim {
                 }
             }
             "autostart" if enabled.is_empty() => {
-                return bad("no default services");
+                return error(400, "no-default-services", "no default services");
             }
             "autostart" => enabled.iter().for_each(|n| {
                 if self.current(n) != Current::Active {

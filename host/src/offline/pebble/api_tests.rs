@@ -108,7 +108,7 @@ fn layers_then_replan_start_the_enabled_services() {
         crate::pebble::client::Error::Api {
             status: 400,
             kind: String::new(),
-            message: "service \"db\" does not exist".into()
+            message: "cannot start services: service \"db\" does not exist".into()
         }
     );
     assert_eq!(
@@ -164,6 +164,18 @@ fn checks_report_the_scripted_status_with_pebbles_defaults() {
     let ready = result(sim.route(&req("GET", "/v1/checks?level=ready", None)));
     assert_eq!(ready, json!([]));
     assert!(envelope(sim.route(&req("GET", "/v1/checks?level=high", None))).is_err());
+    let named = json!({"action": "replan", "services": ["web"]});
+    let e = envelope(sim.route(&req("POST", "/v1/services", Some(named)))).unwrap_err();
+    assert!(
+        e.to_string().contains("replan accepts no service names"),
+        "{e}"
+    );
+    let none = json!({"action": "stop", "services": []});
+    let e = envelope(sim.route(&req("POST", "/v1/services", Some(none)))).unwrap_err();
+    assert!(
+        e.to_string().contains("must specify services for stop"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -62,11 +62,11 @@ impl Plan {
 /// Read a layer as `POST /v1/layers` carries it (YAML text).
 pub fn parse_layer(label: &str, text: &str) -> Result<SimLayer, String> {
     let doc: Value =
-        serde_saphyr::from_str(text).map_err(|e| format!("cannot parse layer \"{label}\": {e}"))?;
+        serde_saphyr::from_str(text).map_err(|e| format!("cannot parse layer YAML: {e}"))?;
     let mut doc = match doc {
         Value::Object(m) => m,
         Value::Null => Map::new(),
-        _ => return Err(format!("cannot parse layer \"{label}\": not a mapping")),
+        _ => return Err("cannot parse layer YAML: not a mapping".to_string()),
     };
     let text_field = |doc: &mut Map<String, Value>, key: &str| match doc.remove(key) {
         None | Some(Value::Null) => Ok(None),
