@@ -77,6 +77,7 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
             "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
             "on-error: block (a handler's error blocks its scope)",
             "store: auto (Juju's charm state on Kubernetes, a file in the charm directory on machines)",
+            "record: off (unless the hook's environment sets WASM_CHARM_RECORD)",
         ],
     );
     let dispatch = report

@@ -10,7 +10,7 @@ mod support;
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 use support::{Unit, assert_success, packed};
 
 const ON: (&str, &str) = ("WASM_CHARM_RECORD", "on");
@@ -203,6 +203,20 @@ fn a_recorded_unit_replays_the_same_and_a_changed_component_shows_how() {
 fn the_manifest_bounds_the_recording_and_the_oldest_go() {
     let unit = gateway();
     unit.append_to("wasm-charm.yaml", "record: {events: 2}\n");
+    // An operator reading the charm sees that it keeps hook answers.
+    let inspect = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("inspect")
+        .arg(unit.charm_dir())
+        .output()
+        .expect("run wasm-charm inspect");
+    let (report, stderr) = text(&inspect);
+    assert!(inspect.status.success(), "{stderr}");
+    assert!(
+        report.contains(
+            "record: on, the last 2 events within 2097152 bytes in .wasm-charm/recording.jsonl"
+        ),
+        "{report}"
+    );
     assert_success(&unit.dispatch("install"));
     unit.update_state(|s| s["config"]["kind"] = json!("egress"));
     assert_success(&unit.dispatch("config-changed"));

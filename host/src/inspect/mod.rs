@@ -509,6 +509,22 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
                 "juju (Juju's charm state: survives the pod being replaced)",
         }
     ));
+    // An operator should see that hook answers, secret content included,
+    // may be kept on the unit's disk.
+    lines.push(match &charm.manifest.record {
+        Some(b) => format!(
+            "record: on, the last {} events within {} bytes in {}/{} (hook answers, secret \
+             content included; mode 0600)",
+            b.events,
+            b.bytes,
+            crate::status::store_file::STATE_DIR,
+            crate::record::FILE_NAME
+        ),
+        None => format!(
+            "record: off (unless the hook's environment sets {})",
+            crate::record::RECORD_VAR
+        ),
+    });
     lines
 }
 
