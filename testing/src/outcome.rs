@@ -5,7 +5,9 @@ use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use wasm_charm_host::dispatch::HandlerResult;
+use wasm_charm_host::offline::machine::SimService;
 use wasm_charm_host::offline::sim::SimState;
 use wasm_charm_host::status::merge::{Kind, Written};
 use wasm_charm_host::status::store::{Scope, ScopeStore};
@@ -358,11 +360,17 @@ impl Outcome {
         &self.next.file.machine.calls
     }
 
-    /// A systemd unit of the simulated machine after the event: (active,
-    /// enabled); `None` when nothing touched or named it.
-    pub fn service(&self, unit: &str) -> Option<(&str, &str)> {
-        let s = self.next.file.machine.services.get(unit)?;
-        Some((s.active.as_str(), s.enabled.as_str()))
+    /// A systemd unit of the simulated machine after the event, as
+    /// systemctl would say it: (active, enabled). A unit no call started,
+    /// stopped, enabled or disabled is as the machine's defaults say
+    /// (inactive, disabled).
+    pub fn service(&self, unit: &str) -> (&str, &str) {
+        static DEFAULT: OnceLock<SimService> = OnceLock::new();
+        let s = match self.next.file.machine.services.get(unit) {
+            Some(s) => s,
+            None => DEFAULT.get_or_init(SimService::default),
+        };
+        (s.active.as_str(), s.enabled.as_str())
     }
 
     /// The apt packages installed on the simulated machine.
@@ -629,7 +637,8 @@ mod tests {
         assert_eq!(out.action_result("backup.id"), Some("b-1"));
         assert!(out.logged("wrote /etc/app.conf"));
         assert_eq!(out.file_text("/etc/app.conf"), Some("x\n"));
-        assert_eq!(out.service("api"), Some(("active", "enabled")));
+        assert_eq!(out.service("api"), ("active", "enabled"));
+        assert_eq!(out.service("other"), ("inactive", "disabled"));
         assert_eq!(out.packages(), ["api"]);
         assert_eq!(out.handler("config"), Some(&Handler::Cleared));
         assert_eq!(out.state(), out.next);

@@ -41,7 +41,7 @@ use wasm_charm_host::status::{store_chunks, store_juju};
 /// [`State::section_yaml`]; the host checks it as it reads the file.
 ///
 /// [`Outcome::state`]: crate::Outcome::state
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct State {
     pub(crate) file: StateFile,
     /// `--config KEY=VALUE` flags: checked against config.yaml by the host.
@@ -402,6 +402,24 @@ impl State {
             }
             std::fs::write(&at, bytes)
                 .map_err(|e| Error::Io(format!("{}: cannot write: {e}", at.display())))?;
+        }
+        Ok(())
+    }
+}
+
+/// The state file as YAML, the config to set, and the files (text as
+/// text), for an assertion's message.
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "State:\n{}", self.to_yaml())?;
+        for (k, v) in &self.config {
+            writeln!(f, "config to set: {k}={v}")?;
+        }
+        for (path, bytes) in &self.files {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => writeln!(f, "file {}: {text:?}", path.display())?,
+                Err(_) => writeln!(f, "file {}: {} bytes", path.display(), bytes.len())?,
+            }
         }
         Ok(())
     }
