@@ -136,12 +136,14 @@ impl Charm {
         let root = dir.path().join("root");
         std::fs::create_dir(&root).map_err(io)?;
         state.write_files(&root)?;
-        let file = state.file_for(self.juju_store);
-        offline::save_state(&state_path, &file.sim, &file.machine)
-            .map_err(|e| Error::Io(at(format!("{e:#}"))))?;
+        // Written whole, so every section of the host's state file is
+        // carried, those added after this harness too.
+        let text = serde_saphyr::to_string(&state.file_for(self.juju_store))
+            .map_err(|e| Error::State(at(format!("cannot encode the state: {e}"))))?;
+        std::fs::write(&state_path, text).map_err(io)?;
         let mut args = event.run_args();
         args.charm = self.dir.clone();
-        args.state = Some(state_path);
+        args.state = Some(state_path.clone());
         args.root = Some(root.clone());
         args.config = state
             .config
@@ -150,14 +152,14 @@ impl Charm {
             .collect();
         match offline::execute(&args) {
             Ok(run) => {
-                let mut next = State {
-                    file: wasm_charm_host::offline::machine::StateFile {
-                        sim: run.state,
-                        machine: run.machine,
-                    },
-                    ..State::default()
+                // The state as saved, read back as the next run reads it.
+                let file = offline::load_state(&state_path)
+                    .map_err(|e| Error::State(at(format!("{e:#}"))))?;
+                let next = State {
+                    file,
+                    config: Vec::new(),
+                    files: crate::files::collect(&root)?,
                 };
-                next.files = crate::files::collect(&root)?;
                 Ok(Outcome {
                     charm: self.name.clone(),
                     event: event.name().to_string(),

@@ -671,7 +671,11 @@ pub fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     }
 }
 
-pub fn save_state(path: &Path, state: &SimState, machine: &MachineState) -> anyhow::Result<()> {
+pub(crate) fn save_state(
+    path: &Path,
+    state: &SimState,
+    machine: &MachineState,
+) -> anyhow::Result<()> {
     let file = StateFile {
         sim: state.clone(),
         machine: machine.clone(),
