@@ -76,10 +76,10 @@ impl State {
     }
 
     /// One section of the state file (`leader`, `relations`, `machine`, …)
-    /// as JSON; `None` when the file leaves it out.
+    /// as JSON; `None` when the file leaves it out or has it `null`.
     pub fn get(&self, section: &str) -> Option<Value> {
         match serde_json::to_value(&self.file) {
-            Ok(Value::Object(mut doc)) => doc.remove(section),
+            Ok(Value::Object(mut doc)) => doc.remove(section).filter(|v| !v.is_null()),
             _ => None,
         }
     }
@@ -530,6 +530,7 @@ mod tests {
         assert_eq!(again.file, state.file);
         assert_eq!(state.get("leader"), Some(json!(false)));
         assert_eq!(state.get("unit"), Some(json!("gw/3")));
+        assert_eq!(State::new().get("scopes"), None);
         assert_eq!(
             state.get("relations"),
             Some(json!({"db:1": {
