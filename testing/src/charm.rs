@@ -3,11 +3,12 @@
 
 use crate::outcome::Handler;
 use crate::{Error, Event, Outcome, State};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use wasm_charm_host::charm_dir::{CharmDir, StoreChoice};
 use wasm_charm_host::offline::{self, UsageError};
+use wasm_charm_host::probe::{self, ProbeSpec};
 use wasm_charm_host::status::store::Target;
 
 /// A packed charm: its directory, as `wasm-charm pack` assembles it.
@@ -24,6 +25,9 @@ pub struct Charm {
     dir: PathBuf,
     name: String,
     juju_store: bool,
+    /// The declared probes: which gate is the manifest's until a handler
+    /// chooses.
+    probes: BTreeMap<String, ProbeSpec>,
 }
 
 /// The charm directories packed by this process, by project directory: a
@@ -95,6 +99,7 @@ impl Charm {
             dir: dir.to_path_buf(),
             name: charm.metadata.name.clone(),
             juju_store: charm.manifest.store == StoreChoice::Juju,
+            probes: charm.manifest.probes.clone(),
         })
     }
 
@@ -175,6 +180,7 @@ impl Charm {
                     failures: run.report.failures.clone(),
                     unit_written: run.report.wrote.contains(&Target::Unit),
                     app_written: run.report.wrote.contains(&Target::App),
+                    gates: probe::gates(&self.probes, &run.report.store.probes),
                     store: run.report.store,
                     next,
                 })
@@ -203,6 +209,7 @@ impl Charm {
                     failures: Vec::new(),
                     unit_written: false,
                     app_written: false,
+                    gates: probe::gates(&self.probes, &store.probes),
                     store,
                     next,
                 })

@@ -159,6 +159,8 @@ pub struct Outcome {
     pub(crate) app_written: bool,
     /// The scope store as committed.
     pub(crate) store: ScopeStore,
+    /// Whether each declared probe gates readiness now.
+    pub(crate) gates: BTreeMap<String, bool>,
     /// The state as saved, with the files under the root.
     pub(crate) next: State,
 }
@@ -272,6 +274,23 @@ impl Outcome {
     /// The recent changes of application scope `name`, oldest first.
     pub fn app_scope_history(&self, name: &str) -> Vec<ScopeChange> {
         history(self.store.app.get(name))
+    }
+
+    /// The declared probes that gate readiness after the event (the
+    /// manifest's `gate:`, or a handler's choice).
+    pub fn gating(&self) -> Vec<&str> {
+        self.gates
+            .iter()
+            .filter(|(_, gate)| **gate)
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// What probe `name` last found: healthy or not, and the detail (the
+    /// message it gives); `None` before it first ran.
+    pub fn probe(&self, name: &str) -> Option<(bool, &str)> {
+        let last = self.store.probes.get(name)?.last.as_ref()?;
+        Some((last.healthy, last.detail.as_str()))
     }
 
     /// Relation `id` (`db:1`) after the event; `None` when the unit is not
@@ -482,6 +501,9 @@ impl fmt::Display for Outcome {
                 }
             }
         }
+        for line in wasm_charm_host::show::probe_lines(&self.store.probes, Some(&self.gates)) {
+            writeln!(f, "  probe {}", line.trim_start())?;
+        }
         for (id, r) in &self.sim().relations {
             writeln!(f, "  relation {id} with {} {:?}", r.app, r.units)?;
             writeln!(f, "    local app: {}", bag(&r.local_app_data))?;
@@ -593,6 +615,9 @@ mod tests {
             unit_written: true,
             app_written: false,
             store,
+            gates: [("api".to_string(), true), ("down".to_string(), false)]
+                .into_iter()
+                .collect(),
             next,
         }
     }
@@ -641,6 +666,8 @@ mod tests {
         assert_eq!(out.service("other"), ("inactive", "disabled"));
         assert_eq!(out.packages(), ["api"]);
         assert_eq!(out.handler("config"), Some(&Handler::Cleared));
+        assert_eq!(out.gating(), ["api"]);
+        assert_eq!(out.probe("api"), None);
         assert_eq!(out.state(), out.next);
     }
 

@@ -93,6 +93,12 @@ fn start_runs_the_release_services_and_the_unit_is_ready() {
     assert_eq!(out.service("api-scheduler"), ("inactive", "disabled"));
     assert!(!out.machine_calls().iter().any(|c| c.contains("db sync")));
     assert_eq!(out.stored_as::<bool>("started"), Some(true));
+    // The release's probes gate readiness now, and were all checked.
+    assert_eq!(
+        out.gating(),
+        ["api-health", "api-port", "api-service", "api-worker"]
+    );
+    assert!(matches!(out.probe("api-port"), Some((true, _))), "{out}");
 }
 
 #[test]
@@ -154,6 +160,7 @@ fn a_new_release_migrates_and_starts_its_scheduler() {
         Some("2024.2")
     );
     assert_eq!(out.service("api-scheduler"), ("active", "enabled"));
+    assert!(out.gating().contains(&"api-scheduler"), "{out}");
     assert_eq!(out.application_version(), Some("2024.2"));
     assert_eq!(out.unit_status(), Some(Status::active("Unit is ready")));
 }
@@ -208,6 +215,8 @@ fn a_config_the_charm_cannot_use_blocks_and_gates_nothing() {
         out.unit_status().map(|s| s.kind),
         Some(wasm_charm_testing::Kind::Blocked)
     );
+    // Which processes should run is unknown: no probe gates.
+    assert!(out.gating().is_empty(), "{out}");
     let out = charm().run(&started().config("port", 0), "config-changed");
     assert_eq!(
         out.scope("handler/workload"),
@@ -229,6 +238,10 @@ fn pause_stops_everything_and_resume_brings_it_back() {
     assert_eq!(paused.scope("paused"), Some(Status::active(message)));
     assert_eq!(paused.unit_status(), Some(Status::active(message)));
     assert!(paused.logged("paused: gating on port-closed, api-stopped, worker-stopped"));
+    assert_eq!(
+        paused.gating(),
+        ["api-stopped", "port-closed", "worker-stopped"]
+    );
 
     // A paused unit keeps its file up to date, and starts nothing.
     let changed = charm().run(&paused.state().config("debug", true), "config-changed");
@@ -248,6 +261,10 @@ fn pause_stops_everything_and_resume_brings_it_back() {
     assert_eq!(resumed.scope("paused"), None);
     assert_eq!(resumed.service("api-service"), ("active", "enabled"));
     assert_eq!(resumed.unit_status(), Some(Status::active("Unit is ready")));
+    assert_eq!(
+        resumed.gating(),
+        ["api-health", "api-port", "api-service", "api-worker"]
+    );
 }
 
 #[test]
