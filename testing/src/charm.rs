@@ -49,8 +49,9 @@ impl Charm {
     /// `<target dir>/wasm-guests` (`$CARGO_TARGET_DIR`, else the workspace's
     /// `target`): the `cargo test` that runs this holds its own target
     /// directory. The charm directory goes to
-    /// `<target dir>/wasm-charm-testing/<pid>/<name>`; those of test
-    /// processes that ended are removed.
+    /// `<target dir>/wasm-charm-testing/<pid>/<name>`, without `dispatch`
+    /// (events run in the test process); those of test processes that
+    /// ended are removed.
     ///
     /// # Panics
     /// When the project cannot be packed, with the reason (cargo's own
@@ -242,9 +243,17 @@ fn pack(project: &Path) -> Result<PathBuf, String> {
         archive: Some(out.with_extension("charm")),
     };
     let guests = target.join("wasm-guests");
-    wasm_charm_host::pack::pack_in(project, &out, &options, Some(&guests))
-        .map(|packed| packed.dir)
-        .map_err(|e| format!("{e:#} (cargo's output, if it ran, is above on stderr)"))
+    let packed = wasm_charm_host::pack::pack_in(project, &out, &options, Some(&guests))
+        .map_err(|e| format!("{e:#} (cargo's output, if it ran, is above on stderr)"))?;
+    // Events run in this process: the copy of the test binary installed as
+    // `dispatch` and the archive are never used, and would stay on disk
+    // (a hundred megabytes and more) until a later test process removes
+    // this one's directory.
+    for unused in [packed.dir.join("dispatch"), packed.archive] {
+        std::fs::remove_file(&unused)
+            .map_err(|e| format!("{}: cannot remove: {e}", unused.display()))?;
+    }
+    Ok(packed.dir)
 }
 
 /// Where cargo builds for `project`: `$CARGO_TARGET_DIR`, else its

@@ -32,7 +32,18 @@ fn a_project_is_packed_once_per_process() {
     let (a, b) = (gateway(), gateway());
     assert_eq!(a.dir(), b.dir());
     assert_eq!(a.name(), "gateway");
-    assert!(a.dir().join("dispatch").is_file() && a.dir().join("charm.wasm").is_file());
+    assert!(a.dir().join("charm.wasm").is_file() && a.dir().join("metadata.yaml").is_file());
+    // The component is precompiled by this very engine.
+    let cache = a.dir().join(".wasm-charm/cache");
+    let artifacts = std::fs::read_dir(&cache)
+        .unwrap_or_else(|e| panic!("{}: {e}", cache.display()))
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .count();
+    assert_eq!(artifacts, 1);
+    // Never used here: not left on disk.
+    assert!(!a.dir().join("dispatch").exists());
+    assert!(!a.dir().with_extension("charm").exists());
     assert!(
         a.dir().to_string_lossy().contains(&format!(
             "wasm-charm-testing/{}/gateway",
