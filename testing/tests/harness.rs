@@ -146,3 +146,26 @@ fn files_and_relations_carry_from_event_to_event() {
     );
     assert_eq!(departed.file_text("/srv/a"), Some("a"));
 }
+
+#[test]
+fn a_project_that_cannot_be_packed_is_named_with_the_reason() {
+    // A Cargo package of its own, without the metadata.yaml Juju requires:
+    // refused before any build (which would print cargo's output here).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let project = dir.path().join("no-metadata");
+    std::fs::create_dir_all(project.join("src")).expect("src");
+    let manifest = "[package]\nname = \"no-metadata\"\nversion = \"0.1.0\"\n\
+                    edition = \"2024\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n\n[workspace]\n";
+    std::fs::write(project.join("Cargo.toml"), manifest).expect("Cargo.toml");
+    std::fs::write(project.join("src/lib.rs"), "").expect("lib.rs");
+    let e = Charm::try_build(&project).unwrap_err();
+    let shown = e.to_string();
+    assert!(matches!(e, Error::Build(_)), "{e:?}");
+    assert!(
+        shown.starts_with("cannot pack the charm project ") && shown.contains("no-metadata"),
+        "{shown}"
+    );
+    assert!(shown.contains("metadata.yaml: not found"), "{shown}");
+    // Remembered: the next test of the process gets the same answer at once.
+    assert_eq!(Charm::try_build(&project).unwrap_err(), e);
+}
