@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::SystemTime;
 use wasm_charm_host::offline::RunArgs;
 
 /// One event to run, with the context Juju gives it: the same choices as
@@ -45,6 +46,7 @@ pub struct Event {
     secret_label: Option<String>,
     secret_revision: Option<String>,
     params: Vec<(String, Value)>,
+    now: Option<SystemTime>,
 }
 
 impl Event {
@@ -159,6 +161,28 @@ impl Event {
         self
     }
 
+    /// Run the event at `time` instead of the system clock's now: the time
+    /// of the scopes' history, secret expiry and the probes' grace periods
+    /// (a probe's back-off then moves this clock on instead of sleeping).
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use wasm_charm_testing::Event;
+    ///
+    /// let later = SystemTime::now() + Duration::from_secs(600);
+    /// let event = Event::new("update-status").at(later);
+    /// assert_eq!(event.time(), Some(later));
+    /// ```
+    pub fn at(mut self, time: SystemTime) -> Event {
+        self.now = Some(time);
+        self
+    }
+
+    /// The time [`Event::at`] set.
+    pub fn time(&self) -> Option<SystemTime> {
+        self.now
+    }
+
     /// The arguments `wasm-charm run` would have for this event.
     pub(crate) fn run_args(&self) -> RunArgs {
         let pairs = |pairs: &[(String, String)]| -> Vec<String> {
@@ -188,6 +212,7 @@ impl Event {
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
+            now: self.now,
             ..RunArgs::default()
         }
     }
@@ -239,6 +264,9 @@ mod tests {
         assert_eq!(args.secret_label.as_deref(), Some("l"));
         assert_eq!(args.secret_revision.as_deref(), Some("4"));
         assert!(args.state.is_none() && args.root.is_none() && args.config.is_empty());
+        assert!(args.now.is_none());
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7);
+        assert_eq!(Event::new("start").at(at).run_args().now, Some(at));
     }
 
     #[test]

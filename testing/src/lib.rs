@@ -15,7 +15,8 @@
 //!   probes, the simulated machine, files under the workload root, and
 //!   any other section of the state file.
 //! * [`Event`] is the event and its context (relation, remote unit and
-//!   data, action parameters, …); a hook name converts into one.
+//!   data, action parameters, …) and the time it runs at; a hook name
+//!   converts into one.
 //! * [`Charm::run`] gives an [`Outcome`]: statuses, scopes with their
 //!   history, relation data, stored data, action results, the handlers'
 //!   results, logs, hook-tool and machine calls, files, and

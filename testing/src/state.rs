@@ -340,7 +340,7 @@ impl State {
     /// Set one section of the state file whole, from any serde value
     /// (`serde_json::json!`); `null` removes it. Sections this builder has
     /// no method for (`networks`, `opened-ports`, `credential`, Pebble's
-    /// containers) are set this way.
+    /// `containers`) are set this way.
     ///
     /// # Panics
     /// When the state file does not take it; [`State::try_section`] returns

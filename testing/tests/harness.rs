@@ -118,6 +118,12 @@ fn what_run_refuses_is_a_usage_error_naming_it() {
         "install",
     );
     assert!(m.contains("`networks.admin`"), "{m}");
+    // A section added to the state file after the harness: Pebble's.
+    let m = refused(
+        &State::new().section_yaml("containers", "web: {can-connect: true}\n"),
+        "install",
+    );
+    assert!(m.contains("`containers.web`"), "{m}");
     let m = refused(&State::new().probe_healthy("nope"), "install");
     assert!(m.contains("`probes.nope`"), "{m}");
     let m = refused(&State::new(), "actions/nope");

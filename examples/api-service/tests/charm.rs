@@ -332,3 +332,43 @@ fn a_hook_that_fails_commits_nothing() {
     assert_eq!(out.unit_status(), Some(Status::active("Unit is ready")));
     assert!(!out.unit_status_set());
 }
+
+#[test]
+fn past_its_grace_period_an_unhealthy_probe_blocks() {
+    use std::time::{Duration, SystemTime};
+    // Every event on one clock the test moves: the start begins the API's
+    // 120 s grace period.
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let installed = charm().run(&healthy(), Event::new("install").at(t0));
+    let started = charm().run(&installed.state(), Event::new("start").at(t0));
+    assert_eq!(
+        started.unit_status(),
+        Some(Status::active("Unit is ready")),
+        "{started}"
+    );
+    let down = started
+        .state()
+        .probe_unhealthy("api-port", "port 127.0.0.1:8774 not listening");
+    let within = charm().run(
+        &down,
+        Event::new("update-status").at(t0 + Duration::from_secs(60)),
+    );
+    assert_eq!(
+        within.unit_status(),
+        Some(Status::maintenance("port 127.0.0.1:8774 not listening")),
+        "{within}"
+    );
+    let past = charm().run(
+        &within.state(),
+        Event::new("update-status").at(t0 + Duration::from_secs(200)),
+    );
+    assert_eq!(
+        past.unit_status(),
+        Some(Status::blocked("port 127.0.0.1:8774 not listening")),
+        "{past}"
+    );
+    assert_eq!(
+        past.probe("api-port"),
+        Some((false, "port 127.0.0.1:8774 not listening"))
+    );
+}
