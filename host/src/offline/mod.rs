@@ -286,7 +286,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
 }
 
 /// What one event did: the report, and the state as saved.
-pub(crate) struct Executed {
+pub struct Executed {
     pub report: Report,
     pub charm: CharmDir,
     pub state: SimState,
@@ -299,7 +299,7 @@ pub(crate) struct Executed {
 /// Run one event and save the state, printing nothing: `run` prints the
 /// outcome, `test` checks it. `Err`: a usage error, or a hook that failed
 /// before any handler ran (the state file is then unchanged).
-pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
+pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     let charm = CharmDir::load(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
@@ -661,7 +661,7 @@ pub fn status(charm: &Path, state: Option<&Path>, json: bool) -> anyhow::Result<
     Ok(())
 }
 
-pub(crate) fn load_state(path: &Path) -> anyhow::Result<StateFile> {
+pub fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(StateFile::default()),
         Ok(text) => serde_saphyr::from_str(&text)

@@ -53,6 +53,18 @@ pub struct Packed {
 /// Pack the project at `project` into the charm directory `out` and its
 /// `.charm` archive.
 pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Packed> {
+    pack_in(project, out, options, None)
+}
+
+/// [`pack`], building the component in `target_dir` (cargo's
+/// `CARGO_TARGET_DIR`) when given: a test that packs while `cargo test`
+/// holds the workspace's own target directory builds in another one.
+pub fn pack_in(
+    project: &Path,
+    out: &Path,
+    options: &Options,
+    target_dir: Option<&Path>,
+) -> anyhow::Result<Packed> {
     let manifest = project.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
@@ -78,7 +90,7 @@ pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Pac
         ),
     };
     let (dispatch, channels) = check_dispatch(&dispatch_source)?;
-    let wasm = build(&manifest)?;
+    let wasm = build(&manifest, target_dir)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
     let parent = crate::atomic_file::parent(out);
@@ -313,18 +325,22 @@ fn install_dispatch(source: &Path, out: &Path) -> anyhow::Result<()> {
 /// as cargo reports it (so any target directory works). Cargo's progress
 /// (`Compiling …`, warnings) goes to our stderr as it comes: a cold build
 /// takes about a minute, which must not look like a hang.
-fn build(manifest: &Path) -> anyhow::Result<PathBuf> {
+fn build(manifest: &Path, target_dir: Option<&Path>) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     eprintln!("building {} for {TARGET}", manifest.display());
-    build_with(&cargo, manifest, &mut std::io::stderr())
+    let mut command = Command::new(cargo);
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    build_with(command, manifest, &mut std::io::stderr())
 }
 
 fn build_with(
-    cargo: &std::ffi::OsStr,
+    mut cargo: Command,
     manifest: &Path,
     progress: &mut (dyn Write + Send),
 ) -> anyhow::Result<PathBuf> {
-    let mut child = Command::new(cargo)
+    let mut child = cargo
         .args([
             "build",
             "--release",
@@ -458,7 +474,7 @@ mod tests {
         std::fs::write(&manifest, "").unwrap();
         let cargo = fake_cargo(dir.path(), &manifest, 0);
         let mut progress = Vec::new();
-        let wasm = build_with(cargo.as_os_str(), &manifest, &mut progress).unwrap();
+        let wasm = build_with(Command::new(&cargo), &manifest, &mut progress).unwrap();
         assert_eq!(wasm, PathBuf::from("/out/charm.wasm"));
         assert_eq!(
             String::from_utf8(progress).unwrap(),
@@ -473,7 +489,7 @@ mod tests {
         std::fs::write(&manifest, "").unwrap();
         let cargo = fake_cargo(dir.path(), &manifest, 101);
         let mut progress = Vec::new();
-        let err = build_with(cargo.as_os_str(), &manifest, &mut progress).unwrap_err();
+        let err = build_with(Command::new(&cargo), &manifest, &mut progress).unwrap_err();
         assert!(err.to_string().contains("failed"), "{err}");
         assert!(!progress.is_empty());
     }

@@ -1,0 +1,310 @@
+//! The event a test runs: what `wasm-charm run`'s `--event` and context
+//! flags say, as a value.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::SystemTime;
+use wasm_charm_host::offline::RunArgs;
+
+/// One event to run, with the context Juju gives it: the same choices as
+/// `wasm-charm run`'s flags, checked by the host against the charm when it
+/// runs (an event the charm cannot receive, a flag its kind does not take,
+/// a parameter actions.yaml does not allow: each is an [`Error::Usage`]
+/// naming what is wrong).
+///
+/// A hook name converts into an event, so `charm.run(&state, "install")`
+/// works; the builder methods add the rest.
+///
+/// ```
+/// use wasm_charm_testing::Event;
+///
+/// let joined = Event::new("db-relation-joined")
+///     .remote_app("postgresql")
+///     .remote_unit_data("password", "s3cret");
+/// assert_eq!(joined.name(), "db-relation-joined");
+///
+/// let backup = Event::action("backup").param("target", "/srv").param("level", 9);
+/// assert_eq!(backup.name(), "actions/backup");
+/// ```
+///
+/// [`Error::Usage`]: crate::Error::Usage
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Event {
+    name: String,
+    relation: Option<String>,
+    remote_app: Option<String>,
+    remote_unit: Option<String>,
+    remote_app_data: Vec<(String, String)>,
+    remote_unit_data: Vec<(String, String)>,
+    storage: Option<String>,
+    container: Option<String>,
+    notice_id: Option<String>,
+    notice_type: Option<String>,
+    notice_key: Option<String>,
+    check: Option<String>,
+    secret_id: Option<String>,
+    secret_label: Option<String>,
+    secret_revision: Option<String>,
+    params: Vec<(String, Value)>,
+    now: Option<SystemTime>,
+}
+
+impl Event {
+    /// A hook (`config-changed`, `db-relation-changed`) or a dispatch path
+    /// (`actions/backup`).
+    pub fn new(name: impl Into<String>) -> Event {
+        Event {
+            name: name.into(),
+            ..Event::default()
+        }
+    }
+
+    /// The action `name` (`actions/<name>`).
+    pub fn action(name: &str) -> Event {
+        Event::new(format!("actions/{name}"))
+    }
+
+    /// The event's name as `wasm-charm run --event` takes it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The relation of a relation event (`db:1`); created/joined/changed
+    /// events create it when the state has none. Default: the endpoint's
+    /// only relation.
+    pub fn relation(mut self, id: impl Into<String>) -> Event {
+        self.relation = Some(id.into());
+        self
+    }
+
+    /// The remote application of a relation the event creates.
+    pub fn remote_app(mut self, app: impl Into<String>) -> Event {
+        self.remote_app = Some(app.into());
+        self
+    }
+
+    /// The remote unit of a relation event (for departed: the unit leaving).
+    pub fn remote_unit(mut self, unit: impl Into<String>) -> Event {
+        self.remote_unit = Some(unit.into());
+        self
+    }
+
+    /// Set a key of the remote application's databag before the event, as
+    /// the remote application would; an empty value deletes the key.
+    pub fn remote_app_data(mut self, key: impl Into<String>, value: impl Into<String>) -> Event {
+        self.remote_app_data.push((key.into(), value.into()));
+        self
+    }
+
+    /// Set a key of the remote unit's databag before the event; an empty
+    /// value deletes the key.
+    pub fn remote_unit_data(mut self, key: impl Into<String>, value: impl Into<String>) -> Event {
+        self.remote_unit_data.push((key.into(), value.into()));
+        self
+    }
+
+    /// The storage instance of a storage event (`data/1`). Default:
+    /// `<storage>/0`.
+    pub fn storage(mut self, id: impl Into<String>) -> Event {
+        self.storage = Some(id.into());
+        self
+    }
+
+    /// The container of a Pebble event (it must match the hook's).
+    pub fn container(mut self, name: impl Into<String>) -> Event {
+        self.container = Some(name.into());
+        self
+    }
+
+    /// The notice of a `pebble-custom-notice` event: its id and key.
+    pub fn notice(mut self, id: impl Into<String>, key: impl Into<String>) -> Event {
+        self.notice_id = Some(id.into());
+        self.notice_key = Some(key.into());
+        self
+    }
+
+    /// The notice's type. Default: `custom`.
+    pub fn notice_type(mut self, kind: impl Into<String>) -> Event {
+        self.notice_type = Some(kind.into());
+        self
+    }
+
+    /// The check of a `pebble-check-failed` or `-recovered` event.
+    pub fn check(mut self, name: impl Into<String>) -> Event {
+        self.check = Some(name.into());
+        self
+    }
+
+    /// The secret of a secret event (`secret:…`).
+    pub fn secret(mut self, id: impl Into<String>) -> Event {
+        self.secret_id = Some(id.into());
+        self
+    }
+
+    /// The secret's label.
+    pub fn secret_label(mut self, label: impl Into<String>) -> Event {
+        self.secret_label = Some(label.into());
+        self
+    }
+
+    /// The revision of a `secret-remove` or `secret-expired` event.
+    pub fn secret_revision(mut self, revision: u32) -> Event {
+        self.secret_revision = Some(revision.to_string());
+        self
+    }
+
+    /// An action parameter; checked against actions.yaml at the run, with
+    /// its defaults filled in, as Juju does. A dotted key nests
+    /// (`opts.level`).
+    pub fn param(mut self, key: impl Into<String>, value: impl Into<Value>) -> Event {
+        self.params.push((key.into(), value.into()));
+        self
+    }
+
+    /// Run the event at `time` instead of the system clock's now: the time
+    /// of the scopes' history, secret expiry and the probes' grace periods
+    /// (a probe's back-off then moves this clock on instead of sleeping).
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use wasm_charm_testing::Event;
+    ///
+    /// let later = SystemTime::now() + Duration::from_secs(600);
+    /// let event = Event::new("update-status").at(later);
+    /// assert_eq!(event.time(), Some(later));
+    /// ```
+    pub fn at(mut self, time: SystemTime) -> Event {
+        self.now = Some(time);
+        self
+    }
+
+    /// The time [`Event::at`] set.
+    pub fn time(&self) -> Option<SystemTime> {
+        self.now
+    }
+
+    /// The arguments `wasm-charm run` would have for this event.
+    pub(crate) fn run_args(&self) -> RunArgs {
+        let pairs = |pairs: &[(String, String)]| -> Vec<String> {
+            pairs.iter().map(|(k, v)| format!("{k}={v}")).collect()
+        };
+        RunArgs {
+            charm: PathBuf::new(),
+            event: self.name.clone(),
+            relation: self.relation.clone(),
+            remote_app: self.remote_app.clone(),
+            remote_unit: self.remote_unit.clone(),
+            remote_app_data: pairs(&self.remote_app_data),
+            remote_unit_data: pairs(&self.remote_unit_data),
+            storage: self.storage.clone(),
+            container: self.container.clone(),
+            notice_id: self.notice_id.clone(),
+            notice_type: self.notice_type.clone(),
+            notice_key: self.notice_key.clone(),
+            check: self.check.clone(),
+            secret_id: self.secret_id.clone(),
+            secret_label: self.secret_label.clone(),
+            secret_revision: self.secret_revision.clone(),
+            // `--param` values are YAML; JSON is YAML, and keeps a string a
+            // string (`"3"` stays text where `3` would be a number).
+            param: self
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+            now: self.now,
+            ..RunArgs::default()
+        }
+    }
+}
+
+impl From<&str> for Event {
+    fn from(name: &str) -> Event {
+        Event::new(name)
+    }
+}
+
+impl From<String> for Event {
+    fn from(name: String) -> Event {
+        Event::new(name)
+    }
+}
+
+impl From<&Event> for Event {
+    fn from(event: &Event) -> Event {
+        event.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_becomes_the_flag_run_takes() {
+        let args = Event::new("db-relation-changed")
+            .relation("db:3")
+            .remote_app("pg")
+            .remote_unit("pg/1")
+            .remote_app_data("host", "10.0.0.1")
+            .remote_unit_data("gone", "")
+            .storage("data/1")
+            .secret("secret:x")
+            .secret_label("l")
+            .secret_revision(4)
+            .run_args();
+        assert_eq!(args.event, "db-relation-changed");
+        assert_eq!(args.relation.as_deref(), Some("db:3"));
+        assert_eq!(args.remote_app.as_deref(), Some("pg"));
+        assert_eq!(args.remote_unit.as_deref(), Some("pg/1"));
+        assert_eq!(args.remote_app_data, ["host=10.0.0.1"]);
+        assert_eq!(args.remote_unit_data, ["gone="]);
+        assert_eq!(args.storage.as_deref(), Some("data/1"));
+        assert_eq!(args.secret_id.as_deref(), Some("secret:x"));
+        assert_eq!(args.secret_label.as_deref(), Some("l"));
+        assert_eq!(args.secret_revision.as_deref(), Some("4"));
+        assert!(args.state.is_none() && args.root.is_none() && args.config.is_empty());
+        assert!(args.now.is_none());
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7);
+        assert_eq!(Event::new("start").at(at).run_args().now, Some(at));
+    }
+
+    #[test]
+    fn params_are_yaml_that_keeps_their_type() {
+        let args = Event::action("backup")
+            .param("target", "/srv")
+            .param("level", 9)
+            .param("compress", false)
+            .param("id", "3")
+            .param("databases", serde_json::json!(["a", "b"]))
+            .run_args();
+        assert_eq!(args.event, "actions/backup");
+        assert_eq!(
+            args.param,
+            [
+                "target=\"/srv\"",
+                "level=9",
+                "compress=false",
+                "id=\"3\"",
+                "databases=[\"a\",\"b\"]"
+            ]
+        );
+    }
+
+    #[test]
+    fn pebble_context() {
+        let args = Event::new("web-pebble-custom-notice")
+            .container("web")
+            .notice("7", "example.com/a")
+            .notice_type("custom")
+            .run_args();
+        assert_eq!(args.container.as_deref(), Some("web"));
+        assert_eq!(args.notice_id.as_deref(), Some("7"));
+        assert_eq!(args.notice_key.as_deref(), Some("example.com/a"));
+        assert_eq!(args.notice_type.as_deref(), Some("custom"));
+        let args = Event::new("web-pebble-check-failed")
+            .check("alive")
+            .run_args();
+        assert_eq!(args.check.as_deref(), Some("alive"));
+    }
+}

@@ -1,0 +1,102 @@
+//! Test a wasm-charm charm from its own `cargo test`.
+//!
+//! Each event runs through the host's own `wasm-charm run`
+//! (`offline::execute`): the component in the host's sandbox with its
+//! limits, the host's status merge and scope store, and the hook tools and
+//! workload calls answered by the simulated Juju and machine from a state
+//! file. The harness only builds that state, runs the event, and reads
+//! what it did, so a test sees exactly what `wasm-charm run` and a unit
+//! would.
+//!
+//! * [`Charm::build`] packs the charm project once per test process;
+//!   [`Charm::load`] takes a charm directory packed already.
+//! * [`State`] is the state before the event: config, leadership,
+//!   relations and their data, stored data and scopes, secrets, scripted
+//!   probes, the simulated machine, files under the workload root, and
+//!   any other section of the state file.
+//! * [`Event`] is the event and its context (relation, remote unit and
+//!   data, action parameters, …) and the time it runs at; a hook name
+//!   converts into one.
+//! * [`Charm::run`] gives an [`Outcome`]: statuses, scopes with their
+//!   history, relation data, stored data, action results, the handlers'
+//!   results, logs, hook-tool and machine calls, files, and
+//!   [`Outcome::state`] to run the next event from.
+//!
+//! In the charm project's `Cargo.toml`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! wasm-charm-testing = { path = "../wasm-charm/testing" }
+//! ```
+//!
+//! and in `tests/charm.rs`:
+//!
+//! ```no_run
+//! use wasm_charm_testing::{Charm, Event, Relation, State, Status};
+//!
+//! fn charm() -> Charm {
+//!     Charm::build(env!("CARGO_MANIFEST_DIR"))
+//! }
+//!
+//! #[test]
+//! fn waits_for_the_pilots_data() {
+//!     let state = State::new()
+//!         .config("kind", "ingress")
+//!         .relation(Relation::new("istio-pilot:0", "pilot").unit("pilot/0"));
+//!     let out = charm().run(&state, "istio-pilot-relation-changed");
+//!     out.assert_ok();
+//!     assert_eq!(
+//!         out.unit_status(),
+//!         Some(Status::waiting("Waiting for istio-pilot relation data")),
+//!         "{out}"
+//!     );
+//!     // The next event starts where this one left off.
+//!     let next = Event::new("istio-pilot-relation-changed")
+//!         .remote_app_data("service-name", "pilot")
+//!         .remote_app_data("service-port", "15010");
+//!     let out = charm().run(&out.state(), next);
+//!     assert_eq!(out.scope("handler/pilot"), None, "{out}");
+//! }
+//! ```
+//!
+//! The component is built by cargo for wasm32-wasip2 in
+//! `<target>/wasm-guests` (the test's own `cargo test` holds `<target>`),
+//! so the first test of a process waits for that build.
+
+mod charm;
+mod event;
+mod files;
+mod outcome;
+mod state;
+
+pub use charm::Charm;
+pub use event::Event;
+pub use outcome::{Handler, Outcome, RelationData, ScopeChange, Status};
+pub use state::{Relation, State};
+/// A status's kind, ordered by severity.
+pub use wasm_charm_host::status::merge::Kind;
+
+/// Why a charm could not be built or an event not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The project could not be packed, or the directory is no charm.
+    Build(String),
+    /// `wasm-charm run` refuses the run (it would exit 2): an event the
+    /// charm cannot receive, a flag or parameter that does not fit it, a
+    /// state naming what the charm does not declare.
+    Usage(String),
+    /// A state or section the state file does not take.
+    State(String),
+    /// The temporary state or workload root could not be written or read.
+    Io(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Error::Build(m) | Error::Usage(m) | Error::State(m) | Error::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,699 @@
+//! What one event did, read from the host's report and the state it saved.
+
+use crate::State;
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use wasm_charm_host::dispatch::HandlerResult;
+use wasm_charm_host::offline::machine::SimService;
+use wasm_charm_host::offline::sim::SimState;
+use wasm_charm_host::status::merge::{Kind, Written};
+use wasm_charm_host::status::store::{Scope, ScopeStore};
+
+/// A status: its kind and message, as `status-set` writes it and a scope
+/// holds it.
+///
+/// ```
+/// use wasm_charm_testing::{Kind, Status};
+///
+/// let s = Status::blocked("Config item `kind` must be set");
+/// assert_eq!(s.kind, Kind::Blocked);
+/// assert_eq!(s.to_string(), "blocked \"Config item `kind` must be set\"");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub kind: Kind,
+    pub message: String,
+}
+
+impl Status {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Status {
+        Status {
+            kind,
+            message: message.into(),
+        }
+    }
+    pub fn active(message: impl Into<String>) -> Status {
+        Status::new(Kind::Active, message)
+    }
+    pub fn waiting(message: impl Into<String>) -> Status {
+        Status::new(Kind::Waiting, message)
+    }
+    pub fn maintenance(message: impl Into<String>) -> Status {
+        Status::new(Kind::Maintenance, message)
+    }
+    pub fn blocked(message: impl Into<String>) -> Status {
+        Status::new(Kind::Blocked, message)
+    }
+
+    fn from_written(w: &Written) -> Status {
+        Status::new(w.status, w.message.clone())
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} {:?}", self.kind.as_str(), self.message)
+    }
+}
+
+/// How one handler ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handler {
+    /// It returned a status: its scope (`handler/<name>`) holds it.
+    Set(Status),
+    /// It returned no status: its scope is cleared.
+    Cleared,
+    /// It returned an error (the message the host made of it).
+    Error(String),
+    /// It trapped, ran out of time or memory (what the host saw).
+    Trapped(String),
+    /// An action's handler returned; a status it returned is ignored (an
+    /// action leaves no status behind).
+    ActionDone(Option<Status>),
+}
+
+impl Handler {
+    pub(crate) fn from_result(r: &HandlerResult) -> Handler {
+        let status = |s: &wasm_charm_host::bindings::Status| {
+            Status::new(Kind::from(s.kind), s.message.clone())
+        };
+        match r {
+            HandlerResult::Set(s) => Handler::Set(status(s)),
+            HandlerResult::Cleared => Handler::Cleared,
+            HandlerResult::Error(e) => Handler::Error(e.clone()),
+            HandlerResult::Trapped(t) => Handler::Trapped(t.clone()),
+            HandlerResult::ActionDone(s) => Handler::ActionDone(s.as_ref().map(status)),
+        }
+    }
+}
+
+impl fmt::Display for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Handler::Set(s) => write!(f, "set {s}"),
+            Handler::Cleared => write!(f, "cleared"),
+            Handler::Error(e) => write!(f, "returned Err({e:?})"),
+            Handler::Trapped(t) => write!(f, "trapped: {t}"),
+            Handler::ActionDone(None) => write!(f, "returned"),
+            Handler::ActionDone(Some(s)) => write!(f, "returned {s}, ignored (an action)"),
+        }
+    }
+}
+
+/// One change of a scope, oldest first in [`Outcome::scope_history`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeChange {
+    /// The status set; `None`: the scope was cleared.
+    pub status: Option<Status>,
+    /// The event during which it changed (`config-changed`, `action backup`).
+    pub event: String,
+}
+
+/// A relation after the event: its remote application and units, and the
+/// data of both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelationData {
+    pub remote_app: String,
+    pub remote_units: Vec<String>,
+    /// This application's databag.
+    pub local_app: BTreeMap<String, String>,
+    /// This unit's databag.
+    pub local_unit: BTreeMap<String, String>,
+    /// The remote application's databag.
+    pub remote_app_data: BTreeMap<String, String>,
+    /// Each remote unit's databag.
+    pub remote_unit_data: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// What one event did, as the host reported it and saved the state: the
+/// statuses written, every scope, relation data, stored data, the
+/// action's results, the handlers' results, the log, the hook-tool and
+/// machine calls, the files under the workload root, and the state to run
+/// the next event from ([`Outcome::state`]).
+///
+/// A failed hook commits nothing of what Juju buffers (relation data,
+/// scopes, stored data); the outcome shows the state as committed.
+/// `{}` and `{:?}` show all of it, for a failing assertion's message:
+///
+/// ```no_run
+/// # let charm = wasm_charm_testing::Charm::load("build/gateway");
+/// # let state = wasm_charm_testing::State::new();
+/// let out = charm.run(&state, "install");
+/// assert_eq!(out.scope("handler/config"), None, "{out}");
+/// ```
+#[derive(Clone)]
+pub struct Outcome {
+    pub(crate) charm: String,
+    pub(crate) event: String,
+    pub(crate) failed: bool,
+    /// Why the hook failed before any handler ran.
+    pub(crate) error: Option<String>,
+    /// Why nothing ran (a hook the charm does not know).
+    pub(crate) ignored: Option<String>,
+    pub(crate) handlers: Vec<(String, Handler)>,
+    pub(crate) failures: Vec<String>,
+    pub(crate) unit_written: bool,
+    pub(crate) app_written: bool,
+    /// The scope store as committed.
+    pub(crate) store: ScopeStore,
+    /// Whether each declared probe gates readiness now.
+    pub(crate) gates: BTreeMap<String, bool>,
+    /// The state as saved, with the files under the root.
+    pub(crate) next: State,
+}
+
+impl Outcome {
+    fn sim(&self) -> &SimState {
+        &self.next.file.sim
+    }
+
+    /// The event that ran.
+    pub fn event(&self) -> &str {
+        &self.event
+    }
+
+    /// Whether the hook succeeded (exit 0). An action whose handler failed
+    /// it is no failed hook: see [`Outcome::action_failed`].
+    pub fn ok(&self) -> bool {
+        !self.failed
+    }
+
+    /// Whether the hook failed (exit 1): nothing buffered was committed.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Why the hook failed: each handler's failure, and a failure before
+    /// any handler ran.
+    pub fn failures(&self) -> Vec<&str> {
+        self.error
+            .iter()
+            .chain(&self.failures)
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// Panic, showing the whole outcome, unless the hook succeeded.
+    #[track_caller]
+    pub fn assert_ok(&self) -> &Outcome {
+        assert!(!self.failed, "the hook failed:\n{self}");
+        self
+    }
+
+    /// Panic, showing the whole outcome, unless the hook failed.
+    #[track_caller]
+    pub fn assert_failed(&self) -> &Outcome {
+        assert!(self.failed, "the hook did not fail:\n{self}");
+        self
+    }
+
+    /// The unit's status as Juju has it after the event (written with
+    /// `status-set` now or by an earlier event).
+    pub fn unit_status(&self) -> Option<Status> {
+        self.sim().status.unit.as_ref().map(Status::from_written)
+    }
+
+    /// The application's status as Juju has it (only a leader writes it).
+    pub fn app_status(&self) -> Option<Status> {
+        self.sim().status.app.as_ref().map(Status::from_written)
+    }
+
+    /// Whether this event called `status-set` for the unit (the host writes
+    /// only a status that changed).
+    pub fn unit_status_set(&self) -> bool {
+        self.unit_written
+    }
+
+    /// Whether this event called `status-set --application`.
+    pub fn app_status_set(&self) -> bool {
+        self.app_written
+    }
+
+    /// How each handler that ran ended, in the order they ran.
+    pub fn handlers(&self) -> &[(String, Handler)] {
+        &self.handlers
+    }
+
+    /// How handler `name` ended; `None` when it did not run.
+    pub fn handler(&self, name: &str) -> Option<&Handler> {
+        self.handlers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, h)| h)
+    }
+
+    /// The status unit scope `name` holds (a handler's scope is
+    /// `handler/<name>`); `None` when it holds none.
+    pub fn scope(&self, name: &str) -> Option<Status> {
+        current(self.store.unit.get(name)?)
+    }
+
+    /// The status application scope `name` holds.
+    pub fn app_scope(&self, name: &str) -> Option<Status> {
+        current(self.store.app.get(name)?)
+    }
+
+    /// Every unit scope holding a status.
+    pub fn scopes(&self) -> BTreeMap<String, Status> {
+        currents(&self.store.unit)
+    }
+
+    /// Every application scope holding a status.
+    pub fn app_scopes(&self) -> BTreeMap<String, Status> {
+        currents(&self.store.app)
+    }
+
+    /// The recent changes of unit scope `name`, oldest first.
+    pub fn scope_history(&self, name: &str) -> Vec<ScopeChange> {
+        history(self.store.unit.get(name))
+    }
+
+    /// The recent changes of application scope `name`, oldest first.
+    pub fn app_scope_history(&self, name: &str) -> Vec<ScopeChange> {
+        history(self.store.app.get(name))
+    }
+
+    /// The declared probes that gate readiness after the event (the
+    /// manifest's `gate:`, or a handler's choice).
+    pub fn gating(&self) -> Vec<&str> {
+        self.gates
+            .iter()
+            .filter(|(_, gate)| **gate)
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// What probe `name` last found: healthy or not, and the detail (the
+    /// message it gives); `None` before it first ran.
+    pub fn probe(&self, name: &str) -> Option<(bool, &str)> {
+        let last = self.store.probes.get(name)?.last.as_ref()?;
+        Some((last.healthy, last.detail.as_str()))
+    }
+
+    /// Relation `id` (`db:1`) after the event; `None` when the unit is not
+    /// in it (never was, or a broken relation went).
+    pub fn relation(&self, id: &str) -> Option<RelationData> {
+        let r = self.sim().relations.get(id)?;
+        Some(RelationData {
+            remote_app: r.app.clone(),
+            remote_units: r.units.clone(),
+            local_app: r.local_app_data.clone(),
+            local_unit: r.local_unit_data.clone(),
+            remote_app_data: r.app_data.clone(),
+            remote_unit_data: r.unit_data.clone(),
+        })
+    }
+
+    /// The ids of the unit's relations.
+    pub fn relation_ids(&self) -> Vec<&str> {
+        self.sim().relations.keys().map(String::as_str).collect()
+    }
+
+    /// A value of the charm's stored data, as kept (`stored::set` keeps JSON).
+    pub fn stored(&self, key: &str) -> Option<&str> {
+        self.store.data.get(key)
+    }
+
+    /// A value of the charm's stored data, decoded as `stored::get` does.
+    ///
+    /// # Panics
+    /// When the value is not a `T` in JSON.
+    #[track_caller]
+    pub fn stored_as<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let text = self.stored(key)?;
+        Some(serde_json::from_str(text).unwrap_or_else(|e| {
+            panic!(
+                "stored `{key}` = {text}: not a {}: {e}",
+                std::any::type_name::<T>()
+            )
+        }))
+    }
+
+    /// All of the charm's stored data.
+    pub fn stored_data(&self) -> BTreeMap<String, String> {
+        self.store
+            .data
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// The action's results, by dotted key (`backup.id`).
+    pub fn action_results(&self) -> &BTreeMap<String, String> {
+        &self.sim().action_results
+    }
+
+    /// One action result.
+    pub fn action_result(&self, key: &str) -> Option<&str> {
+        self.sim().action_results.get(key).map(String::as_str)
+    }
+
+    /// The message the action failed with (`action-fail`, or the host's for
+    /// a handler's error); `None` when it did not fail.
+    pub fn action_failed(&self) -> Option<&str> {
+        self.sim().action_failed.as_deref()
+    }
+
+    /// The unit log (`juju-log`, and an action's progress messages).
+    pub fn logs(&self) -> &[String] {
+        &self.sim().log
+    }
+
+    /// Whether a line of the log contains `text`.
+    pub fn logged(&self, text: &str) -> bool {
+        self.logs().iter().any(|l| l.contains(text))
+    }
+
+    /// The hook-tool calls the event made (`status-set active …`), one line
+    /// each.
+    pub fn tool_calls(&self) -> &[String] {
+        &self.sim().calls
+    }
+
+    /// The workload calls the handlers made on the simulated machine, as
+    /// the real tools would have run (`systemctl start -- api-service`).
+    pub fn machine_calls(&self) -> &[String] {
+        &self.next.file.machine.calls
+    }
+
+    /// A systemd unit of the simulated machine after the event, as
+    /// systemctl would say it: (active, enabled). A unit no call started,
+    /// stopped, enabled or disabled is as the machine's defaults say
+    /// (inactive, disabled).
+    pub fn service(&self, unit: &str) -> (&str, &str) {
+        static DEFAULT: OnceLock<SimService> = OnceLock::new();
+        let s = match self.next.file.machine.services.get(unit) {
+            Some(s) => s,
+            None => DEFAULT.get_or_init(SimService::default),
+        };
+        (s.active.as_str(), s.enabled.as_str())
+    }
+
+    /// The apt packages installed on the simulated machine.
+    pub fn packages(&self) -> Vec<&str> {
+        let packages = &self.next.file.machine.packages;
+        packages.iter().map(String::as_str).collect()
+    }
+
+    /// The file at `path` (as the charm sees it) under the workload root
+    /// after the event.
+    pub fn file(&self, path: impl AsRef<Path>) -> Option<&[u8]> {
+        self.next.files.get(path.as_ref()).map(Vec::as_slice)
+    }
+
+    /// The file at `path` as text; `None` when absent or not UTF-8.
+    pub fn file_text(&self, path: impl AsRef<Path>) -> Option<&str> {
+        std::str::from_utf8(self.file(path)?).ok()
+    }
+
+    /// Every file under the workload root after the event.
+    pub fn files(&self) -> &BTreeMap<PathBuf, Vec<u8>> {
+        &self.next.files
+    }
+
+    /// What `application-version-set` last set.
+    pub fn application_version(&self) -> Option<&str> {
+        self.sim().application_version.as_deref()
+    }
+
+    /// The open ports (`80/tcp`).
+    pub fn opened_ports(&self) -> Vec<&str> {
+        self.sim().opened_ports.keys().map(String::as_str).collect()
+    }
+
+    /// The state after the event, to run the next one from: what Juju
+    /// committed, the machine as the calls left it, the files under the
+    /// root.
+    pub fn state(&self) -> State {
+        self.next.clone()
+    }
+}
+
+fn current(scope: &Scope) -> Option<Status> {
+    let c = scope.current.as_ref()?;
+    Some(Status::new(c.status, c.message.clone()))
+}
+
+fn currents(scopes: &BTreeMap<String, Scope>) -> BTreeMap<String, Status> {
+    scopes
+        .iter()
+        .filter_map(|(name, s)| Some((name.clone(), current(s)?)))
+        .collect()
+}
+
+fn history(scope: Option<&Scope>) -> Vec<ScopeChange> {
+    scope
+        .map(|s| {
+            s.history
+                .iter()
+                .map(|c| ScopeChange {
+                    status: c.status.map(|k| Status::new(k, c.message.clone())),
+                    event: c.event.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `{k: v, …}` on one line.
+fn bag(data: &BTreeMap<String, String>) -> String {
+    let items: Vec<String> = data.iter().map(|(k, v)| format!("{k}: {v:?}")).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let exit = if self.failed { "FAILED" } else { "ok" };
+        writeln!(f, "{} on charm {}: {exit}", self.event, self.charm)?;
+        if let Some(why) = &self.ignored {
+            writeln!(f, "  ignored: {why}")?;
+        }
+        if let Some(e) = &self.error {
+            writeln!(f, "  failed before any handler ran: {e}")?;
+        }
+        for (name, h) in &self.handlers {
+            writeln!(f, "  handler {name}: {h}")?;
+        }
+        let written = |w: bool| if w { "status-set" } else { "unchanged" };
+        let status = |s: Option<Status>| s.map_or("none".to_string(), |s| s.to_string());
+        writeln!(
+            f,
+            "  unit status: {} ({})",
+            status(self.unit_status()),
+            written(self.unit_written)
+        )?;
+        writeln!(
+            f,
+            "  app status: {} ({})",
+            status(self.app_status()),
+            written(self.app_written)
+        )?;
+        for (what, scopes) in [("unit", &self.store.unit), ("app", &self.store.app)] {
+            for (name, scope) in scopes {
+                let now = current(scope).map_or("cleared".to_string(), |s| s.to_string());
+                writeln!(f, "  {what} scope {name}: {now}")?;
+                for c in history(Some(scope)) {
+                    let s = c.status.map_or("cleared".to_string(), |s| s.to_string());
+                    writeln!(f, "    at {}: {s}", c.event)?;
+                }
+            }
+        }
+        for line in wasm_charm_host::show::probe_lines(&self.store.probes, Some(&self.gates)) {
+            writeln!(f, "  probe {}", line.trim_start())?;
+        }
+        for (id, r) in &self.sim().relations {
+            writeln!(f, "  relation {id} with {} {:?}", r.app, r.units)?;
+            writeln!(f, "    local app: {}", bag(&r.local_app_data))?;
+            writeln!(f, "    local unit: {}", bag(&r.local_unit_data))?;
+            writeln!(f, "    remote app: {}", bag(&r.app_data))?;
+            for (unit, data) in &r.unit_data {
+                writeln!(f, "    remote unit {unit}: {}", bag(data))?;
+            }
+        }
+        for (k, v) in self.store.data.iter() {
+            writeln!(f, "  stored {k} = {v}")?;
+        }
+        for (k, v) in self.action_results() {
+            writeln!(f, "  action result {k}: {v:?}")?;
+        }
+        if let Some(m) = self.action_failed() {
+            writeln!(f, "  action failed: {m}")?;
+        }
+        for line in self.logs() {
+            writeln!(f, "  log: {line}")?;
+        }
+        for line in self.tool_calls() {
+            writeln!(f, "  tool: {line}")?;
+        }
+        for line in self.machine_calls() {
+            writeln!(f, "  machine: {line}")?;
+        }
+        for (unit, s) in &self.next.file.machine.services {
+            writeln!(f, "  service {unit}: {} {}", s.active, s.enabled)?;
+        }
+        let packages = self.packages();
+        if !packages.is_empty() {
+            writeln!(f, "  packages: {}", packages.join(", "))?;
+        }
+        for (path, bytes) in &self.next.files {
+            writeln!(f, "  file {} ({} bytes)", path.display(), bytes.len())?;
+        }
+        for failure in &self.failures {
+            writeln!(f, "  failure: {failure}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The same as `{}`: all of what happened, for `assert!(…, "{out:?}")`.
+impl fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_charm_host::status::merge::Band;
+    use wasm_charm_host::status::store::{Target, Write};
+
+    fn outcome() -> Outcome {
+        let mut store = ScopeStore::default();
+        let set = |scope: &str, status, message: &str| Write::Set {
+            target: Target::Unit,
+            scope: scope.to_string(),
+            status,
+            message: message.to_string(),
+            priority: Band::Normal,
+        };
+        store.apply(
+            set("handler/config", Kind::Blocked, "no kind"),
+            "install",
+            1,
+        );
+        store.apply(
+            Write::Clear {
+                target: Target::Unit,
+                scope: "handler/config".into(),
+            },
+            "config-changed",
+            2,
+        );
+        store.apply(set("paused", Kind::Active, "paused"), "action pause", 3);
+        store.data = [("migrated".to_string(), "\"2024.1\"".to_string())]
+            .into_iter()
+            .collect();
+        let mut next = State::new()
+            .file("/etc/app.conf", "x\n")
+            .service("api", "active", "enabled")
+            .package("api");
+        next.file.sim.status.unit = Some(Written {
+            status: Kind::Waiting,
+            message: "later".into(),
+        });
+        next.file.sim.log.push("INFO wrote /etc/app.conf".into());
+        next.file
+            .sim
+            .action_results
+            .insert("backup.id".into(), "b-1".into());
+        next.file
+            .machine
+            .calls
+            .push("systemctl start -- api".into());
+        Outcome {
+            charm: "app".into(),
+            event: "config-changed".into(),
+            failed: false,
+            error: None,
+            ignored: None,
+            handlers: vec![("config".into(), Handler::Cleared)],
+            failures: vec![],
+            unit_written: true,
+            app_written: false,
+            store,
+            gates: [("api".to_string(), true), ("down".to_string(), false)]
+                .into_iter()
+                .collect(),
+            next,
+        }
+    }
+
+    #[test]
+    fn scopes_and_their_history() {
+        let out = outcome();
+        assert_eq!(out.scope("handler/config"), None);
+        assert_eq!(out.scope("paused"), Some(Status::active("paused")));
+        assert_eq!(
+            out.scopes().keys().collect::<Vec<_>>(),
+            [&"paused".to_string()]
+        );
+        assert_eq!(
+            out.scope_history("handler/config"),
+            [
+                ScopeChange {
+                    status: Some(Status::blocked("no kind")),
+                    event: "install".into()
+                },
+                ScopeChange {
+                    status: None,
+                    event: "config-changed".into()
+                },
+            ]
+        );
+        assert!(out.app_scopes().is_empty() && out.app_scope_history("x").is_empty());
+    }
+
+    #[test]
+    fn the_rest_is_read_from_the_saved_state() {
+        let out = outcome();
+        assert!(out.ok() && !out.failed() && out.failures().is_empty());
+        assert_eq!(out.unit_status(), Some(Status::waiting("later")));
+        assert!(out.unit_status_set() && !out.app_status_set());
+        assert_eq!(out.app_status(), None);
+        assert_eq!(out.stored("migrated"), Some("\"2024.1\""));
+        assert_eq!(
+            out.stored_as::<String>("migrated").as_deref(),
+            Some("2024.1")
+        );
+        assert_eq!(out.action_result("backup.id"), Some("b-1"));
+        assert!(out.logged("wrote /etc/app.conf"));
+        assert_eq!(out.file_text("/etc/app.conf"), Some("x\n"));
+        assert_eq!(out.service("api"), ("active", "enabled"));
+        assert_eq!(out.service("other"), ("inactive", "disabled"));
+        assert_eq!(out.packages(), ["api"]);
+        assert_eq!(out.handler("config"), Some(&Handler::Cleared));
+        assert_eq!(out.gating(), ["api"]);
+        assert_eq!(out.probe("api"), None);
+        assert_eq!(out.state(), out.next);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a")]
+    fn stored_values_of_another_type_panic() {
+        let _ = outcome().stored_as::<bool>("migrated");
+    }
+
+    #[test]
+    fn the_display_shows_what_happened() {
+        let shown = outcome().to_string();
+        for part in [
+            "config-changed on charm app: ok",
+            "handler config: cleared",
+            "unit status: waiting \"later\" (status-set)",
+            "unit scope handler/config: cleared",
+            "    at install: blocked \"no kind\"",
+            "stored migrated = \"2024.1\"",
+            "action result backup.id: \"b-1\"",
+            "log: INFO wrote /etc/app.conf",
+            "machine: systemctl start -- api",
+            "file /etc/app.conf (2 bytes)",
+        ] {
+            assert!(shown.contains(part), "{part:?} not in:\n{shown}");
+        }
+        assert_eq!(format!("{:?}", outcome()), shown);
+    }
+}

@@ -1,0 +1,696 @@
+//! The state an event starts from: `wasm-charm run`'s state file (the
+//! host's own [`StateFile`]), the config the operator sets, and the files
+//! under the workload root.
+
+use crate::Error;
+use crate::outcome::Status;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use wasm_charm_host::offline::machine::{
+    ExitWord, ScriptedCommand, ScriptedExit, SimService, StateFile,
+};
+use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
+use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
+use wasm_charm_host::status::merge::Band;
+use wasm_charm_host::status::store::{ScopeStore, Target, Write};
+use wasm_charm_host::status::{store_chunks, store_juju};
+
+/// What the simulated Juju and machine know before an event: the state
+/// file of `wasm-charm run`, built in code. Every method returns the
+/// changed state, so a state reads as one expression; [`Outcome::state`]
+/// gives the state after an event, to run the next one from.
+///
+/// ```
+/// use wasm_charm_testing::{Relation, State, Status};
+///
+/// let state = State::new()
+///     .leader(false)
+///     .config("kind", "ingress")
+///     .relation(Relation::new("istio-pilot:0", "pilot").app_data("service-port", "15010"))
+///     .stored("migrated", "2024.1")
+///     .scope("config", Status::blocked("no kind"))
+///     .file("/etc/gateway/gateway.conf", "kind = ingress\n");
+/// assert_eq!(state.get("leader"), Some(serde_json::json!(false)));
+/// assert!(state.to_yaml().contains("istio-pilot:0"));
+/// ```
+///
+/// A part of the state file this builder has no method for is set whole,
+/// as YAML or any serde value, with [`State::section`] or
+/// [`State::section_yaml`]; the host checks it as it reads the file.
+///
+/// [`Outcome::state`]: crate::Outcome::state
+#[derive(Clone, Default, PartialEq)]
+pub struct State {
+    pub(crate) file: StateFile,
+    /// `--config KEY=VALUE` flags: checked against config.yaml by the host.
+    pub(crate) config: Vec<(String, String)>,
+    /// Files under the workload root, by the path the charm sees.
+    pub(crate) files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+impl State {
+    /// The state of a new unit: leader, no relations, config.yaml's defaults.
+    pub fn new() -> State {
+        State::default()
+    }
+
+    /// A whole state file, as `wasm-charm run` reads it.
+    pub fn from_yaml(text: &str) -> Result<State, Error> {
+        let file: StateFile = if text.trim().is_empty() {
+            StateFile::default()
+        } else {
+            serde_saphyr::from_str(text)
+                .map_err(|e| Error::State(format!("not a valid state file: {e}")))?
+        };
+        Ok(State {
+            file,
+            ..State::default()
+        })
+    }
+
+    /// The state file as YAML (without the pending config and the files).
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(&self.file).unwrap_or_else(|e| format!("(cannot show: {e})\n"))
+    }
+
+    /// One section of the state file (`leader`, `relations`, `machine`, …)
+    /// as JSON; `None` when the file leaves it out or has it `null`.
+    pub fn get(&self, section: &str) -> Option<Value> {
+        match serde_json::to_value(&self.file) {
+            Ok(Value::Object(mut doc)) => doc.remove(section).filter(|v| !v.is_null()),
+            _ => None,
+        }
+    }
+
+    /// Set a config option, checked at the run against config.yaml's option
+    /// and type as `wasm-charm run --config` checks it. An empty string sets
+    /// `""`.
+    ///
+    /// # Panics
+    /// When `value` is a list or map: config options are scalars.
+    pub fn config(mut self, key: &str, value: impl Into<Value>) -> State {
+        let value = match value.into() {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            v @ (Value::Bool(_) | Value::Number(_)) => v.to_string(),
+            other => panic!("config `{key}`: {other} is not a string, number or boolean"),
+        };
+        self.config.push((key.to_string(), value));
+        self
+    }
+
+    /// Whether this unit leads its application (a lone unit does: `true`).
+    pub fn leader(mut self, leader: bool) -> State {
+        self.file.sim.leader = leader;
+        self
+    }
+
+    /// This unit's name. Default: `<charm name>/0`.
+    pub fn unit(mut self, name: &str) -> State {
+        self.file.sim.unit = Some(name.to_string());
+        self
+    }
+
+    /// A relation, replacing one of the same id.
+    pub fn relation(mut self, relation: Relation) -> State {
+        self.file.sim.relations.insert(relation.id, relation.sim);
+        self
+    }
+
+    /// A value of the charm's stored data, as `stored::set` keeps it (JSON).
+    ///
+    /// # Panics
+    /// When `value` does not serialise to JSON.
+    pub fn stored(self, key: &str, value: impl Serialize) -> State {
+        let text = serde_json::to_string(&value)
+            .unwrap_or_else(|e| panic!("stored `{key}`: cannot encode it as JSON: {e}"));
+        self.stored_text(key, &text)
+    }
+
+    /// A value of the charm's stored data, as the exact text kept.
+    pub fn stored_text(mut self, key: &str, text: &str) -> State {
+        let store = self.store_mut();
+        let mut data: BTreeMap<String, String> = store
+            .data
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        data.insert(key.to_string(), text.to_string());
+        store.data = data.into_iter().collect();
+        self
+    }
+
+    /// A unit scope holding `status`, as if a previous event had set it.
+    pub fn scope(self, name: &str, status: Status) -> State {
+        self.set_scope(Target::Unit, name, status)
+    }
+
+    /// An application scope holding `status`.
+    pub fn app_scope(self, name: &str, status: Status) -> State {
+        self.set_scope(Target::App, name, status)
+    }
+
+    fn set_scope(mut self, target: Target, name: &str, status: Status) -> State {
+        let write = Write::Set {
+            target,
+            scope: name.to_string(),
+            status: status.kind,
+            message: status.message,
+            priority: Band::Normal,
+        };
+        self.store_mut().apply(write, "(the test's state)", 0);
+        self
+    }
+
+    /// The scope store, taken out of Juju's charm state when a `store:
+    /// juju` charm's previous event left it there: the run puts it back
+    /// where the charm keeps it.
+    pub(crate) fn store_mut(&mut self) -> &mut ScopeStore {
+        let sim = &mut self.file.sim;
+        if sim.scopes.is_none()
+            && sim
+                .charm_state
+                .keys()
+                .any(|k| store_chunks::is_store_key(k))
+        {
+            let store = store_juju::decode_state(&sim.charm_state).unwrap_or_else(|e| {
+                panic!("the state's `charm-state` holds no scope store this host reads: {e}")
+            });
+            sim.charm_state
+                .retain(|k, _| !store_chunks::is_store_key(k));
+            sim.scopes = Some(store);
+        }
+        sim.scopes.get_or_insert_with(ScopeStore::default)
+    }
+
+    /// The state file as the run writes it: the scope store where the
+    /// charm keeps it (`store: juju`: Juju's charm state).
+    pub(crate) fn file_for(&self, juju_store: bool) -> StateFile {
+        let mut file = self.file.clone();
+        if juju_store && let Some(store) = file.sim.scopes.take() {
+            let doc = store_juju::encode(&store);
+            file.sim
+                .charm_state
+                .retain(|k, _| !store_chunks::is_store_key(k));
+            file.sim.charm_state.extend(store_chunks::split(&doc));
+        }
+        file
+    }
+
+    /// Script probe `name` healthy: the run answers it instead of running
+    /// it (a probe not scripted runs for real, as on the unit).
+    pub fn probe_healthy(self, name: &str) -> State {
+        self.probe(name, true, None)
+    }
+
+    /// Script probe `name` unhealthy, having seen `detail` (the status
+    /// message it gives).
+    pub fn probe_unhealthy(self, name: &str, detail: &str) -> State {
+        self.probe(name, false, Some(detail))
+    }
+
+    fn probe(mut self, name: &str, healthy: bool, detail: Option<&str>) -> State {
+        let outcome = ScriptedProbe {
+            healthy,
+            detail: detail.map(str::to_string),
+        };
+        self.file.sim.probes.insert(name.to_string(), outcome);
+        self
+    }
+
+    /// A systemd unit of the simulated machine (`active`, `enabled` as
+    /// systemctl says them). A unit not named is inactive and disabled.
+    pub fn service(mut self, unit: &str, active: &str, enabled: &str) -> State {
+        let service = SimService {
+            active: active.to_string(),
+            enabled: enabled.to_string(),
+        };
+        self.file.machine.services.insert(unit.to_string(), service);
+        self
+    }
+
+    /// An apt package installed on the simulated machine.
+    pub fn package(mut self, name: &str) -> State {
+        self.file.machine.packages.insert(name.to_string());
+        self
+    }
+
+    /// What the declared command `name` does: exits `code` having printed
+    /// `stdout` and `stderr`. A command not scripted exits 0, silent.
+    pub fn command(mut self, name: &str, code: i32, stdout: &str, stderr: &str) -> State {
+        let command = ScriptedCommand {
+            exit: ScriptedExit::Code(code),
+            stdout: stdout.to_string(),
+            stderr: stderr.to_string(),
+        };
+        self.file.machine.commands.insert(name.to_string(), command);
+        self
+    }
+
+    /// The declared command `name` runs past its timeout.
+    pub fn command_timed_out(mut self, name: &str) -> State {
+        let command = ScriptedCommand {
+            exit: ScriptedExit::Word(ExitWord::TimedOut),
+            ..ScriptedCommand::default()
+        };
+        self.file.machine.commands.insert(name.to_string(), command);
+        self
+    }
+
+    /// A file under the workload root, at the path the charm sees
+    /// (`/etc/api-service/api-service.conf`); the charm reaches it only
+    /// inside a directory its wasm-charm.yaml declares.
+    ///
+    /// # Panics
+    /// When `path` is not absolute.
+    pub fn file(mut self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> State {
+        let path = path.as_ref();
+        assert!(
+            path.is_absolute(),
+            "file `{}`: give the path the charm sees, absolute",
+            path.display()
+        );
+        self.files
+            .insert(path.to_path_buf(), contents.as_ref().to_vec());
+        self
+    }
+
+    /// The files under the workload root, by the path the charm sees.
+    pub fn files(&self) -> &BTreeMap<PathBuf, Vec<u8>> {
+        &self.files
+    }
+
+    /// A secret by id (`secret:` and 20 characters): `owner` is
+    /// `application` or `unit` for the charm's own, else the application
+    /// that shared it; one revision with `content`. Other fields through
+    /// [`State::section`] (`secrets`).
+    pub fn secret<K, V>(
+        mut self,
+        id: &str,
+        owner: &str,
+        content: impl IntoIterator<Item = (K, V)>,
+    ) -> State
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let secret = SimSecret {
+            owner: owner.to_string(),
+            revisions: vec![SimRevision {
+                revision: 1,
+                content: content
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            }],
+            ..SimSecret::default()
+        };
+        self.file.sim.secrets.insert(id.to_string(), secret);
+        self
+    }
+
+    /// A storage instance attached to the unit (`data/0`, `filesystem`,
+    /// its mount point).
+    pub fn storage(mut self, id: &str, kind: &str, location: &str) -> State {
+        let storage = SimStorage {
+            kind: kind.to_string(),
+            location: location.to_string(),
+        };
+        self.file.sim.storage.insert(id.to_string(), storage);
+        self
+    }
+
+    /// Whether the operator ran `juju trust` (credential-get answers).
+    pub fn trusted(mut self, trusted: bool) -> State {
+        self.file.sim.trusted = trusted;
+        self
+    }
+
+    /// The file the operator provided for resource `name` (absolute).
+    pub fn resource(mut self, name: &str, file: impl Into<PathBuf>) -> State {
+        self.file
+            .sim
+            .resources
+            .insert(name.to_string(), file.into());
+        self
+    }
+
+    /// Set one section of the state file whole, from any serde value
+    /// (`serde_json::json!`); `null` removes it. Sections this builder has
+    /// no method for (`networks`, `opened-ports`, `credential`, Pebble's
+    /// `containers`) are set this way.
+    ///
+    /// # Panics
+    /// When the state file does not take it; [`State::try_section`] returns
+    /// the error instead.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().section(
+    ///     "networks",
+    ///     serde_json::json!({"admin": {"address": "192.168.1.5"}}),
+    /// );
+    /// assert!(state.to_yaml().contains("192.168.1.5"));
+    /// ```
+    pub fn section(self, name: &str, value: impl Serialize) -> State {
+        self.try_section(name, value)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`State::section`], from YAML text.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().section_yaml("machine", "packages: [nginx]\n");
+    /// assert_eq!(state.get("machine"), Some(serde_json::json!({"packages": ["nginx"]})));
+    /// ```
+    pub fn section_yaml(self, name: &str, yaml: &str) -> State {
+        let value: Value = serde_saphyr::from_str(yaml)
+            .unwrap_or_else(|e| panic!("state section `{name}`: not YAML: {e}"));
+        self.section(name, value)
+    }
+
+    /// [`State::section`], returning what the host says of a section it
+    /// does not take.
+    pub fn try_section(mut self, name: &str, value: impl Serialize) -> Result<State, Error> {
+        let at = |e: &dyn std::fmt::Display| Error::State(format!("state section `{name}`: {e}"));
+        let value = serde_json::to_value(value).map_err(|e| at(&e))?;
+        let mut doc = match serde_json::to_value(&self.file).map_err(|e| at(&e))? {
+            Value::Object(doc) => doc,
+            _ => serde_json::Map::new(),
+        };
+        if value.is_null() {
+            doc.remove(name);
+        } else {
+            doc.insert(name.to_string(), value);
+        }
+        self.file = serde_json::from_value(Value::Object(doc)).map_err(|e| at(&e))?;
+        Ok(self)
+    }
+
+    /// Write the files under `root`, as the charm's paths there.
+    pub(crate) fn write_files(&self, root: &Path) -> Result<(), Error> {
+        for (path, bytes) in &self.files {
+            let at = crate::files::under(root, path);
+            if let Some(parent) = at.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| Error::Io(format!("{}: cannot create: {e}", parent.display())))?;
+            }
+            std::fs::write(&at, bytes)
+                .map_err(|e| Error::Io(format!("{}: cannot write: {e}", at.display())))?;
+        }
+        Ok(())
+    }
+}
+
+/// The state file as YAML, the config to set, and the files (text as
+/// text), for an assertion's message.
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "State:\n{}", self.to_yaml())?;
+        for (k, v) in &self.config {
+            writeln!(f, "config to set: {k}={v}")?;
+        }
+        for (path, bytes) in &self.files {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => writeln!(f, "file {}: {text:?}", path.display())?,
+                Err(_) => writeln!(f, "file {}: {} bytes", path.display(), bytes.len())?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One relation of the unit, to put in a [`State`]: its id (`db:1`), the
+/// remote application, its units, and the data of each side.
+///
+/// ```
+/// use wasm_charm_testing::Relation;
+///
+/// let db = Relation::new("db:1", "postgresql")
+///     .app_data("host", "10.0.0.5")
+///     .unit_data("postgresql/0", "ingress-address", "10.0.0.6")
+///     .local_app_data("database", "api");
+/// assert_eq!(db.id(), "db:1");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relation {
+    id: String,
+    sim: SimRelation,
+}
+
+impl Relation {
+    /// Relation `id` (`<endpoint>:<n>`) with application `remote_app`, no
+    /// remote unit yet, and empty databags.
+    pub fn new(id: &str, remote_app: &str) -> Relation {
+        Relation {
+            id: id.to_string(),
+            sim: SimRelation {
+                app: remote_app.to_string(),
+                ..SimRelation::default()
+            },
+        }
+    }
+
+    /// The relation's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// A remote unit (`postgresql/0`) joined.
+    pub fn unit(mut self, unit: &str) -> Relation {
+        if !self.sim.units.iter().any(|u| u == unit) {
+            self.sim.units.push(unit.to_string());
+        }
+        self
+    }
+
+    /// A key of the remote application's databag.
+    pub fn app_data(mut self, key: &str, value: &str) -> Relation {
+        self.sim.app_data.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// A key of remote unit `unit`'s databag; the unit joins if it had not.
+    pub fn unit_data(mut self, unit: &str, key: &str, value: &str) -> Relation {
+        self = self.unit(unit);
+        self.sim
+            .unit_data
+            .entry(unit.to_string())
+            .or_default()
+            .insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// A key of this application's databag.
+    pub fn local_app_data(mut self, key: &str, value: &str) -> Relation {
+        self.sim
+            .local_app_data
+            .insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// A key of this unit's databag.
+    pub fn local_unit_data(mut self, key: &str, value: &str) -> Relation {
+        self.sim
+            .local_unit_data
+            .insert(key.to_string(), value.to_string());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_builder_writes_the_hosts_state_file() {
+        let state = State::new()
+            .leader(false)
+            .unit("gw/3")
+            .relation(
+                Relation::new("db:1", "pg")
+                    .unit_data("pg/0", "a", "1")
+                    .app_data("b", "2")
+                    .local_unit_data("c", "3")
+                    .local_app_data("d", "4"),
+            )
+            .probe_unhealthy("api", "down")
+            .service("api", "active", "enabled")
+            .package("nginx")
+            .command("db-sync", 1, "", "locked")
+            .command_timed_out("slow")
+            .trusted(true);
+        let again = State::from_yaml(&state.to_yaml()).unwrap();
+        assert_eq!(again.file, state.file);
+        assert_eq!(state.get("leader"), Some(json!(false)));
+        assert_eq!(state.get("unit"), Some(json!("gw/3")));
+        assert_eq!(State::new().get("scopes"), None);
+        assert_eq!(
+            state.get("relations"),
+            Some(json!({"db:1": {
+                "app": "pg", "units": ["pg/0"], "app-data": {"b": "2"},
+                "unit-data": {"pg/0": {"a": "1"}}, "local-unit-data": {"c": "3"},
+                "local-app-data": {"d": "4"}
+            }}))
+        );
+        assert_eq!(
+            state.get("probes"),
+            Some(json!({"api": {"healthy": false, "detail": "down"}}))
+        );
+        assert_eq!(
+            state.get("machine"),
+            Some(json!({
+                "services": {"api": {"active": "active", "enabled": "enabled"}},
+                "packages": ["nginx"],
+                "commands": {
+                    "db-sync": {"exit": 1, "stdout": "", "stderr": "locked"},
+                    "slow": {"exit": "timed-out", "stdout": "", "stderr": ""}
+                }
+            }))
+        );
+    }
+
+    #[test]
+    fn config_values_become_the_flags_run_checks() {
+        let state = State::new()
+            .config("kind", "ingress")
+            .config("port", 8080)
+            .config("debug", true)
+            .config("name", "");
+        assert_eq!(
+            state.config,
+            [
+                ("kind".to_string(), "ingress".to_string()),
+                ("port".into(), "8080".into()),
+                ("debug".into(), "true".into()),
+                ("name".into(), String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "config `list`")]
+    fn a_config_list_is_refused() {
+        let _ = State::new().config("list", json!([1]));
+    }
+
+    #[test]
+    fn stored_values_and_scopes_go_to_the_scope_store() {
+        let state = State::new()
+            .stored("migrated", "2024.1")
+            .stored("installed", true)
+            .stored_text("raw", "3")
+            .scope("config", Status::blocked("no kind"))
+            .app_scope("db", Status::waiting("no db"));
+        let store = state.file.sim.scopes.clone().unwrap();
+        assert_eq!(store.data.get("migrated"), Some("\"2024.1\""));
+        assert_eq!(store.data.get("installed"), Some("true"));
+        assert_eq!(store.data.get("raw"), Some("3"));
+        let config = store.unit["config"].current.clone().unwrap();
+        assert_eq!(
+            (config.status.as_str(), config.message.as_str()),
+            ("blocked", "no kind")
+        );
+        assert!(store.app["db"].current.is_some());
+    }
+
+    #[test]
+    fn a_juju_store_moves_to_the_charm_state_and_back() {
+        let state = State::new().stored("k", 1);
+        let file = state.file_for(true);
+        assert!(file.sim.scopes.is_none());
+        assert!(
+            file.sim
+                .charm_state
+                .keys()
+                .any(|k| store_chunks::is_store_key(k))
+        );
+        // A state carried from such a run takes the store back out when
+        // it changes.
+        let carried = State {
+            file,
+            ..State::default()
+        }
+        .stored("j", 2);
+        let store = carried.file.sim.scopes.clone().unwrap();
+        assert_eq!(
+            (store.data.get("k"), store.data.get("j")),
+            (Some("1"), Some("2"))
+        );
+        assert!(carried.file.sim.charm_state.is_empty());
+        // A local store stays in `scopes`.
+        assert!(carried.file_for(false).sim.scopes.is_some());
+    }
+
+    #[test]
+    fn sections_are_checked_by_the_hosts_reader() {
+        let state = State::new()
+            .section("opened-ports", json!({"80/tcp": ["*"]}))
+            .section_yaml("leader", "false");
+        assert_eq!(state.get("opened-ports"), Some(json!({"80/tcp": ["*"]})));
+        assert!(!state.file.sim.leader);
+        // `null` puts a section back to its default.
+        let state = state.section("leader", Value::Null);
+        assert!(state.file.sim.leader);
+        let e = State::new()
+            .try_section("leadr", true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("state section `leadr`") && e.contains("leadr"),
+            "{e}"
+        );
+        let e = State::new()
+            .try_section("machine", json!({"service": {}}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("service"), "{e}");
+        assert!(State::from_yaml("leader: maybe\n").is_err());
+        assert_eq!(State::from_yaml("").unwrap(), State::new());
+    }
+
+    #[test]
+    fn secrets_and_storage() {
+        let state = State::new()
+            .secret(
+                "secret:d1ulvkcavc0s73ak2mcg",
+                "vault",
+                [("token", "s3cret")],
+            )
+            .storage("data/0", "filesystem", "/srv/data");
+        assert_eq!(
+            state.get("secrets"),
+            Some(json!({"secret:d1ulvkcavc0s73ak2mcg": {
+                "owner": "vault",
+                "revisions": [{"revision": 1, "content": {"token": "s3cret"}}]
+            }}))
+        );
+        assert_eq!(
+            state.get("storage"),
+            Some(json!({"data/0": {"kind": "filesystem", "location": "/srv/data"}}))
+        );
+    }
+
+    #[test]
+    fn files_are_written_under_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = State::new().file("/etc/app/app.conf", "x = 1\n");
+        state.write_files(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("etc/app/app.conf")).unwrap(),
+            "x = 1\n"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "absolute")]
+    fn a_relative_file_is_refused() {
+        let _ = State::new().file("etc/app.conf", "");
+    }
+}

@@ -1,0 +1,177 @@
+//! The harness itself on a real charm (the gateway example): packing once,
+//! what it carries between events, and the paths the examples' own tests
+//! do not take (a `store: juju` charm, a hook failing before any handler,
+//! a refused state).
+
+use std::path::{Path, PathBuf};
+use wasm_charm_testing::{Charm, Error, State, Status};
+
+fn gateway_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gateway")
+}
+
+fn gateway() -> Charm {
+    Charm::build(gateway_project())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+        }
+    }
+}
+
+#[test]
+fn a_project_is_packed_once_per_process() {
+    let (a, b) = (gateway(), gateway());
+    assert_eq!(a.dir(), b.dir());
+    assert_eq!(a.name(), "gateway");
+    assert!(a.dir().join("charm.wasm").is_file() && a.dir().join("metadata.yaml").is_file());
+    // The component is precompiled by this very engine.
+    let cache = a.dir().join(".wasm-charm/cache");
+    let artifacts = std::fs::read_dir(&cache)
+        .unwrap_or_else(|e| panic!("{}: {e}", cache.display()))
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .count();
+    assert_eq!(artifacts, 1);
+    // Never used here: not left on disk.
+    assert!(!a.dir().join("dispatch").exists());
+    assert!(!a.dir().with_extension("charm").exists());
+    assert!(
+        a.dir().to_string_lossy().contains(&format!(
+            "wasm-charm-testing/{}/gateway",
+            std::process::id()
+        )),
+        "{}",
+        a.dir().display()
+    );
+    let loaded = Charm::load(a.dir());
+    assert_eq!(loaded.dir(), a.dir());
+}
+
+#[test]
+fn a_juju_store_charm_keeps_scopes_and_data_in_the_charm_state() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let copy = dir.path().join("gateway");
+    copy_dir(gateway().dir(), &copy);
+    let manifest = copy.join("wasm-charm.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("wasm-charm.yaml");
+    std::fs::write(&manifest, format!("{text}store: juju\n")).expect("wasm-charm.yaml");
+    let charm = Charm::load(&copy);
+    let state = State::new()
+        .leader(false)
+        .scope("handler/leader", Status::waiting("set before"))
+        .stored("kept", "yes");
+    let out = charm.run(&state, "install");
+    out.assert_ok();
+    let saved = out.state();
+    assert_eq!(saved.get("scopes"), None, "{saved:?}");
+    let charm_state = saved.get("charm-state").expect("Juju's charm state");
+    assert!(
+        charm_state.get("wasm-charm.store").is_some(),
+        "{charm_state}"
+    );
+    assert_eq!(out.stored("kept"), Some("\"yes\""));
+    let history = out.scope_history("handler/leader");
+    assert_eq!(history[0].event, "(the test's state)", "{out}");
+    // Carried to the next event, and changed there by the state's builder
+    // too: the store comes back out of the charm state and goes back in.
+    let out = charm.run(&saved.leader(true).stored("more", 2), "leader-elected");
+    assert_eq!(out.scope("handler/leader"), None, "{out}");
+    assert_eq!(
+        (out.stored("kept"), out.stored("more")),
+        (Some("\"yes\""), Some("2"))
+    );
+}
+
+#[test]
+fn a_hook_that_fails_before_its_handlers_changes_nothing() {
+    let state = State::new()
+        .section("scopes", serde_json::json!({"format": 99, "clock": 0}))
+        .file("/srv/kept", "as it was")
+        .config("kind", "ingress");
+    let out = gateway().run(&state, "config-changed");
+    out.assert_failed();
+    assert!(out.handlers().is_empty());
+    assert!(out.failures()[0].contains("scopes"), "{:?}", out.failures());
+    assert!(out.to_string().contains("failed before any handler ran"));
+    // The operator's config waits for the next run, the files are there.
+    assert_eq!(out.state(), state);
+    assert_eq!(out.file_text("/srv/kept"), Some("as it was"));
+}
+
+#[test]
+fn what_run_refuses_is_a_usage_error_naming_it() {
+    let refused = |state: &State, event: &str| match gateway().try_run(state, event) {
+        Err(Error::Usage(m)) => m,
+        other => panic!("not refused: {other:?}"),
+    };
+    let m = refused(
+        &State::new().section("networks", serde_json::json!({"admin": {}})),
+        "install",
+    );
+    assert!(m.contains("`networks.admin`"), "{m}");
+    // A section added to the state file after the harness: Pebble's.
+    let m = refused(
+        &State::new().section_yaml("containers", "web: {can-connect: true}\n"),
+        "install",
+    );
+    assert!(m.contains("`containers.web`"), "{m}");
+    let m = refused(&State::new().probe_healthy("nope"), "install");
+    assert!(m.contains("`probes.nope`"), "{m}");
+    let m = refused(&State::new(), "actions/nope");
+    assert!(m.starts_with("charm gateway, event actions/nope: "), "{m}");
+}
+
+#[test]
+fn files_and_relations_carry_from_event_to_event() {
+    let state = State::new().file("/srv/a", "a");
+    let joined = gateway().run(
+        &state,
+        wasm_charm_testing::Event::new("istio-pilot-relation-joined").remote_app("pilot"),
+    );
+    let next = joined.state();
+    assert_eq!(next.files().len(), 1);
+    let departed = gateway().run(
+        &next,
+        wasm_charm_testing::Event::new("istio-pilot-relation-broken"),
+    );
+    departed.assert_ok();
+    // A broken relation goes once the hook succeeded.
+    assert!(departed.relation_ids().is_empty(), "{departed}");
+    assert_eq!(
+        departed.scope("handler/pilot"),
+        Some(Status::blocked("Waiting for istio-pilot relation"))
+    );
+    assert_eq!(departed.file_text("/srv/a"), Some("a"));
+}
+
+#[test]
+fn a_project_that_cannot_be_packed_is_named_with_the_reason() {
+    // A Cargo package of its own, without the metadata.yaml Juju requires:
+    // refused before any build (which would print cargo's output here).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let project = dir.path().join("no-metadata");
+    std::fs::create_dir_all(project.join("src")).expect("src");
+    let manifest = "[package]\nname = \"no-metadata\"\nversion = \"0.1.0\"\n\
+                    edition = \"2024\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n\n[workspace]\n";
+    std::fs::write(project.join("Cargo.toml"), manifest).expect("Cargo.toml");
+    std::fs::write(project.join("src/lib.rs"), "").expect("lib.rs");
+    let e = Charm::try_build(&project).unwrap_err();
+    let shown = e.to_string();
+    assert!(matches!(e, Error::Build(_)), "{e:?}");
+    assert!(
+        shown.starts_with("cannot pack the charm project ") && shown.contains("no-metadata"),
+        "{shown}"
+    );
+    assert!(shown.contains("metadata.yaml: not found"), "{shown}");
+    // Remembered: the next test of the process gets the same answer at once.
+    assert_eq!(Charm::try_build(&project).unwrap_err(), e);
+}
