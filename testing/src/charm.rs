@@ -236,24 +236,11 @@ fn pack(project: &Path) -> Result<PathBuf, String> {
         n += 1;
         out = mine.join(format!("{name}-{n}"));
     }
-    let options = wasm_charm_host::pack::Options {
-        // This test binary is the host, so `pack` precompiles the component
-        // with this very engine.
-        dispatch: None,
-        archive: Some(out.with_extension("charm")),
-    };
     let guests = target.join("wasm-guests");
-    let packed = wasm_charm_host::pack::pack_in(project, &out, &options, Some(&guests))
-        .map_err(|e| format!("{e:#} (cargo's output, if it ran, is above on stderr)"))?;
-    // Events run in this process: the copy of the test binary installed as
-    // `dispatch` and the archive are never used, and would stay on disk
-    // (a hundred megabytes and more) until a later test process removes
-    // this one's directory.
-    for unused in [packed.dir.join("dispatch"), packed.archive] {
-        std::fs::remove_file(&unused)
-            .map_err(|e| format!("{}: cannot remove: {e}", unused.display()))?;
-    }
-    Ok(packed.dir)
+    // Events run in this process, whose engine precompiles the component:
+    // no `dispatch` and no `.charm` are made.
+    wasm_charm_host::pack::charm_dir_in(project, &out, Some(&guests))
+        .map_err(|e| format!("{e:#} (cargo's output, if it ran, is above on stderr)"))
 }
 
 /// Where cargo builds for `project`: `$CARGO_TARGET_DIR`, else its

@@ -59,28 +59,16 @@ pub fn pack(project: &Path, out: &Path, options: &Options) -> anyhow::Result<Pac
 /// [`pack`], building the component in `target_dir` (cargo's
 /// `CARGO_TARGET_DIR`) when given: a test that packs while `cargo test`
 /// holds the workspace's own target directory builds in another one.
-pub fn pack_in(
+fn pack_in(
     project: &Path,
     out: &Path,
     options: &Options,
     target_dir: Option<&Path>,
 ) -> anyhow::Result<Packed> {
+    let staged = check_project(project)?;
     let manifest = project.join("Cargo.toml");
-    if !manifest.is_file() {
-        bail!(
-            "{}: not found; a charm project is a Cargo package",
-            manifest.display()
-        );
-    }
-    if !project.join("metadata.yaml").is_file() {
-        bail!(
-            "{}: not found; Juju requires it",
-            project.join("metadata.yaml").display()
-        );
-    }
     // Validate the charm files and the dispatch before spending a build on
     // them: a charm whose dispatch runs on no base is not packed at all.
-    let staged = crate::charm_dir::CharmDir::load(project)?;
     let (dispatch_source, this_binary) = match &options.dispatch {
         Some(path) => (path.clone(), false),
         None => (
@@ -93,16 +81,8 @@ pub fn pack_in(
     let wasm = build(&manifest, target_dir)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
-    let parent = crate::atomic_file::parent(out);
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("{}: cannot create", parent.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".wasm-charm-pack-")
-        .tempdir_in(parent)
-        .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
-    crate::runtime::precompile(&wasm, staging.path())?;
-
-    let mut files = assemble(project, out, &staged, &wasm, &dispatch_source)?;
+    let staging = precompiled(&wasm, out)?;
+    let mut files = assemble(project, out, &staged, &wasm, Some(&dispatch_source))?;
     let manifest_text = manifest::text(
         env!("CARGO_PKG_VERSION"),
         &crate::show::utc(started_at()),
@@ -143,6 +123,56 @@ pub fn pack_in(
     })
 }
 
+/// The charm directory alone, for a host that runs its events in-process
+/// (the test harness): the charm files, the component built in
+/// `target_dir`, and its artifacts precompiled by this process's engine;
+/// no `dispatch`, no manifest.yaml, no `.charm`.
+pub fn charm_dir_in(
+    project: &Path,
+    out: &Path,
+    target_dir: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    let staged = check_project(project)?;
+    let wasm = build(&project.join("Cargo.toml"), target_dir)?;
+    let staging = precompiled(&wasm, out)?;
+    assemble(project, out, &staged, &wasm, None)?;
+    fill_cache(out, Artifacts::Compiled(staging.path().join("cache")))?;
+    Ok(out.canonicalize()?)
+}
+
+/// A charm project is a Cargo package with Juju's metadata.yaml, whose
+/// charm files load.
+fn check_project(project: &Path) -> anyhow::Result<crate::charm_dir::CharmDir> {
+    let manifest = project.join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!(
+            "{}: not found; a charm project is a Cargo package",
+            manifest.display()
+        );
+    }
+    if !project.join("metadata.yaml").is_file() {
+        bail!(
+            "{}: not found; Juju requires it",
+            project.join("metadata.yaml").display()
+        );
+    }
+    Ok(crate::charm_dir::CharmDir::load(project)?)
+}
+
+/// The component compiled (and so checked: WIT version, imports) by this
+/// process's engine, in a staging directory beside `out`.
+fn precompiled(wasm: &Path, out: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let parent = crate::atomic_file::parent(out);
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("{}: cannot create", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".wasm-charm-pack-")
+        .tempdir_in(parent)
+        .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
+    crate::runtime::precompile(wasm, staging.path())?;
+    Ok(staging)
+}
+
 /// Copy the charm files, the component and `dispatch` into `out`,
 /// returning each file's archive name and mode.
 fn assemble(
@@ -150,7 +180,7 @@ fn assemble(
     out: &Path,
     staged: &crate::charm_dir::CharmDir,
     wasm: &Path,
-    dispatch: &Path,
+    dispatch: Option<&Path>,
 ) -> anyhow::Result<Vec<(String, u32)>> {
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut files = Vec::new();
@@ -169,8 +199,10 @@ fn assemble(
     std::fs::copy(wasm, &component)
         .with_context(|| format!("{}: cannot copy to {}", wasm.display(), component.display()))?;
     files.push((archive_name(&staged.manifest.component)?, 0o644));
-    install_dispatch(dispatch, out)?;
-    files.push(("dispatch".to_string(), 0o755));
+    if let Some(dispatch) = dispatch {
+        install_dispatch(dispatch, out)?;
+        files.push(("dispatch".to_string(), 0o755));
+    }
     Ok(files)
 }
 
