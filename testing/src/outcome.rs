@@ -414,6 +414,41 @@ impl Outcome {
         &self.next.files
     }
 
+    /// What the event asked of the Pebble of `container`, one line each
+    /// (`push /etc/web/web.conf`, `add-layer web combine`, `replan`).
+    pub fn pebble_calls(&self, container: &str) -> &[String] {
+        self.sim()
+            .containers
+            .get(container)
+            .map_or(&[], |c| c.calls.as_slice())
+    }
+
+    /// A Pebble service of `container` after the event, as Pebble reports
+    /// its `current` (`active`, `inactive`, `backoff`, `error`); `None` for
+    /// a service the plan does not have and no call started.
+    pub fn pebble_service(&self, container: &str, service: &str) -> Option<&'static str> {
+        let c = self.sim().containers.get(container)?;
+        c.services.get(service).map(|s| s.as_str())
+    }
+
+    /// A file in `container` after the event, as text; `None` when absent,
+    /// unreadable or not UTF-8.
+    pub fn pebble_file(&self, container: &str, path: &str) -> Option<String> {
+        let file = self.sim().containers.get(container)?.files.get(path)?;
+        let (bytes, _mode) = file.decode().ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    /// The labels of the layers in `container`'s plan, oldest first.
+    pub fn pebble_layers(&self, container: &str) -> Vec<&str> {
+        self.sim()
+            .containers
+            .get(container)
+            .map_or(Vec::new(), |c| {
+                c.layers.iter().map(|l| l.label.as_str()).collect()
+            })
+    }
+
     /// What `application-version-set` last set.
     pub fn application_version(&self) -> Option<&str> {
         self.sim().application_version.as_deref()
@@ -530,6 +565,17 @@ impl fmt::Display for Outcome {
         }
         for line in self.machine_calls() {
             writeln!(f, "  machine: {line}")?;
+        }
+        for (name, c) in &self.sim().containers {
+            if !c.can_connect {
+                writeln!(f, "  pebble {name}: cannot connect")?;
+            }
+            for line in &c.calls {
+                writeln!(f, "  pebble {name}: {line}")?;
+            }
+            for (service, current) in &c.services {
+                writeln!(f, "  pebble {name} service {service}: {}", current.as_str())?;
+            }
         }
         for (unit, s) in &self.next.file.machine.services {
             writeln!(f, "  service {unit}: {} {}", s.active, s.enabled)?;

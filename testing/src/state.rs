@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use wasm_charm_host::offline::machine::{
     ExitWord, ScriptedCommand, ScriptedExit, SimService, StateFile,
 };
+use wasm_charm_host::offline::pebble::state::{CheckStatus, SimContainer, SimFile};
 use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
 use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
 use wasm_charm_host::status::merge::Band;
@@ -257,6 +258,70 @@ impl State {
         };
         self.file.machine.commands.insert(name.to_string(), command);
         self
+    }
+
+    /// Whether the Pebble of `container` (metadata.yaml `containers:`)
+    /// answers; a container is reachable unless this says otherwise, as
+    /// once its pod is up.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().can_connect("web", false);
+    /// assert!(state.to_yaml().contains("can-connect: false"));
+    /// ```
+    pub fn can_connect(mut self, container: &str, reachable: bool) -> State {
+        self.container(container).can_connect = reachable;
+        self
+    }
+
+    /// Pebble's health check `check` of `container`, up or down (down:
+    /// with as many failures as its threshold).
+    pub fn pebble_check(mut self, container: &str, check: &str, up: bool) -> State {
+        let status = if up {
+            CheckStatus::Up
+        } else {
+            CheckStatus::Down
+        };
+        let check = self.container(container).checks.entry(check.to_string());
+        check.or_default().status = status;
+        self
+    }
+
+    /// What the command `name` that wasm-charm.yaml declares for
+    /// `container` does through Pebble's exec: exits `code` having printed
+    /// `stdout` and `stderr`. One not scripted exits 0, silent.
+    pub fn pebble_exec(
+        mut self,
+        container: &str,
+        name: &str,
+        code: i32,
+        stdout: &str,
+        stderr: &str,
+    ) -> State {
+        let command = ScriptedCommand {
+            exit: ScriptedExit::Code(code),
+            stdout: stdout.to_string(),
+            stderr: stderr.to_string(),
+        };
+        let exec = &mut self.container(container).exec;
+        exec.insert(name.to_string(), command);
+        self
+    }
+
+    /// A text file in `container`, as Pebble would pull it (mode 644).
+    pub fn pebble_file(mut self, container: &str, path: &str, text: &str) -> State {
+        let files = &mut self.container(container).files;
+        files.insert(path.to_string(), SimFile::Text(text.to_string()));
+        self
+    }
+
+    fn container(&mut self, name: &str) -> &mut SimContainer {
+        self.file
+            .sim
+            .containers
+            .entry(name.to_string())
+            .or_default()
     }
 
     /// A file under the workload root, at the path the charm sees
