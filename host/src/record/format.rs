@@ -7,9 +7,7 @@
 //! text, and a replay needs only what the host made of it.
 
 use super::Bounds;
-use crate::bindings::workload::{
-    CommandOutput, Exit, ServiceAction, ServiceStatus, ToolFailure, WorkloadError,
-};
+use crate::bindings::workload::{CommandOutput, Exit, ServiceStatus, ToolFailure, WorkloadError};
 use crate::dispatch::{HandlerResult, Report};
 use crate::model::hook_tools::ToolOutput;
 use crate::probe::{Check, Outcome as ProbeOutcome};
@@ -240,15 +238,41 @@ pub enum CallError {
     Unavailable(String),
 }
 
-/// The word of a service action, as `systemctl` takes it.
-pub fn action_word(action: ServiceAction) -> &'static str {
-    match action {
-        ServiceAction::Start => "start",
-        ServiceAction::Stop => "stop",
-        ServiceAction::Restart => "restart",
-        ServiceAction::Reload => "reload",
-        ServiceAction::Enable => "enable",
-        ServiceAction::Disable => "disable",
+/// The words a workload call is recorded, and matched in a replay, by:
+/// the recorder and the replay's answers build them here, so that a call
+/// recorded is a call found.
+pub mod call_words {
+    use crate::bindings::workload::ServiceAction;
+
+    fn words(first: &str, rest: &[&str]) -> Vec<String> {
+        std::iter::once(first)
+            .chain(rest.iter().copied())
+            .map(str::to_string)
+            .collect()
+    }
+
+    pub fn service(unit: &str, action: ServiceAction) -> Vec<String> {
+        words("service", &[unit, crate::workload::services::verb(action)])
+    }
+
+    pub fn service_state(unit: &str) -> Vec<String> {
+        words("service-state", &[unit])
+    }
+
+    pub fn run_command(name: &str, argv: &[String]) -> Vec<String> {
+        let mut call = words("run-command", &[name]);
+        call.extend(argv.iter().cloned());
+        call
+    }
+
+    pub fn package_installed(package: &str) -> Vec<String> {
+        words("package-installed", &[package])
+    }
+
+    pub fn install_packages(packages: &[String]) -> Vec<String> {
+        let mut call = vec!["install-packages".to_string()];
+        call.extend(packages.iter().cloned());
+        call
     }
 }
 

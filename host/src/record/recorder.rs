@@ -8,7 +8,7 @@
 
 use super::format::{
     self, Backend, ProbeRun, Recorded, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall,
-    action_word,
+    call_words,
 };
 use super::{Bounds, FILE_NAME};
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
@@ -172,13 +172,6 @@ impl OnMachine {
     }
 }
 
-fn words(first: &str, rest: &[&str]) -> Vec<String> {
-    std::iter::once(first)
-        .chain(rest.iter().copied())
-        .map(str::to_string)
-        .collect()
-}
-
 impl Machine for OnMachine {
     fn service(
         &self,
@@ -188,7 +181,7 @@ impl Machine for OnMachine {
     ) -> Result<(), WorkloadError> {
         let r = self.inner.service(unit, action, deadline);
         self.note(
-            words("service", &[unit, action_word(action)]),
+            call_words::service(unit, action),
             WorkloadAnswer::of_unit(&r),
         );
         r
@@ -197,7 +190,7 @@ impl Machine for OnMachine {
     fn service_state(&self, unit: &str, deadline: Instant) -> Result<ServiceStatus, WorkloadError> {
         let r = self.inner.service_state(unit, deadline);
         self.note(
-            words("service-state", &[unit]),
+            call_words::service_state(unit),
             WorkloadAnswer::of_state(&r),
         );
         r
@@ -210,8 +203,7 @@ impl Machine for OnMachine {
         until: Instant,
     ) -> Result<CommandOutput, WorkloadError> {
         let r = self.inner.run_command(name, argv, until);
-        let mut call = words("run-command", &[name]);
-        call.extend(argv.iter().cloned());
+        let call = call_words::run_command(name, argv);
         self.note(call, WorkloadAnswer::of_output(&r));
         r
     }
@@ -219,7 +211,7 @@ impl Machine for OnMachine {
     fn package_installed(&self, package: &str, deadline: Instant) -> Result<bool, WorkloadError> {
         let r = self.inner.package_installed(package, deadline);
         self.note(
-            words("package-installed", &[package]),
+            call_words::package_installed(package),
             WorkloadAnswer::of_installed(&r),
         );
         r
@@ -231,8 +223,7 @@ impl Machine for OnMachine {
         deadline: Instant,
     ) -> Result<(), WorkloadError> {
         let r = self.inner.install_packages(packages, deadline);
-        let mut call = vec!["install-packages".to_string()];
-        call.extend(packages.iter().cloned());
+        let call = call_words::install_packages(packages);
         self.note(call, WorkloadAnswer::of_unit(&r));
         r
     }

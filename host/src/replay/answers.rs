@@ -14,7 +14,7 @@ use crate::dispatch::ScopeBackend;
 use crate::model::hook_tools::{HookTools, ToolOutput};
 use crate::probe::{Check, Clock, Outcome as ProbeOutcome, ProbeTap};
 use crate::record::format::{
-    ProbeRun, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall, action_word, shell_words,
+    ProbeRun, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall, call_words, shell_words,
 };
 use crate::status::store::ScopeStore;
 use crate::workload::Machine;
@@ -206,13 +206,6 @@ fn missing() -> WorkloadError {
     WorkloadError::Unavailable("not in the recording being replayed".to_string())
 }
 
-fn words(first: &str, rest: &[&str]) -> Vec<String> {
-    std::iter::once(first)
-        .chain(rest.iter().copied())
-        .map(str::to_string)
-        .collect()
-}
-
 impl Machine for OnMachine {
     fn service(
         &self,
@@ -220,7 +213,7 @@ impl Machine for OnMachine {
         action: ServiceAction,
         _deadline: Instant,
     ) -> Result<(), WorkloadError> {
-        self.answer(words("service", &[unit, action_word(action)]))
+        self.answer(call_words::service(unit, action))
             .map_or(Err(missing()), |a| a.unit())
     }
 
@@ -229,7 +222,7 @@ impl Machine for OnMachine {
         unit: &str,
         _deadline: Instant,
     ) -> Result<ServiceStatus, WorkloadError> {
-        self.answer(words("service-state", &[unit]))
+        self.answer(call_words::service_state(unit))
             .map_or(Err(missing()), |a| a.state())
     }
 
@@ -239,13 +232,12 @@ impl Machine for OnMachine {
         argv: &[String],
         _until: Instant,
     ) -> Result<CommandOutput, WorkloadError> {
-        let mut call = words("run-command", &[name]);
-        call.extend(argv.iter().cloned());
+        let call = call_words::run_command(name, argv);
         self.answer(call).map_or(Err(missing()), |a| a.output())
     }
 
     fn package_installed(&self, package: &str, _deadline: Instant) -> Result<bool, WorkloadError> {
-        self.answer(words("package-installed", &[package]))
+        self.answer(call_words::package_installed(package))
             .map_or(Err(missing()), |a| a.installed())
     }
 
@@ -254,8 +246,7 @@ impl Machine for OnMachine {
         packages: &[String],
         _deadline: Instant,
     ) -> Result<(), WorkloadError> {
-        let mut call = vec!["install-packages".to_string()];
-        call.extend(packages.iter().cloned());
+        let call = call_words::install_packages(packages);
         self.answer(call).map_or(Err(missing()), |a| a.unit())
     }
 }

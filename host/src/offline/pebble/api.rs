@@ -330,16 +330,7 @@ impl Sim {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let names: Vec<String> = body
-            .get("services")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = strings(&body, "services");
         self.calls.push(format!("{action}{}", names_suffix(&names)));
         // Pebble's checks, in its order and words.
         match action.as_str() {
@@ -624,16 +615,7 @@ impl Sim {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let argv: Vec<String> = body
-            .get("command")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let argv = strings(&body, "command");
         let Some((program, args)) = argv.split_first() else {
             return bad("must specify command");
         };
@@ -708,6 +690,20 @@ impl Sim {
         };
         Reply::Upgrade { output }
     }
+}
+
+/// The strings of a request's array field; none when it is absent or not
+/// an array (Pebble then answers as for an empty one).
+fn strings(body: &Value, key: &str) -> Vec<String> {
+    body.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn names_suffix(names: &[String]) -> String {
