@@ -356,6 +356,7 @@ impl SimTools {
             "relation-set" => self.relation_set(state, args, stdin),
             "juju-log" => self.juju_log(state, args),
             "status-set" => self.status_set(state, args),
+            "status-get" => self.status_get(state, args),
             "application-version-set" => self.application_version_set(state, args),
             "action-get" => self.action_get(state, args),
             "action-set" => self.action_set(state, args),
@@ -580,6 +581,60 @@ impl SimTools {
             state.status.unit = written;
         }
         Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `status-get [--include-data] [--application] [--format=…]`
+    /// (reference §2.2): what `status-set` last wrote, `unknown` before it
+    /// did. Without `--include-data` only the status word; the
+    /// application's only for the leader, nested under
+    /// `application-status` with its units (this simulated application has
+    /// this one unit).
+    fn status_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["--application", "--include-data"])?;
+        let format = format(&a, &["smart", "json", "yaml"])?;
+        if let Some(extra) = a.positional.first() {
+            return Err(ToolOutput::error(
+                2,
+                format!("unrecognized args: [\"{extra}\"]"),
+            ));
+        }
+        let data = a.bool(&["--include-data"]);
+        let details = |w: &Option<Written>| {
+            let (status, message) = match w {
+                Some(w) => (w.status.as_str(), w.message.as_str()),
+                None => ("unknown", ""),
+            };
+            if data {
+                serde_json::json!({"status": status, "message": message, "status-data": {}})
+            } else {
+                serde_json::json!({"status": status})
+            }
+        };
+        let word_only = !data && format == "smart";
+        let doc = if a.bool(&["--application"]) {
+            if !state.leader {
+                return Err(ToolOutput::error(
+                    1,
+                    "finding application status: this unit is not the leader",
+                ));
+            }
+            let mut app = details(&state.status.app);
+            if word_only {
+                app["status"].clone()
+            } else {
+                app["units"] =
+                    serde_json::json!({ self.unit.clone(): details(&state.status.unit) });
+                serde_json::json!({ "application-status": app })
+            }
+        } else {
+            let unit = details(&state.status.unit);
+            if word_only {
+                unit["status"].clone()
+            } else {
+                unit
+            }
+        };
+        Ok(output(format, &doc))
     }
 
     /// `application-version-set` (reference §2).
@@ -986,8 +1041,42 @@ pub(super) mod tests {
                 message: "-x".into()
             })
         );
-        assert_eq!(call(&mut t, "status-get", &[]).code, 1);
+        assert_eq!(call(&mut t, "status-get", &["--bogus"]).code, 2);
         assert_eq!(call(&mut t, "is-leader", &["--bogus"]).code, 2);
+    }
+
+    #[test]
+    fn status_get_reads_back_what_status_set_wrote_as_juju_shows_it() {
+        let mut t = tools(SimState::default());
+        let text = |o: &ToolOutput| String::from_utf8_lossy(&o.stdout).into_owned();
+        let full = ["--include-data", "--format=json"];
+        let got = call(&mut t, "status-get", &full);
+        assert_eq!(
+            text(&got),
+            "{\"message\":\"\",\"status\":\"unknown\",\"status-data\":{}}\n"
+        );
+        assert_eq!(call(&mut t, "status-set", &["waiting", "--", "db"]).code, 0);
+        assert_eq!(text(&call(&mut t, "status-get", &[])), "waiting\n");
+        assert_eq!(
+            text(&call(&mut t, "status-get", &["--format=json"])),
+            "{\"status\":\"waiting\"}\n"
+        );
+        t.state.lock().unwrap().leader = true;
+        let app = call(
+            &mut t,
+            "status-get",
+            &["--application", "--include-data", "--format=json"],
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&app.stdout).unwrap();
+        assert_eq!(doc["application-status"]["status"], "unknown");
+        assert_eq!(
+            doc["application-status"]["units"][t.unit.as_str()]["message"],
+            "db"
+        );
+        t.state.lock().unwrap().leader = false;
+        let refused = call(&mut t, "status-get", &["--application"]);
+        assert_eq!(refused.code, 1);
+        assert!(text(&refused).is_empty());
     }
 
     #[test]
