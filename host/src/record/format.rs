@@ -510,6 +510,28 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// The same outcome with the directory `from` (a replay's copy of the
+    /// charm) written as `to` (the unit's charm directory) wherever a
+    /// message names it, so that a message naming a file of the charm
+    /// compares equal to the recorded one.
+    pub fn relocated(mut self, from: &str, to: &str) -> Outcome {
+        if from.is_empty() || from == to {
+            return self;
+        }
+        let fix = |s: &mut String| {
+            if s.contains(from) {
+                *s = s.replace(from, to);
+            }
+        };
+        self.failures.iter_mut().for_each(fix);
+        self.handlers.iter_mut().for_each(|h| fix(&mut h.result));
+        self.action_failed.iter_mut().for_each(fix);
+        self.ignored.iter_mut().for_each(fix);
+        self
+    }
+}
+
 /// A line of the recording that is no event document.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
@@ -596,6 +618,32 @@ pub fn quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replays_copy_of_the_charm_reads_as_the_units_directory() {
+        let outcome = Outcome {
+            exit: 1,
+            failures: vec!["/tmp/r1/charm/.wasm-charm/scopes.json: cannot read".into()],
+            handlers: vec![HandlerRun {
+                handler: "config".into(),
+                result: "trapped: in /tmp/r1/charm/charm.wasm".into(),
+            }],
+            ..Outcome::default()
+        };
+        let moved = outcome
+            .clone()
+            .relocated("/tmp/r1/charm", "/var/lib/juju/charm");
+        assert_eq!(
+            moved.failures,
+            ["/var/lib/juju/charm/.wasm-charm/scopes.json: cannot read"]
+        );
+        assert_eq!(
+            moved.handlers[0].result,
+            "trapped: in /var/lib/juju/charm/charm.wasm"
+        );
+        // Nothing to relocate from: unchanged.
+        assert_eq!(outcome.clone().relocated("", "/x"), outcome);
+    }
     use proptest::prelude::*;
 
     fn event(n: u64) -> Recorded {

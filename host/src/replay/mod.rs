@@ -259,7 +259,9 @@ fn replay_one(
         &prober,
         rec.time,
     );
-    let outcome = Outcome::of(&result);
+    // A message naming the charm directory names the replay's copy of it.
+    let unit_dir = rec.env.get("JUJU_CHARM_DIR").map_or("", String::as_str);
+    let outcome = Outcome::of(&result).relocated(&sandbox.charm.path.to_string_lossy(), unit_dir);
     let (calls, mut notes) = tools.made();
     notes.extend(machine.notes());
     notes.extend(probes.notes());
