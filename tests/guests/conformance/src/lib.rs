@@ -28,9 +28,11 @@
 //! A plan the charm cannot read returns an error naming the handler and the
 //! command.
 
-use std::hint::black_box;
-
 use wasm_charm::prelude::*;
+
+#[path = "../../shared/traps.rs"]
+mod traps;
+use traps::{exhaust_memory, recurse, spin};
 
 fn charm() -> Charm {
     let on = || {
@@ -157,34 +159,4 @@ fn remote_unit(event: &Event) -> Result<String, Error> {
         .relation()
         .and_then(|r| r.departing_unit.clone().or_else(|| r.remote_unit.clone()))
         .ok_or_else(|| Error::msg(format!("{event} has no remote unit")))
-}
-
-fn spin() -> ! {
-    let mut counter = 0u64;
-    loop {
-        counter = black_box(counter.wrapping_add(1));
-    }
-}
-
-/// Recurses until the stack overflows; the work after the call keeps it
-/// from becoming a loop.
-#[inline(never)]
-fn recurse(depth: u64) -> u64 {
-    let mut frame = [0u8; 512];
-    frame[0] = depth as u8;
-    black_box(&mut frame);
-    if black_box(depth) == u64::MAX {
-        return 0;
-    }
-    recurse(depth + 1).wrapping_add(u64::from(frame[0]))
-}
-
-/// Allocates and touches 1 MiB blocks until an allocation fails, which
-/// aborts (traps) the instance.
-fn exhaust_memory() -> ! {
-    const BLOCK: usize = 1 << 20;
-    let mut blocks: Vec<Vec<u8>> = Vec::new();
-    loop {
-        blocks.push(black_box(vec![1u8; BLOCK]));
-    }
 }

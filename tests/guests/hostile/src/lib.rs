@@ -6,10 +6,12 @@
 //! which handlers' writes survived (in the `stored-*` modes it also stores
 //! the event it ran for under key `marker`).
 
-use std::hint::black_box;
-
 use wasm_charm::model::ConfigValue;
 use wasm_charm::prelude::*;
+
+#[path = "../../shared/traps.rs"]
+mod traps;
+use traps::{exhaust_memory, recurse, spin};
 
 fn charm() -> Charm {
     if mode().is_ok_and(|m| m == "declare-log") {
@@ -305,38 +307,6 @@ fn event_name(event: &Event) -> &'static str {
         Event::UpdateStatus => "update-status",
         _ => "relation",
     }
-}
-
-/// Spins until the host's deadline stops it.
-fn spin() -> ! {
-    let mut counter = 0u64;
-    loop {
-        counter = black_box(counter.wrapping_add(1));
-    }
-}
-
-/// Allocates and touches 1 MiB blocks until an allocation fails, which aborts
-/// (traps) the instance.
-fn exhaust_memory() -> ! {
-    const BLOCK: usize = 1 << 20;
-    let mut blocks: Vec<Vec<u8>> = Vec::new();
-    loop {
-        // Filled with ones, so that every page is really written.
-        blocks.push(black_box(vec![1u8; BLOCK]));
-    }
-}
-
-/// Recurses until the stack overflows; the work after the call keeps it from
-/// becoming a loop.
-#[inline(never)]
-fn recurse(depth: u64) -> u64 {
-    let mut frame = [0u8; 512];
-    frame[0] = depth as u8;
-    black_box(&mut frame);
-    if black_box(depth) == u64::MAX {
-        return 0;
-    }
-    recurse(depth + 1).wrapping_add(u64::from(frame[0]))
 }
 
 /// What the guest can reach of the world: environment, arguments, files and
