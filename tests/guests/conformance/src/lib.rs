@@ -30,7 +30,7 @@
 
 use wasm_charm::prelude::*;
 
-#[path = "../../shared/traps.rs"]
+#[path = "../../common/traps.rs"]
 mod traps;
 use traps::{exhaust_memory, recurse, spin};
 

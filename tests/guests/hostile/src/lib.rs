@@ -9,7 +9,7 @@
 use wasm_charm::model::ConfigValue;
 use wasm_charm::prelude::*;
 
-#[path = "../../shared/traps.rs"]
+#[path = "../../common/traps.rs"]
 mod traps;
 use traps::{exhaust_memory, recurse, spin};
 
