@@ -76,6 +76,22 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// A call that exited 0 printing `stdout`, for tests: `argv[0]` is the
+    /// tool.
+    #[cfg(test)]
+    pub fn exited_ok(argv: &[&str], stdout: &str) -> ToolCall {
+        ToolCall::new(
+            argv[0],
+            &argv[1..],
+            None,
+            ToolAnswer::Exited {
+                code: 0,
+                stdout: stdout.into(),
+                stderr: String::new(),
+            },
+        )
+    }
+
     pub fn new(tool: &str, args: &[&str], stdin: Option<&[u8]>, answer: ToolAnswer) -> Self {
         let mut argv = Vec::with_capacity(args.len() + 1);
         argv.push(tool.to_string());

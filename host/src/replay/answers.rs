@@ -348,19 +348,6 @@ impl ScopeBackend for Memory {
 mod tests {
     use super::*;
 
-    fn recorded(argv: &[&str], stdout: &str) -> ToolCall {
-        ToolCall::new(
-            argv[0],
-            &argv[1..],
-            None,
-            ToolAnswer::Exited {
-                code: 0,
-                stdout: stdout.into(),
-                stderr: String::new(),
-            },
-        )
-    }
-
     fn ask(tools: &Tools, argv: &[&str]) -> ToolOutput {
         tools
             .call(argv[0], &argv[1..], None, Instant::now())
@@ -370,10 +357,10 @@ mod tests {
     #[test]
     fn tools_answer_in_order_then_by_best_match() {
         let tools = Tools::new(vec![
-            recorded(&["is-leader"], "true"),
-            recorded(&["config-get"], "{}"),
-            recorded(&["status-set", "active", "--", ""], ""),
-            recorded(&["is-leader"], "false"),
+            ToolCall::exited_ok(&["is-leader"], "true"),
+            ToolCall::exited_ok(&["config-get"], "{}"),
+            ToolCall::exited_ok(&["status-set", "active", "--", ""], ""),
+            ToolCall::exited_ok(&["is-leader"], "false"),
         ]);
         assert_eq!(ask(&tools, &["is-leader"]).stdout, b"true");
         // Out of order: the next exact one is found.
@@ -393,7 +380,10 @@ mod tests {
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("`is-leader` is not in the recording"));
 
-        let tools = Tools::new(vec![recorded(&["status-set", "active", "--", "a"], "")]);
+        let tools = Tools::new(vec![ToolCall::exited_ok(
+            &["status-set", "active", "--", "a"],
+            "",
+        )]);
         assert_eq!(ask(&tools, &["status-set", "blocked", "--", "b"]).code, 0);
         let (_, notes) = tools.made();
         assert!(notes[0].contains("answered as the recorded `status-set active -- a`"));

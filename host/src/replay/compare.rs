@@ -205,7 +205,7 @@ pub fn render(edits: &[Edit<'_>], context: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::format::{Backend, FORMAT, HandlerRun, ToolAnswer};
+    use crate::record::format::{Backend, FORMAT, HandlerRun};
     use proptest::prelude::*;
 
     fn lines(text: &str) -> Vec<String> {
@@ -223,19 +223,6 @@ mod tests {
         assert_eq!(render(&diff(&a, &a), 1), ["  …"]);
     }
 
-    fn call(argv: &[&str]) -> ToolCall {
-        ToolCall::new(
-            argv[0],
-            &argv[1..],
-            None,
-            ToolAnswer::Exited {
-                code: 0,
-                stdout: String::new(),
-                stderr: String::new(),
-            },
-        )
-    }
-
     #[test]
     fn the_same_replay_has_no_difference_and_a_changed_one_says_what() {
         let outcome = Outcome {
@@ -248,7 +235,10 @@ mod tests {
             wrote: vec!["unit".into()],
             ..Outcome::default()
         };
-        let calls = vec![call(&["status-set", "blocked", "--", "a"])];
+        let calls = vec![ToolCall::exited_ok(
+            &["status-set", "blocked", "--", "a"],
+            "",
+        )];
         let recorded = Recorded {
             format: FORMAT,
             host: "x".into(),
@@ -275,7 +265,10 @@ mod tests {
             unit: Some("blocked: b".into()),
             ..outcome.clone()
         };
-        let new_calls = vec![call(&["status-set", "blocked", "--", "b"])];
+        let new_calls = vec![ToolCall::exited_ok(
+            &["status-set", "blocked", "--", "b"],
+            "",
+        )];
         let d = compare(&recorded, &new_calls, &changed, &["note".into()]);
         let whats: Vec<&str> = d.iter().map(|d| d.what.as_str()).collect();
         assert_eq!(
