@@ -18,6 +18,9 @@ enum Command {
     /// Juju mode: run the event Juju's environment describes (what `dispatch` does).
     Dispatch,
     /// Run one event offline, against a simulated Juju whose state is a YAML file.
+    ///
+    /// Every section and key of the state file: docs/offline-state.md in the
+    /// wasm-charm repository.
     Run(Box<offline::RunArgs>),
     /// Run scenario files: steps of events on the simulated Juju of `run`,
     /// each with the changes before it and what to expect after it.
