@@ -3,9 +3,9 @@
 //! path (exit 1 and exit 2 with `ERROR …` on stderr) as the typed error the
 //! guest matches.
 
-use super::hook_tools::table::{Calls, ToolTable};
 use super::*;
 use crate::bindings::model::{BindAddress, GoalStatus, InterfaceAddress, Protocol};
+use crate::hook_tools::table::{Calls, ToolTable};
 
 fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
     let (tools, calls) = ToolTable::new(answers);

@@ -14,7 +14,6 @@
 //! [`Model::flush`], [`Model::leader`]) are never counted nor refused: the
 //! host must always be able to say why a hook failed.
 
-pub mod hook_tools;
 pub mod ports;
 pub mod secrets;
 mod shapes;
@@ -26,8 +25,8 @@ use crate::bindings::model::{
     StorageInstance, ToolFailure,
 };
 use crate::charm_dir::{ConfigSchema, ConfigType};
+use crate::hook_tools::{HookTools, ToolOutput};
 use crate::text::{argv_text, juju_json};
-use hook_tools::{HookTools, ToolOutput};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -949,7 +948,7 @@ impl Host for Model {
         )?;
         let mut ids = Vec::new();
         for r in raw.unwrap_or_default() {
-            let parsed = crate::event::parse_relation_id(&r).ok_or_else(|| {
+            let parsed = crate::bindings::parse_relation_id(&r).ok_or_else(|| {
                 failure("relation-ids", 0, format!("`{r}` is not `<endpoint>:<id>`"))
             })?;
             if Some(&parsed) != self.broken.as_ref() {
@@ -1439,7 +1438,7 @@ mod calls_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hook_tools::table::{Calls, ToolTable};
+    use crate::hook_tools::table::{Calls, ToolTable};
 
     fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
         let (tools, calls) = ToolTable::new(answers);

@@ -23,8 +23,8 @@
 
 use super::store::{DecodeError, ScopeStore};
 use super::store_chunks::{self, LayoutError, Plan, TooLarge};
+use crate::hook_tools::HookTools;
 use crate::model::HOST_CALLS_TIMEOUT;
-use crate::model::hook_tools::HookTools;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
