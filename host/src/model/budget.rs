@@ -7,13 +7,8 @@
 
 use super::errors::failure;
 use crate::bindings::model::ModelError;
-use std::time::{Duration, Instant};
-
-/// How long the host's own tool calls may take together after the handlers
-/// (relation data, statuses, logs), and after each handler (its log lines):
-/// Juju sets no timeout, and a hung tool would hold the machine-wide hook
-/// lock. Generous, since a loaded machine runs the tools slowly.
-pub const HOST_CALLS_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::hook_tools::HOST_CALLS_TIMEOUT;
+use std::time::Instant;
 
 /// Hook-tool calls the guest may cause per event (log lines included; reads
 /// are cached, so in practice failures, writes and logs count). Past it, a
