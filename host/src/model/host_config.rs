@@ -102,6 +102,9 @@ pub(super) fn application_version_set(m: &mut Model, version: String) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bindings::model::Host;
+    use crate::hook_tools::ToolOutput;
+    use crate::model::tests::{model, tool_calls};
     use serde_json::json;
 
     #[test]
@@ -122,5 +125,60 @@ mod tests {
             typed("port", json!(1.5)),
             Err(ModelError::ToolFailed(_))
         ));
+    }
+
+    #[test]
+    fn reads_are_cached_for_the_event() {
+        let (mut m, calls) = model(&[
+            ("is-leader", ToolOutput::ok("true\n")),
+            (
+                "config-get",
+                ToolOutput::ok(r#"{"port": 80, "ratio": 1, "name": "x", "gone": null}"#),
+            ),
+        ]);
+        assert!(m.is_leader().unwrap());
+        assert!(m.is_leader().unwrap());
+        let config = m.config().unwrap();
+        assert_eq!(m.config().unwrap(), config);
+        // Typed by config.yaml: an integral JSON number for a float option is a float.
+        assert_eq!(
+            config,
+            vec![
+                ConfigOption {
+                    name: "name".into(),
+                    value: ConfigValue::String("x".into())
+                },
+                ConfigOption {
+                    name: "port".into(),
+                    value: ConfigValue::Int(80)
+                },
+                ConfigOption {
+                    name: "ratio".into(),
+                    value: ConfigValue::Float(1.0)
+                },
+            ]
+        );
+        assert_eq!(calls.lock().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn application_version_refuses_what_juju_cannot_carry() {
+        let (mut m, calls) = model(&[("application-version-set", ToolOutput::ok(""))]);
+        let e = m.application_version_set("1.0\0".into()).unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(msg) if msg.contains("NUL")),
+            "{e:?}"
+        );
+        let long = "1".repeat(MAX_APPLICATION_VERSION + 1);
+        let e = m.application_version_set(long).unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(msg) if msg.contains("MAX_APPLICATION_VERSION")),
+            "{e:?}"
+        );
+        m.application_version_set("-1.0".into()).unwrap();
+        assert_eq!(
+            tool_calls(&calls, "application-version-set"),
+            [["--", "-1.0"]]
+        );
     }
 }

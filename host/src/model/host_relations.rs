@@ -212,3 +212,165 @@ fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::bindings::RelationRef;
+    use crate::bindings::model::{Databag, Host, LocalBag, ModelError};
+    use crate::hook_tools::ToolOutput;
+    use crate::model::MAX_RELATION_BYTES_PER_EVENT;
+    use crate::model::tests::{model, rel, tool_calls};
+
+    #[test]
+    fn relation_writes_follow_the_handler_and_go_out_once_per_bag() {
+        let (mut m, calls) = model(&[
+            ("relation-get", ToolOutput::ok(r#"{"a": "1", "b": "2"}"#)),
+            ("relation-set", ToolOutput::ok("")),
+            ("is-leader", ToolOutput::ok("false")),
+            ("relation-ids", ToolOutput::ok(r#"["db:1"]"#)),
+        ]);
+        // A trapped handler's writes vanish.
+        m.relation_set(rel(1), LocalBag::Unit, vec![("x".into(), "lost".into())])
+            .unwrap();
+        m.abort_handler();
+        // A returned handler's writes are visible to the next one at once.
+        m.relation_set(
+            rel(1),
+            LocalBag::Unit,
+            vec![("a".into(), "".into()), ("c".into(), "3".into())],
+        )
+        .unwrap();
+        m.commit_handler();
+        m.relation_set(rel(1), LocalBag::Unit, vec![("d".into(), "4".into())])
+            .unwrap();
+        m.commit_handler();
+        let bag = m.relation_get(rel(1), Databag::LocalUnit).unwrap();
+        assert_eq!(
+            bag,
+            vec![
+                ("b".into(), "2".into()),
+                ("c".into(), "3".into()),
+                ("d".into(), "4".into())
+            ]
+        );
+        // The app bag needs leadership.
+        assert!(matches!(
+            m.relation_set(rel(1), LocalBag::App, vec![("k".into(), "v".into())]),
+            Err(ModelError::NotLeader(_))
+        ));
+        m.flush().unwrap();
+        let calls = calls.lock().unwrap();
+        let sets: Vec<_> = calls.iter().filter(|c| c.0 == "relation-set").collect();
+        assert_eq!(sets.len(), 1);
+        assert_eq!(sets[0].1, ["-r", "db:1", "--file", "-"]);
+        assert_eq!(sets[0].2.as_deref(), Some(r#"{"a":"","c":"3","d":"4"}"#));
+    }
+
+    #[test]
+    fn pending_relation_data_is_bounded_per_event() {
+        let (mut m, _) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1","db:2"]"#))]);
+        // Each write of `half` under a one-byte key: 3 bytes short of half.
+        let half = "v".repeat(MAX_RELATION_BYTES_PER_EVENT / 2 - 4);
+        m.relation_set(rel(1), LocalBag::Unit, vec![("a".into(), half.clone())])
+            .unwrap();
+        m.commit_handler();
+        // Another handler, another relation: the event's total counts.
+        m.relation_set(rel(2), LocalBag::Unit, vec![("b".into(), half.clone())])
+            .unwrap();
+        let e = m
+            .relation_set(
+                rel(2),
+                LocalBag::Unit,
+                vec![("c".into(), "too much".into())],
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&e, ModelError::InvalidArgument(m) if m.contains("MAX_RELATION_BYTES_PER_EVENT") && m.contains("db:2")),
+            "{e:?}"
+        );
+        // Replacing a key already pending (this handler's or a kept one) is
+        // not growth.
+        m.relation_set(rel(2), LocalBag::Unit, vec![("b".into(), "small".into())])
+            .unwrap();
+        m.relation_set(rel(1), LocalBag::Unit, vec![("a".into(), half.clone())])
+            .unwrap();
+        m.relation_set(rel(2), LocalBag::Unit, vec![("c".into(), half.clone())])
+            .unwrap();
+        assert!(
+            m.relation_set(rel(2), LocalBag::Unit, vec![("d".into(), "xx".into())])
+                .is_err()
+        );
+        // A trapped handler's writes free their room.
+        m.abort_handler();
+        m.relation_set(rel(2), LocalBag::Unit, vec![("c".into(), half)])
+            .unwrap();
+    }
+
+    #[test]
+    fn remote_unit_names_are_checked_before_relation_get() {
+        let (mut m, calls) = model(&[("relation-get", ToolOutput::ok(r#"{"k":"v"}"#))]);
+        for bad in ["pg/01", "pg/0\0x", "-r", "pg"] {
+            let e = m
+                .relation_get(rel(1), Databag::RemoteUnit(bad.into()))
+                .unwrap_err();
+            assert!(
+                matches!(&e, ModelError::InvalidArgument(msg) if msg.contains(&format!("`{}`", bad.escape_debug()))),
+                "{e:?}"
+            );
+        }
+        assert!(tool_calls(&calls, "relation-get").is_empty());
+        m.relation_get(rel(1), Databag::RemoteUnit("pg/0".into()))
+            .unwrap();
+        m.relation_get(rel(1), Databag::LocalApp).unwrap();
+        assert_eq!(
+            tool_calls(&calls, "relation-get"),
+            [
+                vec!["--format=json", "-r", "db:1", "--", "-", "pg/0"],
+                vec!["--format=json", "-r", "db:1", "--app", "--", "-", "gw"],
+            ]
+        );
+    }
+
+    #[test]
+    fn endpoints_are_checked_against_the_charms() {
+        let (mut m, calls) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1"]"#))]);
+        // Before the endpoints are known: only what argv cannot carry.
+        let e = m.relation_ids("d\0b".into()).unwrap_err();
+        assert!(matches!(e, ModelError::InvalidArgument(_)), "{e:?}");
+        m.set_endpoints(["db".to_string()].into());
+        for bad in ["", "cache", "-x", "db:1"] {
+            let e = m.relation_ids(bad.into()).unwrap_err();
+            assert!(
+                matches!(&e, ModelError::InvalidArgument(msg)
+                    if msg.contains(&format!("`{bad}` is not one of this charm's")) && msg.contains("`db`")),
+                "{e:?}"
+            );
+        }
+        let other = RelationRef {
+            endpoint: "cache".into(),
+            id: 1,
+        };
+        assert!(matches!(
+            m.relation_units(other.clone()),
+            Err(ModelError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            m.relation_set(other, LocalBag::Unit, vec![("k".into(), "v".into())]),
+            Err(ModelError::InvalidArgument(_))
+        ));
+        assert_eq!(m.relation_ids("db".into()).unwrap(), vec![rel(1)]);
+        assert_eq!(
+            tool_calls(&calls, "relation-ids"),
+            [["--format=json", "--", "db"]]
+        );
+    }
+
+    #[test]
+    fn a_breaking_relation_is_hidden_from_relation_ids() {
+        let (mut m, _) = model(&[("relation-ids", ToolOutput::ok(r#"["db:1","db:2"]"#))]);
+        m.set_event_relation(&rel(1), "pg", true);
+        assert_eq!(m.relation_ids("db".into()).unwrap(), vec![rel(2)]);
+        // The event's remote app needs no tool call.
+        assert_eq!(m.relation_app(rel(1)).unwrap(), Some("pg".into()));
+    }
+}

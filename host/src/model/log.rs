@@ -137,6 +137,9 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bindings::model::Host;
+    use crate::hook_tools::ToolOutput;
+    use crate::model::tests::{model, tool_calls};
 
     #[test]
     fn past_the_message_bound_every_message_is_dropped_and_reported_once() {
@@ -186,5 +189,76 @@ mod tests {
         assert!(budget.tool_calls_spent());
         // Nothing dropped: nothing to report.
         assert_eq!(account.take_drop_report(), None);
+    }
+
+    #[test]
+    fn log_of_nul_is_carried_by_argv() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Host::log(&mut m, LogLevel::Info, "guest \0 text".into());
+        Model::log(&mut m, LogLevel::Error, "host quoting \0 guest");
+        assert_eq!(
+            tool_calls(&calls, "juju-log"),
+            [
+                ["--log-level", "INFO", "--", "guest \u{FFFD} text"],
+                ["--log-level", "ERROR", "--", "host quoting \u{FFFD} guest"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_log_message_is_cut_to_one_argv_element() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Model::log(&mut m, LogLevel::Info, &"é".repeat(MAX_LOG_ARG));
+        let logs = tool_calls(&calls, "juju-log");
+        assert!(logs[0][3].len() <= MAX_LOG_ARG && logs[0][3].len() > MAX_LOG_ARG - 2);
+    }
+
+    #[test]
+    fn guest_logs_are_bounded_per_event_and_the_drop_reported_once() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        for i in 0..MAX_LOG_MESSAGES_PER_EVENT + 7 {
+            Host::log(&mut m, LogLevel::Debug, format!("line {i}"));
+        }
+        // The host's own messages are never dropped.
+        Model::log(&mut m, LogLevel::Error, "host error");
+        m.report_dropped_logs();
+        m.report_dropped_logs();
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), MAX_LOG_MESSAGES_PER_EVENT + 2);
+        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT - 1][3], "line 499");
+        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT][3], "host error");
+        let report = &logs[MAX_LOG_MESSAGES_PER_EVENT + 1];
+        assert_eq!(report[1], "WARNING");
+        assert!(
+            report[3].contains("7 messages (")
+                && report[3].contains("500 messages per event (MAX_LOG_MESSAGES_PER_EVENT)"),
+            "{}",
+            report[3]
+        );
+    }
+
+    #[test]
+    fn guest_log_bytes_are_bounded_per_event() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        let big = "x".repeat(100 << 10);
+        for _ in 0..12 {
+            Host::log(&mut m, LogLevel::Info, big.clone());
+        }
+        // Once dropping, a small message is dropped too: no holes.
+        Host::log(&mut m, LogLevel::Info, "small".into());
+        m.report_dropped_logs();
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), 10 + 1);
+        let report = &logs[10][3];
+        assert!(
+            report.contains(&format!("3 messages ({} bytes)", 2 * big.len() + 5))
+                && report.contains("MAX_LOG_BYTES_PER_EVENT"),
+            "{report}"
+        );
+        // Nothing dropped: nothing reported.
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Host::log(&mut m, LogLevel::Info, "one".into());
+        m.report_dropped_logs();
+        assert_eq!(tool_calls(&calls, "juju-log").len(), 1);
     }
 }

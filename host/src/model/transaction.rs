@@ -226,6 +226,9 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bindings::model::{Host, LocalBag};
+    use crate::hook_tools::ToolOutput;
+    use crate::model::tests::{model, rel};
 
     fn bag(id: u32) -> BagRef {
         ("db".into(), id, false)
@@ -303,6 +306,28 @@ mod tests {
         assert!(
             matches!(&e, ModelError::InvalidArgument(m) if m.contains("MAX_SECRET_BYTES_PER_EVENT")),
             "{e:?}"
+        );
+    }
+
+    #[test]
+    fn flush_sends_yaml_safe_json() {
+        let (mut m, calls) = model(&[
+            ("relation-set", ToolOutput::ok("")),
+            ("relation-ids", ToolOutput::ok(r#"["db:1"]"#)),
+        ]);
+        m.relation_set(
+            rel(1),
+            LocalBag::Unit,
+            vec![("k".into(), "a\u{7f}b\u{85}c\u{ffff}".into())],
+        )
+        .unwrap();
+        m.commit_handler();
+        m.flush().unwrap();
+        let calls = calls.lock().unwrap();
+        let sets: Vec<_> = calls.iter().filter(|c| c.0 == "relation-set").collect();
+        assert_eq!(
+            sets[0].2.as_deref(),
+            Some(r#"{"k":"a\u007fb\u0085c\uffff"}"#)
         );
     }
 }
