@@ -170,9 +170,9 @@ fn bounded(mut value: String, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::charm_dir::ConfigSchema;
+    use crate::hook_tools::ToolOutput;
+    use crate::hook_tools::table::{Calls, ToolTable};
     use crate::model::Identity;
-    use crate::model::hook_tools::ToolOutput;
-    use crate::model::hook_tools::table::{Calls, ToolTable};
     use crate::probe::ProbeState;
     use crate::status::merge::{Band, Kind};
     use crate::status::store::{Target, Write};

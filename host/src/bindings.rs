@@ -23,3 +23,16 @@ pub use self::wasm_charm::charm::workload;
 pub const WIT_VERSION: &str = "0.2.0";
 /// The WIT package name, as it appears in component import names.
 pub const WIT_PACKAGE: &str = "wasm-charm:charm";
+
+/// A relation as Juju spells it (`JUJU_RELATION_ID`, `relation-ids`):
+/// `db:3` → endpoint `db`, id 3. The endpoint may itself hold `:`-free dashes.
+pub fn parse_relation_id(raw: &str) -> Option<RelationRef> {
+    let (endpoint, id) = raw.rsplit_once(':')?;
+    if endpoint.is_empty() {
+        return None;
+    }
+    Some(RelationRef {
+        endpoint: endpoint.to_string(),
+        id: id.parse().ok()?,
+    })
+}

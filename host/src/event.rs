@@ -11,7 +11,7 @@
 
 use crate::bindings::{
     ActionEvent, CheckEvent, Event, EventKind, NoticeEvent, Observation, RelationEvent,
-    RelationRef, SecretEvent, StorageEvent,
+    SecretEvent, StorageEvent, parse_relation_id,
 };
 use crate::charm_dir::{Actions, Metadata};
 use crate::juju_env::{JujuEnv, MissingVar};
@@ -593,18 +593,6 @@ fn action(env: &JujuEnv, actions: &Actions, name: String) -> Result<Resolved, Ev
         name,
         id: id.to_string(),
     })))
-}
-
-/// `db:3` → endpoint `db`, id 3. The endpoint may itself hold `:`-free dashes.
-pub fn parse_relation_id(raw: &str) -> Option<RelationRef> {
-    let (endpoint, id) = raw.rsplit_once(':')?;
-    if endpoint.is_empty() {
-        return None;
-    }
-    Some(RelationRef {
-        endpoint: endpoint.to_string(),
-        id: id.parse().ok()?,
-    })
 }
 
 /// The kind of an event.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::bindings::RelationRef;
 use crate::charm_dir::{Endpoint, Role};
 use proptest::prelude::*;
 

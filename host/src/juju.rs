@@ -4,8 +4,8 @@
 
 use crate::charm_dir::CharmDir;
 use crate::dispatch::{self, Report, ScopeBackend};
+use crate::hook_tools::{HookTools, ProcessTools};
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::{HookTools, ProcessTools};
 use crate::record::Recorder;
 use crate::status::store_choice::{self, Backend};
 use crate::status::store_file::StoreFile;

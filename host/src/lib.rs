@@ -3,7 +3,8 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`], [`dispatch`] ties them together, and
+//! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`]
+//! ([`hook_tools`] runs Juju's hook tools for them), [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
 //! the charm's declared directories are. [`pack`], [`inspect`] and
@@ -20,6 +21,7 @@ pub mod context;
 pub mod deadline;
 pub mod dispatch;
 pub mod event;
+pub mod hook_tools;
 pub mod init;
 pub mod inspect;
 pub mod juju;

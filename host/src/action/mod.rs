@@ -23,8 +23,7 @@ mod tests;
 use crate::bindings::Event;
 use crate::bindings::action::{ActionError, Host, ToolFailure};
 use crate::charm_dir::{Actions, ParamsSchema};
-use crate::model::HOST_CALLS_TIMEOUT;
-use crate::model::hook_tools::HookTools;
+use crate::hook_tools::{HOST_CALLS_TIMEOUT, HookTools};
 use crate::text::argv_text;
 use results::MAX_ARG_ELEMENT;
 use std::sync::Arc;
@@ -105,7 +104,7 @@ impl Action {
     /// while …`): every call is `not-in-action`, and no tool can run.
     pub fn outside(why: &str) -> Action {
         Action {
-            tools: Arc::new(crate::model::hook_tools::Unavailable(
+            tools: Arc::new(crate::hook_tools::Unavailable(
                 "no action runs while the component declares its handlers",
             )),
             deadline: Instant::now(),

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::bindings::ActionEvent;
-use crate::model::hook_tools::ToolOutput;
-use crate::model::hook_tools::table::{Calls, ToolTable};
+use crate::hook_tools::ToolOutput;
+use crate::hook_tools::table::{Calls, ToolTable};
 use std::path::Path;
 
 const ACTIONS: &str = "\

@@ -18,7 +18,7 @@ pub mod world;
 use crate::action::Action;
 use crate::bindings::{Handler, Observation, Priority};
 use crate::charm_dir::{CharmDir, ConfigType, Role};
-use crate::model::hook_tools::Unavailable;
+use crate::hook_tools::Unavailable;
 use crate::model::{Identity, Model};
 use crate::pack::{elf, manifest};
 use crate::probe::{Check, Expect, Prober, Probes};

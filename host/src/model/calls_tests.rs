@@ -3,9 +3,17 @@
 //! path (exit 1 and exit 2 with `ERROR …` on stderr) as the typed error the
 //! guest matches.
 
-use super::hook_tools::table::{Calls, ToolTable};
-use super::*;
-use crate::bindings::model::{BindAddress, GoalStatus, InterfaceAddress, Protocol};
+use super::errors::classify;
+use super::{Identity, Model, describe_error, ports};
+use crate::bindings::RelationRef;
+use crate::bindings::model::{
+    BindAddress, Databag, GoalStatus, Host, InterfaceAddress, LocalBag, ModelError, PortRange,
+    Protocol, SecretOptions, SecretOwner, SecretRead,
+};
+use crate::charm_dir::ConfigSchema;
+use crate::hook_tools::ToolOutput;
+use crate::hook_tools::table::{Calls, ToolTable};
+use std::sync::Arc;
 
 fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
     let (tools, calls) = ToolTable::new(answers);

@@ -6,7 +6,7 @@
 //! commit does.
 
 use super::sim::{Answer, SimState, SimTools, format, output, parse, unrecognized};
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use crate::status::store_chunks::{MAX_UNIT_STATE, MAX_VALUE, juju_size};
 use std::collections::BTreeMap;
 
@@ -122,7 +122,7 @@ pub fn refused_at_commit(charm_state: &BTreeMap<String, String>) -> Option<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::hook_tools::HookTools as _;
+    use crate::hook_tools::HookTools as _;
     use crate::offline::sim::tests::{call, far, tools};
     use crate::status::store_juju::JujuStore;
     use std::sync::Arc;
@@ -196,7 +196,7 @@ mod tests {
         use crate::status::store::{ScopeStore, Target, Write};
         let t = tools(SimState::default());
         let shared = t.state.clone();
-        let t: Arc<dyn crate::model::hook_tools::HookTools> = Arc::new(t);
+        let t: Arc<dyn crate::hook_tools::HookTools> = Arc::new(t);
         let mut store = ScopeStore::default();
         store.apply(
             Write::Set {

@@ -449,7 +449,7 @@ fn relation_env(
         .cloned()
         .collect();
     let id = match (&args.relation, existing.as_slice()) {
-        (Some(r), _) => match event::parse_relation_id(r) {
+        (Some(r), _) => match crate::bindings::parse_relation_id(r) {
             None => return usage(format!("--relation `{r}` is not `<endpoint>:<id>`")),
             Some(p) if p.endpoint != endpoint => {
                 return usage(format!(

@@ -5,7 +5,7 @@
 //! of the resources the operator provided.
 
 use super::sim::{Answer, SimState, SimTools, format, output, parse, unrecognized};
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

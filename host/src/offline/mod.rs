@@ -16,8 +16,8 @@ pub mod sim;
 
 use crate::charm_dir::{CharmDir, StoreChoice};
 use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
+use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::HookTools;
 use crate::probe::{Check, Prober};
 use crate::status::store::{ScopeStore, Target, check_format};
 use crate::status::store_choice::{self, Backend};

@@ -4,7 +4,7 @@
 //! otherwise; any other name has no network config, as in Juju.
 
 use super::sim::{Answer, SimState, SimTools, output, parse, relation, unrecognized};
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use serde::{Deserialize, Serialize};
 
 /// The unit's address on a binding nobody configured.

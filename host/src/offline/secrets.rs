@@ -19,7 +19,7 @@ use super::secret_codec::{
 use super::sim::{
     Answer, Args, Bag, SimState, SimTools, format, output, parse, relation, unrecognized,
 };
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use crate::model::secrets::is_secret_key;
 use crate::model::{is_app_name, is_unit_name};
 use serde::{Deserialize, Serialize};

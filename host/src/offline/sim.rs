@@ -11,7 +11,7 @@
 use super::deployment::SimCloudSpec;
 use super::network::SimNetwork;
 use super::secrets::{PendingSecrets, SimSecret};
-use crate::model::hook_tools::{HookTools, ToolOutput};
+use crate::hook_tools::{HookTools, ToolOutput};
 use crate::status::merge::{Kind, Written};
 use crate::status::store::ScopeStore;
 use serde::{Deserialize, Serialize};

@@ -8,7 +8,7 @@
 //! unknown, which is neither up nor down.
 
 use super::Seen;
-use crate::model::hook_tools::kill_group_at;
+use crate::hook_tools::kill_group_at;
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};

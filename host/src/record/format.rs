@@ -9,7 +9,7 @@
 use super::Bounds;
 use crate::bindings::workload::{CommandOutput, Exit, ServiceStatus, ToolFailure, WorkloadError};
 use crate::dispatch::{HandlerResult, Report};
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use crate::probe::{Check, Outcome as ProbeOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -13,8 +13,8 @@ use super::format::{
 use super::{Bounds, FILE_NAME};
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
 use crate::dispatch::{Report, ScopeBackend};
+use crate::hook_tools::{HookTools, ToolOutput};
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::{HookTools, ToolOutput};
 use crate::probe::{Clock, Outcome as ProbeOutcome, ProbeTap, Prober};
 use crate::status::store::ScopeStore;
 use crate::status::store_file::STATE_DIR;
@@ -290,7 +290,7 @@ impl ScopeBackend for Stored<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::hook_tools::table::ToolTable;
+    use crate::hook_tools::table::ToolTable;
 
     fn recorder(dir: &Path, events: usize) -> Recorder {
         let env = JujuEnv::from_vars([("JUJU_UNIT_NAME", "a/0"), ("PATH", "/bin")]);

@@ -11,7 +11,7 @@
 
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
 use crate::dispatch::ScopeBackend;
-use crate::model::hook_tools::{HookTools, ToolOutput};
+use crate::hook_tools::{HookTools, ToolOutput};
 use crate::probe::{Check, Clock, Outcome as ProbeOutcome, ProbeTap};
 use crate::record::format::{
     ProbeRun, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall, call_words, shell_words,

@@ -17,8 +17,8 @@ pub mod compare;
 
 use crate::charm_dir::CharmDir;
 use crate::dispatch::{self, ScopeBackend};
+use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
-use crate::model::hook_tools::HookTools;
 use crate::probe::{ProbeEnv, Prober};
 use crate::record::format::{self, Backend, Outcome, Recorded};
 use crate::status::store::ScopeStore;

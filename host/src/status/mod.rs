@@ -100,8 +100,8 @@ pub fn validate_scope(name: &str, endpoints: &BTreeSet<String>) -> Result<(), St
         }
     }
     if let Some(rel) = name.strip_prefix("relation/") {
-        let ok =
-            crate::event::parse_relation_id(rel).is_some_and(|r| endpoints.contains(&r.endpoint));
+        let ok = crate::bindings::parse_relation_id(rel)
+            .is_some_and(|r| endpoints.contains(&r.endpoint));
         if !ok {
             return Err(format!(
                 "scope name `{name}`: expected `relation/<endpoint>:<id>` with an endpoint of metadata.yaml"

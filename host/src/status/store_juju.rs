@@ -23,8 +23,7 @@
 
 use super::store::{DecodeError, ScopeStore};
 use super::store_chunks::{self, LayoutError, Plan, TooLarge};
-use crate::model::HOST_CALLS_TIMEOUT;
-use crate::model::hook_tools::HookTools;
+use crate::hook_tools::{HOST_CALLS_TIMEOUT, HookTools};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::hook_tools::ToolOutput;
+use crate::hook_tools::ToolOutput;
 use crate::status::merge::{Band, Kind};
 use crate::status::store::{Target, Write};
 use crate::status::store_chunks::{HEADER_KEY, MAX_UNIT_STATE, chunk_key};

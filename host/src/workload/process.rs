@@ -11,7 +11,7 @@
 //! that left the group (`setsid`, a daemon) is out of reach, as it means to
 //! be; its output pipe is waited for only briefly.
 
-use crate::model::hook_tools::kill_group_at;
+use crate::hook_tools::kill_group_at;
 use std::io::Read;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::process::{Command, Stdio};

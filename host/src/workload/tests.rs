@@ -5,8 +5,8 @@
 use super::*;
 use crate::bindings::workload::Exit;
 use crate::charm_dir::CommandSpec;
-use crate::model::hook_tools::ToolOutput;
-use crate::model::hook_tools::table::{Calls as ToolCalls, ToolTable};
+use crate::hook_tools::ToolOutput;
+use crate::hook_tools::table::{Calls as ToolCalls, ToolTable};
 use crate::probe::{Prober, Target};
 use std::sync::Mutex;
 

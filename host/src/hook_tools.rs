@@ -9,7 +9,13 @@ use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long the host's own tool calls may take together after the handlers
+/// (relation data, statuses, logs), and after each handler (its log lines):
+/// Juju sets no timeout, and a hung tool would hold the machine-wide hook
+/// lock. Generous, since a loaded machine runs the tools slowly.
+pub const HOST_CALLS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What a hook tool answered.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,0 +1,50 @@
+//! The guest's port calls: `open-port` and `close-port` buffered in the
+//! running handler's transaction, `opened-ports` read once per event.
+
+use super::Model;
+use super::errors::failure;
+use super::ports::{self, PortRequest};
+use super::tool_calls::Caller;
+use crate::bindings::model::{ModelError, OpenedPort, PortRange};
+
+/// Buffer an `open-port` (`open`) or `close-port` of the running handler.
+pub(super) fn request(
+    m: &mut Model,
+    open: bool,
+    port: PortRange,
+    endpoints: Option<Vec<String>>,
+) -> Result<(), ModelError> {
+    let request = PortRequest {
+        open,
+        spec: ports::port_spec(&port)?,
+        endpoints: ports::endpoints_arg(endpoints.as_deref())?,
+    };
+    let tool = request.tool_and_args().0;
+    for e in endpoints.iter().flatten() {
+        m.facts.check_binding(&format!("{tool} --endpoints"), e)?;
+    }
+    m.transaction.request_port(request)
+}
+
+pub(super) fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
+    if let Some(p) = &m.cache.opened_ports {
+        return Ok(p.clone());
+    }
+    let lines: Option<Vec<String>> = m.json(
+        Caller::Guest,
+        "opened-ports",
+        &["--format=json", "--endpoints"],
+    )?;
+    let mut opened = Vec::new();
+    for line in lines.unwrap_or_default() {
+        opened.push(ports::parse_opened(&line).ok_or_else(|| {
+            failure(
+                "opened-ports",
+                0,
+                format!("`{line}` is not `<port>[/<proto>]`, `<from>-<to>[/<proto>]` or `icmp` with its endpoints"),
+            )
+        })?);
+    }
+    m.cache.opened_ports = Some(opened.clone());
+    Ok(opened)
+}

@@ -1,0 +1,257 @@
+//! The guest's secret calls: reads at the call (`current` content and info
+//! cached for the event), `secret-add` at the call since its id is its
+//! answer, and the other writes buffered in the running handler's
+//! transaction. Content travels in private files, never in argv.
+
+use super::Model;
+use super::errors::failure;
+use super::names::{check_unit_name, rel_arg};
+use super::secrets::{self, SecretRequest};
+use super::tool_calls::Caller;
+use crate::bindings::RelationRef;
+use crate::bindings::model::{ModelError, SecretInfo, SecretOptions, SecretOwner, SecretRead};
+use std::collections::BTreeMap;
+
+impl Model {
+    /// Run a secret tool: its flags and `-- <id>`, then its content as
+    /// `key#file=` arguments naming private files removed after the call.
+    pub(super) fn run_secret(
+        &mut self,
+        caller: Caller,
+        request: &SecretRequest,
+    ) -> Result<Vec<u8>, ModelError> {
+        let tool = request.tool;
+        let mut args: Vec<String> = request.args.clone();
+        let _files = match &request.content {
+            Some(content) => {
+                let (dir, files) = secrets::content_files(content).map_err(|e| {
+                    failure(
+                        tool,
+                        -1,
+                        format!("cannot write the secret's content for {tool}: {e}"),
+                    )
+                })?;
+                args.extend(files);
+                Some(dir)
+            }
+            None => None,
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run_as(caller, tool, &args, None)
+    }
+}
+
+/// The `--label <label>` and `-- <id>` that name a secret for a read.
+fn lookup_args(id: &Option<String>, label: &Option<String>) -> Result<Vec<String>, ModelError> {
+    let mut args = Vec::new();
+    if let Some(l) = label {
+        secrets::check_arg("label", l)?;
+        args.extend(["--label".to_string(), l.clone()]);
+    }
+    match id {
+        Some(id) => {
+            secrets::check_arg("id", id)?;
+            args.extend(["--".to_string(), id.clone()]);
+        }
+        None if label.is_none() => {
+            return Err(ModelError::InvalidArgument(
+                "a secret is named by its id, its label, or both; neither was given".into(),
+            ));
+        }
+        None => {}
+    }
+    Ok(args)
+}
+
+/// `--relation <endpoint:id> [--unit <unit>] -- <id>` of grant and
+/// revoke, checked: a relation of the charm's endpoints, a unit name.
+fn access_args(
+    m: &Model,
+    id: &str,
+    relation: &RelationRef,
+    unit: Option<String>,
+) -> Result<Vec<String>, ModelError> {
+    secrets::check_arg("id", id)?;
+    m.facts.check_endpoint(&relation.endpoint)?;
+    let mut args = vec!["--relation".to_string(), rel_arg(relation)];
+    if let Some(u) = unit {
+        check_unit_name(&u)?;
+        args.extend(["--unit".to_string(), u]);
+    }
+    args.extend(["--".to_string(), id.to_string()]);
+    Ok(args)
+}
+
+pub(super) fn secret_get(
+    m: &mut Model,
+    id: Option<String>,
+    label: Option<String>,
+    read: SecretRead,
+) -> Result<Vec<(String, String)>, ModelError> {
+    let lookup = lookup_args(&id, &label)?;
+    let key = (id, label);
+    if read == SecretRead::Current
+        && let Some(c) = m.cache.secret_content.get(&key)
+    {
+        return Ok(c.clone());
+    }
+    let mut args = vec!["--format=json"];
+    match read {
+        SecretRead::Current => {}
+        SecretRead::Peek => args.push("--peek"),
+        SecretRead::Refresh => args.push("--refresh"),
+    }
+    args.extend(lookup.iter().map(String::as_str));
+    let raw: Option<BTreeMap<String, String>> = m.json(Caller::Guest, "secret-get", &args)?;
+    let content = secrets::parse_content(raw);
+    if read == SecretRead::Current {
+        m.cache.secret_content.insert(key, content.clone());
+    }
+    Ok(content)
+}
+
+pub(super) fn secret_info_get(
+    m: &mut Model,
+    id: Option<String>,
+    label: Option<String>,
+) -> Result<SecretInfo, ModelError> {
+    // Unlike secret-get, secret-info-get refuses an id and a label
+    // together (exit 2): the id names the secret alone.
+    let by = if id.is_some() { None } else { label.clone() };
+    let lookup = lookup_args(&id, &by)?;
+    let key = (id, label);
+    if let Some(i) = m.cache.secret_info.get(&key) {
+        return Ok(i.clone());
+    }
+    let mut args = vec!["--format=json"];
+    args.extend(lookup.iter().map(String::as_str));
+    let raw: BTreeMap<String, secrets::InfoJson> =
+        m.json(Caller::Guest, "secret-info-get", &args)?;
+    let info = secrets::parse_info(raw).ok_or_else(|| {
+        ModelError::NotFound(format!(
+            "secret-info-get answered no secret for {}",
+            key.0.as_deref().or(key.1.as_deref()).unwrap_or_default()
+        ))
+    })?;
+    m.cache.secret_info.insert(key, info.clone());
+    Ok(info)
+}
+
+pub(super) fn secret_add(
+    m: &mut Model,
+    content: Vec<(String, String)>,
+    options: SecretOptions,
+    owner: SecretOwner,
+) -> Result<String, ModelError> {
+    secrets::check_content(&content)?;
+    let mut args = secrets::option_args(&options)?;
+    if owner == SecretOwner::Unit {
+        args.extend(["--owner".to_string(), "unit".to_string()]);
+    }
+    let request = SecretRequest {
+        tool: "secret-add",
+        args,
+        content: Some(content),
+    };
+    let out = m.run_secret(Caller::Guest, &request)?;
+    let uri = String::from_utf8_lossy(&out).trim().to_string();
+    if uri.is_empty() {
+        return Err(failure(
+            "secret-add",
+            0,
+            "secret-add answered no secret id".into(),
+        ));
+    }
+    m.cache.secret_ids = None;
+    Ok(uri)
+}
+
+pub(super) fn secret_set(
+    m: &mut Model,
+    id: String,
+    content: Option<Vec<(String, String)>>,
+    options: SecretOptions,
+) -> Result<(), ModelError> {
+    secrets::check_arg("id", &id)?;
+    if let Some(c) = &content {
+        secrets::check_content(c)?;
+    }
+    let mut args = secrets::option_args(&options)?;
+    if content.is_none() && args.is_empty() {
+        return Err(ModelError::InvalidArgument(
+            "secret-set needs new content or new metadata; neither was given".into(),
+        ));
+    }
+    args.extend(["--".to_string(), id]);
+    m.transaction.request_secret(SecretRequest {
+        tool: "secret-set",
+        args,
+        content,
+    })
+}
+
+/// Buffer `secret-grant` (`grant`) or `secret-revoke` of the running handler.
+pub(super) fn secret_access(
+    m: &mut Model,
+    grant: bool,
+    id: String,
+    relation: RelationRef,
+    unit: Option<String>,
+) -> Result<(), ModelError> {
+    let args = access_args(m, &id, &relation, unit)?;
+    m.transaction.request_secret(SecretRequest {
+        tool: if grant {
+            "secret-grant"
+        } else {
+            "secret-revoke"
+        },
+        args,
+        content: None,
+    })
+}
+
+pub(super) fn secret_remove(
+    m: &mut Model,
+    id: String,
+    revision: Option<u32>,
+) -> Result<(), ModelError> {
+    secrets::check_arg("id", &id)?;
+    let mut args = Vec::new();
+    if let Some(r) = revision {
+        if r == 0 {
+            return Err(ModelError::InvalidArgument(
+                "secret revisions start at 1".into(),
+            ));
+        }
+        args.extend(["--revision".to_string(), r.to_string()]);
+    }
+    args.extend(["--".to_string(), id]);
+    m.transaction.request_secret(SecretRequest {
+        tool: "secret-remove",
+        args,
+        content: None,
+    })
+}
+
+pub(super) fn secret_ids(m: &mut Model) -> Result<Vec<String>, ModelError> {
+    if let Some(ids) = &m.cache.secret_ids {
+        return Ok(ids.clone());
+    }
+    let ids: Option<Vec<String>> = m.json(Caller::Guest, "secret-ids", &["--format=json"])?;
+    // Juju 3 prints bare ids (`cq3…`); the guest gets the `secret:` URIs
+    // every other secret call and event carries.
+    let mut ids: Vec<String> = ids
+        .unwrap_or_default()
+        .into_iter()
+        .map(|id| {
+            if id.starts_with("secret:") {
+                id
+            } else {
+                format!("secret:{id}")
+            }
+        })
+        .collect();
+    ids.sort();
+    m.cache.secret_ids = Some(ids.clone());
+    Ok(ids)
+}
