@@ -19,6 +19,7 @@ pub mod charm_dir;
 pub mod context;
 pub mod deadline;
 pub mod dispatch;
+pub mod duration;
 pub mod event;
 pub mod init;
 pub mod inspect;

@@ -6,7 +6,7 @@
 //! Parsed through serde types for the shape, then checked field by field so
 //! every error names the entry (`workload.commands.db-sync.argv`).
 
-use crate::probe::spec::{parse_duration, show_duration};
+use crate::duration::{parse_duration, show_duration};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
