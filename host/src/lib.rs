@@ -21,6 +21,7 @@ pub mod deadline;
 pub mod dispatch;
 pub mod duration;
 pub mod event;
+pub mod http;
 pub mod init;
 pub mod inspect;
 pub mod juju;

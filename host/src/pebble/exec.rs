@@ -252,7 +252,7 @@ async fn connect(socket: &Path, task: &str, id: &str) -> Result<Upgraded, Error>
 /// Run `argv` through `client`'s Pebble, killing it at `until` (at or
 /// before the client's deadline).
 pub fn run(client: &Client, argv: &[String], until: Instant) -> Result<CommandOutput, Error> {
-    let runtime = crate::probe::http::client_runtime()
+    let runtime = crate::http::client_runtime()
         .map_err(|e| Error::Protocol(format!("cannot start the HTTP client: {e}")))?;
     let left = client.deadline().saturating_duration_since(Instant::now());
     runtime

@@ -18,7 +18,7 @@
 //! states the store kept, and sets or clears each gating probe's scope.
 
 pub mod clock;
-pub(crate) mod http;
+mod http;
 mod pebble;
 mod process;
 pub mod run;
