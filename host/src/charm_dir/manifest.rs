@@ -2,10 +2,9 @@
 //! handler's `Err` means, the sandbox limits, the ready message and the
 //! readiness probes, and the workload a handler may touch.
 
+use super::probes::{ProbeSpec, Raw, parse_probes};
 use super::workload::{RawWorkload, Workload, parse_workload};
 use super::{CharmFileError, parse_yaml};
-use crate::probe::ProbeSpec;
-use crate::probe::spec::{Raw, parse_probes};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

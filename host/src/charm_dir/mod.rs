@@ -5,6 +5,7 @@
 mod actions;
 mod manifest;
 mod metadata;
+pub mod probes;
 mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
@@ -68,7 +69,7 @@ impl CharmDir {
             Some((file, text)) => Manifest::parse(&text, &file)?,
             None => Manifest::default(),
         };
-        crate::probe::spec::check_containers(&manifest.probes, &metadata.containers)
+        probes::check_containers(&manifest.probes, &metadata.containers)
             .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e.to_string()))?;
         manifest
             .workload

@@ -4,7 +4,7 @@
 //! looks only there.
 
 use super::Seen;
-use super::spec::HttpTarget;
+use crate::charm_dir::probes::HttpTarget;
 use crate::http::{client_runtime, exchange};
 use bytes::Bytes;
 use http_body_util::Empty;

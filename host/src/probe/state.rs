@@ -16,7 +16,7 @@
 //!   period.
 
 use super::Check;
-use super::spec::ProbeSpec;
+use crate::charm_dir::probes::ProbeSpec;
 use crate::status::merge::Kind;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -3,7 +3,7 @@
 
 use super::support::ReservedPort;
 use crate::bindings::probe::{Gating, Host, ProbeError};
-use crate::probe::spec::{HostPort, ProbeSpec, Target};
+use crate::charm_dir::probes::{HostPort, ProbeSpec, Target};
 use crate::probe::{Check, Choices, ProbeState, Prober, Probes, gates};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, TcpListener};

@@ -2,8 +2,8 @@
 //! against the stand-in (tests/probe-fixtures/systemctl).
 
 use super::support::{ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_zombie};
+use crate::charm_dir::probes::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::run::{Prober, attempt, run_all};
-use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::state::millis;
 use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
 use crate::status::merge::Kind;

@@ -1,8 +1,8 @@
 //! Declarations as wasm-charm.yaml writes them (DESIGN §5), and the errors,
 //! which name the file, the probe and the field.
 
+use super::{Expect, HostPort, ProbeSpec, Target, check_containers};
 use crate::charm_dir::Manifest;
-use crate::probe::spec::{Expect, HostPort, ProbeSpec, Target, check_containers};
 use std::path::Path;
 use std::time::Duration;
 

@@ -390,7 +390,7 @@ pub fn check_containers(
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
 fn parse_unit(unit: &str) -> Result<String, String> {
-    if crate::charm_dir::is_unit_name(unit) {
+    if super::is_unit_name(unit) {
         Ok(unit.to_string())
     } else {
         Err(format!(
@@ -564,3 +564,7 @@ fn duration_in(value: &Raw, min: Duration, max: Duration) -> Result<Duration, St
     }
     Ok(d)
 }
+
+#[cfg(test)]
+#[path = "probes_tests.rs"]
+mod tests;
