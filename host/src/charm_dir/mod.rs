@@ -6,6 +6,7 @@ mod actions;
 mod manifest;
 mod metadata;
 pub mod probes;
+pub mod recording;
 mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
