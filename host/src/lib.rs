@@ -6,10 +6,11 @@
 //! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`], [`dispatch`] ties them together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
-//! the charm's declared directories are. [`pack`], [`inspect`] and
-//! [`init`] are the tools around a charm: build and zip it, read what it is
-//! made of, start a new one; [`record`] keeps a unit's events and [`replay`]
-//! runs them again.
+//! the charm's declared directories are; [`duration`], [`http`] (the client
+//! the probes and Pebble share) and [`status_kind`] are leaves below them.
+//! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
+//! and zip it, read what it is made of, start a new one; [`record`] keeps a
+//! unit's events and [`replay`] runs them again.
 
 pub mod action;
 pub mod actions;
@@ -37,6 +38,7 @@ pub mod runtime;
 pub mod scenario;
 pub mod show;
 pub mod status;
+pub mod status_kind;
 pub mod stored;
 pub mod text;
 pub mod workload;

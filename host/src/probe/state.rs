@@ -17,7 +17,7 @@
 
 use super::Check;
 use crate::charm_dir::probes::ProbeSpec;
-use crate::status::merge::Kind;
+use crate::status_kind::Kind;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
