@@ -13,7 +13,10 @@ pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError, StoreChoice};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
-pub use workload::{Access, CommandSpec, ContainerGrant, FileGrant, Workload};
+pub use workload::{
+    Access, CommandSpec, ContainerGrant, FileGrant, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT,
+    Workload,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -17,8 +17,7 @@
 use super::client::{Body, Client, Error, MAX_ANSWER, parse_envelope, query_value};
 use super::websocket::{Message, Noise, Socket, WsError, check_upgrade, handshake_key};
 use crate::bindings::workload::{CommandOutput, Exit};
-use crate::charm_dir::CommandSpec;
-use crate::workload::{MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
+use crate::charm_dir::{CommandSpec, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;
