@@ -404,7 +404,7 @@ mod tests {
         let state = ProbeState::default()
             .evaluate(
                 &crate::probe::ProbeSpec::new(crate::probe::Target::Tcp(
-                    crate::probe::spec::HostPort {
+                    crate::charm_dir::probes::HostPort {
                         host: "127.0.0.1".into(),
                         port: 1,
                     },

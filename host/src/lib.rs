@@ -4,13 +4,15 @@
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
 //! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`]
-//! ([`hook_tools`] runs Juju's hook tools for them), [`dispatch`] ties them together, and
+//! ([`hook_tools`] runs Juju's hook tools for them), [`dispatch`] ties them
+//! together, and
 //! [`actions`] answers the built-in actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
-//! the charm's declared directories are. [`pack`], [`inspect`] and
-//! [`init`] are the tools around a charm: build and zip it, read what it is
-//! made of, start a new one; [`record`] keeps a unit's events and [`replay`]
-//! runs them again.
+//! the charm's declared directories are; [`duration`], [`http`] (the client
+//! the probes and Pebble share) and [`status_kind`] are leaves below them.
+//! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
+//! and zip it, read what it is made of, start a new one; [`record`] keeps a
+//! unit's events and [`replay`] runs them again.
 
 pub mod action;
 pub mod actions;
@@ -20,8 +22,10 @@ pub mod charm_dir;
 pub mod context;
 pub mod deadline;
 pub mod dispatch;
+pub mod duration;
 pub mod event;
 pub mod hook_tools;
+pub mod http;
 pub mod init;
 pub mod inspect;
 pub mod juju;
@@ -37,6 +41,7 @@ pub mod runtime;
 pub mod scenario;
 pub mod show;
 pub mod status;
+pub mod status_kind;
 pub mod stored;
 pub mod text;
 pub mod workload;

@@ -7,6 +7,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// Longest message kept in a scope (the merged one is cut to 120 characters;
+/// the whole message stays available in `wasm-charm status`). Here, with the
+/// text rules, so that [`status_message`] and the `status` interface's check
+/// read one bound.
+pub const MAX_MESSAGE: usize = 4096;
+
 /// `s` as one argv element: NUL, the one character `execve` cannot pass (it
 /// ends a C string), replaced by U+FFFD; nothing else changed.
 pub fn argv_text(s: &str) -> Cow<'_, str> {
@@ -18,12 +24,12 @@ pub fn argv_text(s: &str) -> Cow<'_, str> {
 }
 
 /// A status message as `status-set` can take it: [`argv_text`], then cut to
-/// [`crate::status::MAX_MESSAGE`] bytes on a character boundary. For
+/// [`MAX_MESSAGE`] bytes on a character boundary. For
 /// messages that cannot be refused (a handler's return value) or were stored
 /// by an older host that did not check them.
 pub fn status_message(s: &str) -> String {
     let mut message = argv_text(s).into_owned();
-    message.truncate(message.floor_char_boundary(crate::status::MAX_MESSAGE));
+    message.truncate(message.floor_char_boundary(MAX_MESSAGE));
     message
 }
 
@@ -90,7 +96,7 @@ mod tests {
     #[test]
     fn status_message_is_carried_and_bounded() {
         assert_eq!(status_message("bad\0message"), "bad\u{FFFD}message");
-        let max = crate::status::MAX_MESSAGE;
+        let max = MAX_MESSAGE;
         let long = "é".repeat(max);
         let cut = status_message(&long);
         assert_eq!(cut.len(), max);
@@ -131,7 +137,7 @@ mod tests {
         fn status_message_is_a_bounded_prefix(s in any::<String>(), n in 0usize..3) {
             let s = s.repeat(n * 2000 + 1);
             let m = status_message(&s);
-            prop_assert!(m.len() <= crate::status::MAX_MESSAGE);
+            prop_assert!(m.len() <= MAX_MESSAGE);
             prop_assert!(!m.contains('\0'));
             prop_assert!(argv_text(&s).starts_with(&m));
         }

@@ -2,10 +2,10 @@
 //! handler's `Err` means, the sandbox limits, the ready message and the
 //! readiness probes, and the workload a handler may touch.
 
+use super::probes::{ProbeSpec, Raw, parse_probes};
+use super::recording::{Bounds, parse_bounds};
 use super::workload::{RawWorkload, Workload, parse_workload};
 use super::{CharmFileError, parse_yaml};
-use crate::probe::ProbeSpec;
-use crate::probe::spec::{Raw, parse_probes};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,7 +80,7 @@ pub struct Manifest {
     /// Where the scope store is kept.
     pub store: StoreChoice,
     /// Whether events are recorded for `wasm-charm replay`, and how many.
-    pub record: Option<crate::record::Bounds>,
+    pub record: Option<Bounds>,
 }
 
 impl Default for Manifest {
@@ -113,7 +113,7 @@ struct RawManifest {
     #[serde(default)]
     workload: RawWorkload,
     store: Option<String>,
-    /// `true`, `false` or `{events, bytes}`: read by `crate::record`.
+    /// `true`, `false` or `{events, bytes}`: read by [`parse_bounds`].
     record: Option<serde_json::Value>,
 }
 
@@ -188,8 +188,7 @@ impl Manifest {
             };
         }
         if let Some(record) = &raw.record {
-            manifest.record =
-                crate::record::parse_bounds(record).map_err(|e| CharmFileError::new(file, e))?;
+            manifest.record = parse_bounds(record).map_err(|e| CharmFileError::new(file, e))?;
         }
         Ok(manifest)
     }
@@ -232,7 +231,6 @@ mod tests {
 
     #[test]
     fn record_is_a_switch_or_bounds() {
-        use crate::record::Bounds;
         assert_eq!(parse("record: false\n").unwrap().record, None);
         assert_eq!(
             parse("record: true\n").unwrap().record,

@@ -5,13 +5,18 @@
 mod actions;
 mod manifest;
 mod metadata;
+pub mod probes;
+pub mod recording;
 mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
 pub use manifest::{Limits, Manifest, OnError, StoreChoice};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
-pub use workload::{Access, CommandSpec, ContainerGrant, FileGrant, Workload};
+pub use workload::{
+    Access, CommandSpec, ContainerGrant, FileGrant, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT,
+    Workload,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -68,7 +73,7 @@ impl CharmDir {
             Some((file, text)) => Manifest::parse(&text, &file)?,
             None => Manifest::default(),
         };
-        crate::probe::spec::check_containers(&manifest.probes, &metadata.containers)
+        probes::check_containers(&manifest.probes, &metadata.containers)
             .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e.to_string()))?;
         manifest
             .workload

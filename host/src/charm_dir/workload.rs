@@ -6,7 +6,7 @@
 //! Parsed through serde types for the shape, then checked field by field so
 //! every error names the entry (`workload.commands.db-sync.argv`).
 
-use crate::probe::spec::{parse_duration, show_duration};
+use crate::duration::{parse_duration, show_duration};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,6 +17,15 @@ use std::time::Duration;
 pub const MAX_COMMAND_TIMEOUT: Duration = Duration::from_secs(3600);
 /// A command's timeout when the manifest gives none.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// Arguments a guest may append to one run of a declared command, and their
+/// bytes together: well inside what `execve` takes (Linux: 128 KiB per
+/// argument, about 2 MiB in all). The same wherever the command runs, on
+/// the machine (`workload`) or in a container (Pebble's exec).
+pub const MAX_ARGS: usize = 1024;
+pub const MAX_ARGS_BYTES: usize = 1 << 20;
+/// Bytes kept of each output stream of a workload call (a declared command
+/// on the machine or in a container, `systemctl`, `apt-get` …).
+pub const OUTPUT_LIMIT: usize = 64 << 10;
 /// Bounds on how much a manifest may declare: each file grant is a preopen
 /// in every handler instance.
 pub const MAX_FILES: usize = 64;

@@ -461,7 +461,7 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
         .probes
         .iter()
         .map(|(name, p)| {
-            use crate::probe::spec::show_duration as d;
+            use crate::duration::show_duration as d;
             let expect = match p.expect {
                 Expect::Up => "up",
                 Expect::Down => "down",

@@ -3,7 +3,7 @@
 //! deploying. Pure: the parsed section in, lines out.
 
 use crate::charm_dir::{CommandSpec, Workload};
-use crate::probe::spec::show_duration;
+use crate::duration::show_duration;
 
 /// The `workload` section of the report: one line when nothing is declared,
 /// else a heading and a sub-section per capability.

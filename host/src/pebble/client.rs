@@ -1,5 +1,5 @@
 //! A Pebble API client: HTTP/1.1 over a container's unix socket with hyper
-//! (the HTTP probe's exchange, `probe::http`), one request per connection,
+//! (the host's HTTP client, [`crate::http`]), one request per connection,
 //! each bounded by a deadline. Pebble's JSON envelope is parsed here
 //! (juju-protocol §4.3): `sync` answers carry a `result`, `async` ones a
 //! change id to wait for, `error` ones a message and a kind.
@@ -7,7 +7,7 @@
 //! Request building and answer parsing are pure functions, tested without a
 //! socket; [`Client`] only sends and receives.
 
-use crate::probe::http::{Answer, client_runtime, exchange};
+use crate::http::{Answer, client_runtime, exchange};
 use bytes::Bytes;
 use http_body_util::Full;
 use serde::Deserialize;

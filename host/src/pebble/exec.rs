@@ -17,8 +17,7 @@
 use super::client::{Body, Client, Error, MAX_ANSWER, parse_envelope, query_value};
 use super::websocket::{Message, Noise, Socket, WsError, check_upgrade, handshake_key};
 use crate::bindings::workload::{CommandOutput, Exit};
-use crate::charm_dir::CommandSpec;
-use crate::workload::{MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
+use crate::charm_dir::{CommandSpec, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;
@@ -252,7 +251,7 @@ async fn connect(socket: &Path, task: &str, id: &str) -> Result<Upgraded, Error>
 /// Run `argv` through `client`'s Pebble, killing it at `until` (at or
 /// before the client's deadline).
 pub fn run(client: &Client, argv: &[String], until: Instant) -> Result<CommandOutput, Error> {
-    let runtime = crate::probe::http::client_runtime()
+    let runtime = crate::http::client_runtime()
         .map_err(|e| Error::Protocol(format!("cannot start the HTTP client: {e}")))?;
     let left = client.deadline().saturating_duration_since(Instant::now());
     runtime

@@ -1,12 +1,13 @@
-//! HTTP probe: one GET over HTTP/1.1 with hyper, on a current-thread tokio
-//! runtime of the attempt's own (the probe runs on a thread of its own).
-//! The body is read up to [`MAX_BODY`]; a body match looks only there.
+//! HTTP probe: one GET through the host's HTTP client ([`crate::http`]), on
+//! a current-thread tokio runtime of the attempt's own (the probe runs on a
+//! thread of its own). The body is read up to [`MAX_BODY`]; a body match
+//! looks only there.
 
 use super::Seen;
-use super::spec::HttpTarget;
+use crate::charm_dir::probes::HttpTarget;
+use crate::http::{client_runtime, exchange};
 use bytes::Bytes;
-use http_body_util::{BodyExt as _, Empty};
-use hyper_util::rt::TokioIo;
+use http_body_util::Empty;
 use std::time::Instant;
 
 /// How much of an answer's body is read.
@@ -78,67 +79,4 @@ async fn get(target: &HttpTarget) -> Result<(u16, Vec<u8>), Failure> {
         .await
         .map_err(Failure::Http)?;
     Ok((answer.status, answer.body))
-}
-
-/// A current-thread tokio runtime for one blocking HTTP exchange (a probe
-/// attempt, a Pebble call): the caller's thread drives it.
-pub(crate) fn client_runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-}
-
-/// An HTTP answer, its body read up to a bound.
-pub(crate) struct Answer {
-    pub status: u16,
-    pub headers: hyper::HeaderMap,
-    pub body: Vec<u8>,
-    /// The body went on past the bound: `body` holds only its start.
-    pub cut: bool,
-}
-
-/// Send `request` over `io` (a connected stream) as HTTP/1.1 and read the
-/// answer's body up to `limit` bytes. Runs inside a tokio runtime.
-pub(crate) async fn exchange<I, B>(
-    io: I,
-    request: hyper::Request<B>,
-    limit: usize,
-) -> Result<Answer, hyper::Error>
-where
-    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-    B: hyper::body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
-    // The connection is driven beside the request; dropped with the runtime.
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await?;
-    let status = response.status().as_u16();
-    let (parts, mut body) = response.into_parts();
-    let mut read = Vec::new();
-    let mut cut = false;
-    loop {
-        match body.frame().await {
-            Some(Ok(frame)) => {
-                if let Some(data) = frame.data_ref() {
-                    let take = data.len().min(limit - read.len());
-                    read.extend_from_slice(&data[..take]);
-                    if take < data.len() {
-                        cut = true;
-                        break;
-                    }
-                }
-            }
-            Some(Err(e)) => return Err(e),
-            None => break,
-        }
-    }
-    Ok(Answer {
-        status,
-        headers: parts.headers,
-        body: read,
-        cut,
-    })
 }

@@ -2,7 +2,9 @@
 //! with a timeout, retries and back-off, gating `active` through the scope
 //! `probe/<name>`, maintenance within a grace period and blocked after it.
 //!
-//! * [`spec`]: the declarations ([`ProbeSpec`]), parsed with the manifest.
+//! * The declarations ([`ProbeSpec`]) are the manifest's, parsed with it in
+//!   [`crate::charm_dir::probes`]; they are re-exported here, the probes'
+//!   vocabulary.
 //! * `tcp`, `http`, `process`, `systemd`: one attempt of each kind.
 //! * [`run`]: retries with back-off, and all gated probes of an event at
 //!   once under one budget.
@@ -18,11 +20,10 @@
 //! states the store kept, and sets or clears each gating probe's scope.
 
 pub mod clock;
-pub(crate) mod http;
+mod http;
 mod pebble;
 mod process;
 pub mod run;
-pub mod spec;
 pub mod state;
 mod systemd;
 mod tcp;
@@ -30,9 +31,9 @@ mod tcp;
 #[cfg(test)]
 mod tests;
 
+pub use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use run::{Outcome, ProbeEnv, ProbeTap, Prober};
-pub use spec::{Expect, ProbeSpec, Target};
 pub use state::{ProbeState, ScopeStatus};
 
 use crate::bindings::probe::{Gating, Host, ProbeError, ProbeResult};

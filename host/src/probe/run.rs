@@ -2,8 +2,9 @@
 //! gated probes of an event at once under one time budget.
 
 use super::clock::Clock;
-use super::spec::{Expect, ProbeSpec, Target, show_duration};
 use super::{Check, Seen, http, pebble, process, systemd, tcp};
+use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
+use crate::duration::show_duration;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

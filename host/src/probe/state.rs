@@ -16,8 +16,8 @@
 //!   period.
 
 use super::Check;
-use super::spec::ProbeSpec;
-use crate::status::merge::Kind;
+use crate::charm_dir::probes::ProbeSpec;
+use crate::status_kind::Kind;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

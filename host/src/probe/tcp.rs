@@ -1,7 +1,7 @@
 //! TCP probe: connect to host:port within the attempt's deadline.
 
 use super::Seen;
-use super::spec::HostPort;
+use crate::charm_dir::probes::HostPort;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Instant;
 

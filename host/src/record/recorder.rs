@@ -6,12 +6,13 @@
 //! Built only when recording is on: with it off, `dispatch` runs on the
 //! undecorated tools, machine and prober, and pays nothing.
 
+use super::FILE_NAME;
 use super::format::{
     self, Backend, ProbeRun, Recorded, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall,
     call_words,
 };
-use super::{Bounds, FILE_NAME};
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
+use crate::charm_dir::recording::Bounds;
 use crate::dispatch::{Report, ScopeBackend};
 use crate::hook_tools::{HookTools, ToolOutput};
 use crate::juju_env::JujuEnv;

@@ -240,7 +240,7 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
     };
     let after = match m.get("after") {
         None => Duration::ZERO,
-        Some(Value::String(d)) => crate::probe::spec::parse_duration(d)
+        Some(Value::String(d)) => crate::duration::parse_duration(d)
             .map_err(|e| BadFile(format!("{at}: `after`: {e}")))?,
         Some(_) => {
             return Err(BadFile(format!(

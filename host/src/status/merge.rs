@@ -14,33 +14,12 @@
 //! ready message: a unit can say it is active and paused, as `ops`'s
 //! `ActiveStatus("…")` does.
 
+pub use crate::status_kind::Kind;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
 /// What `juju status` shows of a message before cutting it.
 pub const MESSAGE_LIMIT: usize = 120;
-
-/// Status kinds, ordered by severity (the derived `Ord` is the severity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Active,
-    Waiting,
-    Maintenance,
-    Blocked,
-}
-
-impl Kind {
-    /// The word `status-set` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Active => "active",
-            Kind::Waiting => "waiting",
-            Kind::Maintenance => "maintenance",
-            Kind::Blocked => "blocked",
-        }
-    }
-}
 
 /// Priority band; the derived `Ord` puts `Critical` first.
 #[derive(

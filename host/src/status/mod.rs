@@ -13,15 +13,13 @@ pub mod store_juju;
 
 use crate::bindings::status::Host;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};
+pub use crate::text::MAX_MESSAGE;
 use merge::{Band, Kind};
 use std::collections::{BTreeMap, BTreeSet};
 use store::{Target, Write};
 
 /// Longest scope name.
 pub const MAX_SCOPE_NAME: usize = 128;
-/// Longest message kept in a scope (the merged one is cut to 120 characters;
-/// the whole message stays available in `wasm-charm status`).
-pub const MAX_MESSAGE: usize = 4096;
 /// Writes one handler may make; a handler looping over `status.set` is a bug
 /// that must not grow the store without bound.
 pub const MAX_WRITES: usize = 256;

@@ -6,7 +6,7 @@
 
 use super::process::{self, Ended, Ran};
 use crate::bindings::workload::{CommandOutput, Exit, WorkloadError};
-use crate::charm_dir::CommandSpec;
+use crate::charm_dir::{CommandSpec, MAX_ARGS, MAX_ARGS_BYTES};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::Command;
@@ -16,11 +16,6 @@ use std::time::{Duration, Instant};
 /// found (a bare `argv[0]` too).
 pub const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/// Arguments a guest may append to one call, and their bytes together:
-/// well inside what `execve` takes (Linux: 128 KiB per argument, about
-/// 2 MiB in all).
-pub const MAX_ARGS: usize = 1024;
-pub const MAX_ARGS_BYTES: usize = 1 << 20;
 /// Linux's bound on one argument (`MAX_ARG_STRLEN`), terminating NUL included.
 const MAX_ARG: usize = 128 * 1024 - 1;
 

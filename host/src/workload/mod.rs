@@ -21,10 +21,9 @@ pub(crate) mod packages;
 mod process;
 pub(crate) mod services;
 
+pub use crate::charm_dir::{MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
 pub use commands::PATH as COMMAND_PATH;
-pub use commands::{MAX_ARGS, MAX_ARGS_BYTES};
 pub use machine::{Machine, SystemMachine};
-pub use process::OUTPUT_LIMIT;
 
 use crate::bindings::model::LogLevel;
 use crate::bindings::workload::{

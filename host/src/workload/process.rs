@@ -11,15 +11,13 @@
 //! that left the group (`setsid`, a daemon) is out of reach, as it means to
 //! be; its output pipe is waited for only briefly.
 
+use crate::charm_dir::OUTPUT_LIMIT;
 use crate::hook_tools::kill_group_at;
 use std::io::Read;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
-
-/// Bytes kept of each output stream.
-pub const OUTPUT_LIMIT: usize = 64 << 10;
 
 /// How long the output of a child that exited is waited for: a process that
 /// left its group may hold the pipe open for ever.

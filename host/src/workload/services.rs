@@ -213,7 +213,7 @@ mod tests {
         );
         probes.insert(
             "port".to_string(),
-            spec(Target::Tcp(crate::probe::spec::HostPort {
+            spec(Target::Tcp(crate::charm_dir::probes::HostPort {
                 host: "127.0.0.1".into(),
                 port: 80,
             })),

@@ -3,7 +3,7 @@
 
 use super::support::ReservedPort;
 use crate::bindings::probe::{Gating, Host, ProbeError};
-use crate::probe::spec::{HostPort, ProbeSpec, Target};
+use crate::charm_dir::probes::{HostPort, ProbeSpec, Target};
 use crate::probe::{Check, Choices, ProbeState, Prober, Probes, gates};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, TcpListener};
@@ -174,12 +174,12 @@ fn a_probe_that_starts_gating_starts_its_grace_period() {
     let (_, status) = kept.evaluate(&specs["extra"], &stale, at(1030));
     assert_eq!(
         status.map(|s| s.kind),
-        Some(crate::status::merge::Kind::Maintenance)
+        Some(crate::status_kind::Kind::Maintenance)
     );
     let (_, status) = kept.evaluate(&specs["extra"], &stale, at(1060));
     assert_eq!(
         status.map(|s| s.kind),
-        Some(crate::status::merge::Kind::Blocked)
+        Some(crate::status_kind::Kind::Blocked)
     );
     // Choosing again what it already does changes no time.
     let mut again = states.clone();

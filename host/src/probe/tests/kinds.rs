@@ -2,11 +2,11 @@
 //! against the stand-in (tests/probe-fixtures/systemctl).
 
 use super::support::{ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_zombie};
+use crate::charm_dir::probes::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::run::{Prober, attempt, run_all};
-use crate::probe::spec::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::state::millis;
 use crate::probe::{Check, Clock as _, Expect, ManualClock, ProbeEnv, ProbeState, assess};
-use crate::status::merge::Kind;
+use crate::status_kind::Kind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{Ipv4Addr, Ipv6Addr, TcpListener};
 use std::os::unix::process::CommandExt as _;

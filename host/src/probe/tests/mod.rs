@@ -6,6 +6,5 @@
 mod interface;
 mod kinds;
 mod retries;
-mod spec;
 mod state;
 mod support;

@@ -1,7 +1,7 @@
 //! Retries with back-off, on an injected clock: no sleeping.
 
+use crate::charm_dir::probes::{HostPort, ProbeSpec, Target};
 use crate::probe::run::with_retries;
-use crate::probe::spec::{HostPort, ProbeSpec, Target};
 use crate::probe::{Check, Clock as _, ManualClock};
 use proptest::prelude::*;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

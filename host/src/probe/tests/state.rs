@@ -1,9 +1,9 @@
 //! The grace machine, on times given to it: no sleeping.
 
+use crate::charm_dir::probes::{HostPort, ProbeSpec, Target};
 use crate::probe::Check;
-use crate::probe::spec::{HostPort, ProbeSpec, Target};
 use crate::probe::state::{ProbeState, ScopeStatus, millis};
-use crate::status::merge::Kind;
+use crate::status_kind::Kind;
 use proptest::prelude::*;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

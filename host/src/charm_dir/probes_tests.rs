@@ -1,8 +1,8 @@
 //! Declarations as wasm-charm.yaml writes them (DESIGN §5), and the errors,
 //! which name the file, the probe and the field.
 
+use super::{Expect, HostPort, ProbeSpec, Target, check_containers};
 use crate::charm_dir::Manifest;
-use crate::probe::spec::{Expect, HostPort, ProbeSpec, Target, check_containers, parse_duration};
 use std::path::Path;
 use std::time::Duration;
 
@@ -107,26 +107,6 @@ fn urls_without_port_or_path() {
     assert_eq!(t("http://localhost"), ("localhost:80".into(), "/".into()));
     assert_eq!(t("http://[::1]"), ("[::1]:80".into(), "/".into()));
     assert_eq!(t("HTTP://h:81?x=1#frag"), ("h:81".into(), "/?x=1".into()));
-}
-
-#[test]
-fn durations() {
-    assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-    assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-    assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
-    assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-    for bad in [
-        "",
-        "2",
-        "s",
-        "1.5s",
-        "-1s",
-        "2 s",
-        "2sec",
-        "99999999999999999999h",
-    ] {
-        assert!(parse_duration(bad).is_err(), "{bad}");
-    }
 }
 
 /// Each bad declaration, and what its error must name.

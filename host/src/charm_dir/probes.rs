@@ -6,6 +6,7 @@
 //! rather than through derived serde types: a derived error says "invalid
 //! type: integer, expected a string" without saying which probe.
 
+use crate::duration::{parse_duration, show_duration};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -389,7 +390,7 @@ pub fn check_containers(
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
 fn parse_unit(unit: &str) -> Result<String, String> {
-    if crate::charm_dir::is_unit_name(unit) {
+    if super::is_unit_name(unit) {
         Ok(unit.to_string())
     } else {
         Err(format!(
@@ -551,23 +552,6 @@ fn parse_url(url: &str) -> Result<(HostPort, String), String> {
     Ok((addr, path))
 }
 
-/// `500ms`, `2s`, `5m`, `1h`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("`{text}` is not a duration (e.g. 500ms, 2s, 5m, 1h)");
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| bad())?;
-    let ms = match unit {
-        "ms" => Some(n),
-        "s" => n.checked_mul(1000),
-        "m" => n.checked_mul(60_000),
-        "h" => n.checked_mul(3_600_000),
-        _ => None,
-    }
-    .ok_or_else(bad)?;
-    Ok(Duration::from_millis(ms))
-}
-
 fn duration_in(value: &Raw, min: Duration, max: Duration) -> Result<Duration, String> {
     let d = parse_duration(str_of(value)?)?;
     if d < min || d > max {
@@ -581,16 +565,6 @@ fn duration_in(value: &Raw, min: Duration, max: Duration) -> Result<Duration, St
     Ok(d)
 }
 
-/// A duration as the manifest writes it.
-pub fn show_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(3_600_000) && ms > 0 {
-        format!("{}h", ms / 3_600_000)
-    } else if ms.is_multiple_of(60_000) && ms > 0 {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+#[cfg(test)]
+#[path = "probes_tests.rs"]
+mod tests;
