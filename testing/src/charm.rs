@@ -1,8 +1,10 @@
 //! A charm under test: packed once per test process, then run event by
 //! event through the host's `offline::execute`.
 
-use crate::outcome::Handler;
-use crate::{Error, Event, Outcome, State};
+use crate::error::Error;
+use crate::event::Event;
+use crate::outcome::{Handler, Outcome};
+use crate::state::State;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};

@@ -1,7 +1,7 @@
 //! What an outcome shows of the event, and how.
 
 use super::*;
-use wasm_charm_host::status::merge::Band;
+use wasm_charm_host::status::merge::{Band, Written};
 use wasm_charm_host::status::store::{Target, Write};
 
 fn outcome() -> Outcome {

@@ -2,8 +2,8 @@
 //! host's own [`StateFile`]), the config the operator sets, and the files
 //! under the workload root.
 
-use crate::Error;
-use crate::outcome::Status;
+use crate::error::Error;
+use crate::status::Status;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
