@@ -3,6 +3,7 @@
 //! `JUJU_ACTION_NAME`, `JUJU_ACTION_UUID` and an empty `JUJU_HOOK_NAME`
 //! (juju-protocol.md §1.2, §1.3), with the results sent by `action-set` and
 //! a failure by `action-fail` (§2.12).
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 #[path = "support/reserved_port.rs"]
 mod reserved_port;

@@ -25,6 +25,7 @@
 //! Process probes see every process of the machine and the fake workload's
 //! processes have the real names: the tests that start them take
 //! [`machine_lock`].
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 // Only its shared reservation is used here: the fake API listens, not the test.
 #[allow(dead_code)]

@@ -1,6 +1,7 @@
 //! `wasm-charm init`: the project it creates builds on its own. Its unit
 //! tests pass on this machine, `wasm-charm pack` packs it, and the packed
 //! charm answers Juju's events as the template's handler says.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! `wasm-charm run`: the gateway sequence on the embedded simulated Juju,
 //! whose state is a YAML file an operator can read and edit.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 #[path = "support/hostile.rs"]
 mod hostile_charm;

@@ -3,6 +3,7 @@
 //! secret tools, answered by the simulated Juju from its state file, as the
 //! test charm `model-echo` logs them (`CALL <name> <answer>`); and what the
 //! state file keeps of a successful hook and of a failed one (nothing).
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
 

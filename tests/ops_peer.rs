@@ -29,6 +29,7 @@
 //! `<workspace>/target/ops-peer` (a venv with ops from PyPI), and reused when
 //! that is already done. Every ops unit gets a fresh copy of its charm
 //! directory (the venv linked), without the `.unit-state.db` that setup left.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
 

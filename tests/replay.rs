@@ -4,6 +4,7 @@
 //! same component (every event the same) and with a reworded one
 //! (`tests/guests/gateway-reworded`: the events whose outcome changed are
 //! named, with the diff).
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
 

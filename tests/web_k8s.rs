@@ -6,6 +6,7 @@
 //! The fake runs the layer's service as a real process: the image's
 //! `web-server`, here tests/web-k8s-fixtures/web-server (Python), found on
 //! the fake's PATH, reading the container's files under the fake's root.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
 

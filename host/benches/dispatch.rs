@@ -257,70 +257,73 @@ fn assert_probes_passed(charm: &Path, n: usize) {
     }
 }
 
+/// What the benchmark's probes check: a TCP listener and an HTTP server of
+/// its own, and processes that surely exist: pid 1 (its comm) and this
+/// benchmark.
+struct ProbeTargets {
+    tcp: SocketAddr,
+    http: SocketAddr,
+    init: String,
+    me: String,
+}
+
+impl ProbeTargets {
+    fn new() -> ProbeTargets {
+        let init = std::fs::read_to_string("/proc/1/comm")
+            .expect("/proc/1/comm")
+            .trim_end()
+            .to_string();
+        let me = std::env::current_exe()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        ProbeTargets {
+            tcp: tcp_target(),
+            http: http_target(),
+            init,
+            me,
+        }
+    }
+
+    /// The `i`th probe: tcp, http, pid 1's process, this one's, in turn.
+    fn decl(&self, i: usize) -> ProbeDecl {
+        match i % 4 {
+            0 => ProbeDecl {
+                kind: "tcp",
+                target: self.tcp.to_string(),
+            },
+            1 => ProbeDecl {
+                kind: "http",
+                target: format!("http://{}/health", self.http),
+            },
+            2 => ProbeDecl {
+                kind: "process",
+                target: serde_json::to_string(&self.init).unwrap(),
+            },
+            _ => ProbeDecl {
+                kind: "process",
+                target: serde_json::to_string(&self.me).unwrap(),
+            },
+        }
+    }
+}
+
+/// One copy of the charm with `n` probes: its directory, its label and
+/// its samples.
+type ProbeVariant = (usize, PathBuf, String, Vec<Sample>);
+
 /// update-status on copies of the packed charm `wasm` declaring 0, 1, 4
 /// and 16 healthy probes, `runs` rounds, each round running every copy once
 /// in an order that rotates.
 fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
     let hook = "update-status";
-    let tcp = tcp_target();
-    let http = http_target();
-    // Processes that surely exist: pid 1 (its comm) and this benchmark.
-    let init = std::fs::read_to_string("/proc/1/comm")
-        .expect("/proc/1/comm")
-        .trim_end()
-        .to_string();
-    let me = std::env::current_exe()
-        .unwrap()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let decl = |i: usize| match i % 4 {
-        0 => ProbeDecl {
-            kind: "tcp",
-            target: tcp.to_string(),
-        },
-        1 => ProbeDecl {
-            kind: "http",
-            target: format!("http://{http}/health"),
-        },
-        2 => ProbeDecl {
-            kind: "process",
-            target: serde_json::to_string(&init).unwrap(),
-        },
-        _ => ProbeDecl {
-            kind: "process",
-            target: serde_json::to_string(&me).unwrap(),
-        },
-    };
-    let counts = [0usize, 1, 4, 16];
-    let mut variants = Vec::new();
-    for &n in &counts {
-        let charm = dir.join(format!("wasm-gateway-probes-{n}"));
-        let _ = std::fs::remove_dir_all(&charm);
-        copy_dir(wasm, &charm);
-        let decls: Vec<ProbeDecl> = (0..n).map(decl).collect();
-        if n > 0 {
-            let manifest = charm.join("wasm-charm.yaml");
-            let mut text = std::fs::read_to_string(&manifest).unwrap();
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&probes_yaml(&decls));
-            std::fs::write(&manifest, text).unwrap();
-        }
-        let label = match n {
-            0 => "no probes".to_string(),
-            1 => format!("1 probe ({})", kinds(&decls)),
-            n => format!("{n} probes ({})", kinds(&decls)),
-        };
-        // Warm-up, then the check that every probe passed.
-        for _ in 0..3 {
-            measure(&mut hook_command(peer, &charm, hook));
-        }
-        assert_probes_passed(&charm, n);
-        variants.push((n, charm, label, Vec::<Sample>::new()));
-    }
+    let targets = ProbeTargets::new();
+    let mut variants: Vec<ProbeVariant> = [0usize, 1, 4, 16]
+        .iter()
+        .map(|&n| probe_variant(peer, wasm, dir, hook, &targets, n))
+        .collect();
     for run in 0..runs {
         for k in 0..variants.len() {
             let i = (run + k) % variants.len();
@@ -329,6 +332,60 @@ fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
             assert_probes_passed(charm, *n);
         }
     }
+    print_probe_table(hook, &variants);
+    // The store shows the last attempt only: a probe passing on a retry
+    // would look healthy, but only after a back-off of 200 ms.
+    println!("  (a probe that passes only on a retry waits 200 ms first: see max ms)");
+    let ProbeTargets {
+        tcp,
+        http,
+        init,
+        me,
+    } = &targets;
+    println!(
+        "  probe targets: tcp {tcp}, http http://{http}/health, process {init:?} (pid 1) and {me:?} (this benchmark)"
+    );
+}
+
+/// A copy of the charm declaring `n` probes, warmed up, its probes
+/// checked to pass.
+fn probe_variant(
+    peer: &Path,
+    wasm: &Path,
+    dir: &Path,
+    hook: &str,
+    targets: &ProbeTargets,
+    n: usize,
+) -> ProbeVariant {
+    let charm = dir.join(format!("wasm-gateway-probes-{n}"));
+    let _ = std::fs::remove_dir_all(&charm);
+    copy_dir(wasm, &charm);
+    let decls: Vec<ProbeDecl> = (0..n).map(|i| targets.decl(i)).collect();
+    if n > 0 {
+        let manifest = charm.join("wasm-charm.yaml");
+        let mut text = std::fs::read_to_string(&manifest).unwrap();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&probes_yaml(&decls));
+        std::fs::write(&manifest, text).unwrap();
+    }
+    let label = match n {
+        0 => "no probes".to_string(),
+        1 => format!("1 probe ({})", kinds(&decls)),
+        n => format!("{n} probes ({})", kinds(&decls)),
+    };
+    // Warm-up, then the check that every probe passed.
+    for _ in 0..3 {
+        measure(&mut hook_command(peer, &charm, hook));
+    }
+    assert_probes_passed(&charm, n);
+    (n, charm, label, Vec::<Sample>::new())
+}
+
+/// Each copy's median time and memory, and its time over the copy without
+/// probes, paired run by run.
+fn print_probe_table(hook: &str, variants: &[ProbeVariant]) {
     let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall_ms).collect());
     let rss = |v: &[Sample]| median(v.iter().map(|s| s.rss_kib as f64).collect()) / 1024.0;
     let base = &variants[0].3;
@@ -338,7 +395,7 @@ fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
         "  {:<38} {:>9} {:>12} {:>20} {:>8}",
         "", "median ms", "peak RSS MiB", "/ no probes (paired)", "max ms"
     );
-    for (_, _, label, samples) in &variants {
+    for (_, _, label, samples) in variants {
         let ratio = median(
             samples
                 .iter()
@@ -356,12 +413,6 @@ fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
             max
         );
     }
-    // The store shows the last attempt only: a probe passing on a retry
-    // would look healthy, but only after a back-off of 200 ms.
-    println!("  (a probe that passes only on a retry waits 200 ms first: see max ms)");
-    println!(
-        "  probe targets: tcp {tcp}, http http://{http}/health, process {init:?} (pid 1) and {me:?} (this benchmark)"
-    );
 }
 
 /// Recording on against off: what a unit pays per event for keeping its
@@ -427,20 +478,13 @@ fn record_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
     );
 }
 
-fn main() {
-    // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
-    let runs: usize = std::env::var("BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
-    let root = workspace();
+/// The ops peer set up in `dir` (once), and the gateway example packed
+/// there with this host, its history as the peer's: install, then
+/// config-changed. The peer's directory, the host and the packed charm.
+fn setup(root: &Path, dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let ops_src = std::env::var_os("OPS_PEER")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("tests/ops-peer"));
-    let dir = std::env::var_os("BENCH_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/bench"));
-    std::fs::create_dir_all(&dir).unwrap();
     let peer = dir.join("peer");
     if !peer.join("charm/venv/bin/python").exists() {
         eprintln!(
@@ -470,61 +514,80 @@ fn main() {
     for hook in ["install", "config-changed"] {
         run_ok(&mut hook_command(&peer, &wasm, hook), hook);
     }
+    (peer, host, wasm)
+}
+
+/// `hook` on the ops peer, on the wasm charm and `/bin/true`, `runs`
+/// pairs after a warm-up: their medians, and the paired ratios.
+fn ops_scenario(peer: &Path, wasm: &Path, hook: &str, runs: usize) {
+    let (mut ops, mut ours, mut truth) = (Vec::new(), Vec::new(), Vec::new());
+    // Warm-up: page cache, artifact cache, .pyc.
+    for _ in 0..3 {
+        measure(&mut hook_command(peer, &peer.join("charm"), hook));
+        measure(&mut hook_command(peer, wasm, hook));
+    }
+    for _ in 0..runs {
+        ops.push(measure(&mut hook_command(peer, &peer.join("charm"), hook)));
+        ours.push(measure(&mut hook_command(peer, wasm, hook)));
+        truth.push(measure(&mut Command::new("/bin/true")));
+    }
+    let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall_ms).collect());
+    let rss = |v: &[Sample]| median(v.iter().map(|s| s.rss_kib as f64).collect()) / 1024.0;
+    let ratio = median(
+        ops.iter()
+            .zip(&ours)
+            .map(|(o, w)| o.wall_ms / w.wall_ms)
+            .collect(),
+    );
+    let over_true = median(
+        ours.iter()
+            .zip(&truth)
+            .map(|(w, t)| w.wall_ms / t.wall_ms)
+            .collect(),
+    );
+    println!();
+    println!("{hook}");
+    println!("  {:<22} {:>9} {:>11}", "", "median ms", "peak RSS MiB");
+    println!(
+        "  {:<22} {:>9.2} {:>11.1}",
+        "ops 3.9 (peer)",
+        wall(&ops),
+        rss(&ops)
+    );
+    println!(
+        "  {:<22} {:>9.2} {:>11.1}",
+        "wasm-charm",
+        wall(&ours),
+        rss(&ours)
+    );
+    println!(
+        "  {:<22} {:>9.2} {:>11.1}",
+        "/bin/true",
+        wall(&truth),
+        rss(&truth)
+    );
+    println!("  ops / wasm-charm (paired median): {ratio:.1}x; wasm-charm / true: {over_true:.2}x");
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let root = workspace();
+    let dir = std::env::var_os("BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/bench"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (peer, host, wasm) = setup(&root, &dir);
 
     println!(
         "dispatch, whole process, {runs} pairs, same fake hook tools (tests/ops-peer/fake-tools)"
     );
     println!("host: {}", host.display());
     for hook in ["update-status", "config-changed"] {
-        let (mut ops, mut ours, mut truth) = (Vec::new(), Vec::new(), Vec::new());
-        // Warm-up: page cache, artifact cache, .pyc.
-        for _ in 0..3 {
-            measure(&mut hook_command(&peer, &peer.join("charm"), hook));
-            measure(&mut hook_command(&peer, &wasm, hook));
-        }
-        for _ in 0..runs {
-            ops.push(measure(&mut hook_command(&peer, &peer.join("charm"), hook)));
-            ours.push(measure(&mut hook_command(&peer, &wasm, hook)));
-            truth.push(measure(&mut Command::new("/bin/true")));
-        }
-        let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall_ms).collect());
-        let rss = |v: &[Sample]| median(v.iter().map(|s| s.rss_kib as f64).collect()) / 1024.0;
-        let ratio = median(
-            ops.iter()
-                .zip(&ours)
-                .map(|(o, w)| o.wall_ms / w.wall_ms)
-                .collect(),
-        );
-        let over_true = median(
-            ours.iter()
-                .zip(&truth)
-                .map(|(w, t)| w.wall_ms / t.wall_ms)
-                .collect(),
-        );
-        println!();
-        println!("{hook}");
-        println!("  {:<22} {:>9} {:>11}", "", "median ms", "peak RSS MiB");
-        println!(
-            "  {:<22} {:>9.2} {:>11.1}",
-            "ops 3.9 (peer)",
-            wall(&ops),
-            rss(&ops)
-        );
-        println!(
-            "  {:<22} {:>9.2} {:>11.1}",
-            "wasm-charm",
-            wall(&ours),
-            rss(&ours)
-        );
-        println!(
-            "  {:<22} {:>9.2} {:>11.1}",
-            "/bin/true",
-            wall(&truth),
-            rss(&truth)
-        );
-        println!(
-            "  ops / wasm-charm (paired median): {ratio:.1}x; wasm-charm / true: {over_true:.2}x"
-        );
+        ops_scenario(&peer, &wasm, hook, runs);
     }
     probe_scenario(&peer, &wasm, &dir, runs);
     record_scenario(&peer, &wasm, &dir, runs);

@@ -1,8 +1,10 @@
 //! A charm under test: packed once per test process, then run event by
 //! event through the host's `offline::execute`.
 
-use crate::outcome::Handler;
-use crate::{Error, Event, Outcome, State};
+use crate::error::Error;
+use crate::event::Event;
+use crate::outcome::{Handler, Outcome};
+use crate::state::State;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -166,55 +168,64 @@ impl Charm {
                     config: Vec::new(),
                     files: crate::files::collect(&root)?,
                 };
-                Ok(Outcome {
-                    charm: self.name.clone(),
-                    event: event.name().to_string(),
-                    failed: run.failed,
-                    error: None,
-                    ignored: run.report.ignored.clone(),
-                    handlers: run
-                        .report
-                        .handlers
-                        .iter()
-                        .map(|(n, r)| (n.clone(), Handler::from_result(r)))
-                        .collect(),
-                    failures: run.report.failures.clone(),
-                    unit_written: run.report.wrote.contains(&Target::Unit),
-                    app_written: run.report.wrote.contains(&Target::App),
-                    gates: probe::gates(&self.probes, &run.report.store.probes),
-                    store: run.report.store,
-                    next,
-                })
+                Ok(self.outcome(&event, run, next))
             }
             Err(e) if e.downcast_ref::<UsageError>().is_some() => {
                 Err(Error::Usage(at(format!("{e:#}"))))
             }
             // The hook failed before any handler ran: the state file is
             // unchanged, and the operator's config waits for the next run.
-            Err(e) => {
-                let mut next = state.clone();
-                let sim = &mut next.file.sim;
-                sim.log.clear();
-                sim.calls.clear();
-                sim.action_results.clear();
-                sim.action_failed = None;
-                next.file.machine.calls.clear();
-                let store = state.clone().store_mut().clone();
-                Ok(Outcome {
-                    charm: self.name.clone(),
-                    event: event.name().to_string(),
-                    failed: true,
-                    error: Some(format!("{e:#}")),
-                    ignored: None,
-                    handlers: Vec::new(),
-                    failures: Vec::new(),
-                    unit_written: false,
-                    app_written: false,
-                    gates: probe::gates(&self.probes, &store.probes),
-                    store,
-                    next,
-                })
-            }
+            Err(e) => Ok(self.failed_early(&event, state, format!("{e:#}"))),
+        }
+    }
+
+    /// The outcome of an event that ran, with the state as saved.
+    fn outcome(&self, event: &Event, run: offline::Executed, next: State) -> Outcome {
+        Outcome {
+            charm: self.name.clone(),
+            event: event.name().to_string(),
+            failed: run.failed,
+            error: None,
+            ignored: run.report.ignored.clone(),
+            handlers: run
+                .report
+                .handlers
+                .iter()
+                .map(|(n, r)| (n.clone(), Handler::from_result(r)))
+                .collect(),
+            failures: run.report.failures.clone(),
+            unit_written: run.report.wrote.contains(&Target::Unit),
+            app_written: run.report.wrote.contains(&Target::App),
+            gates: probe::gates(&self.probes, &run.report.store.probes),
+            store: run.report.store,
+            next,
+        }
+    }
+
+    /// The outcome of a hook that failed before any handler ran: the state
+    /// as it was, less what the last event left (log, calls, results).
+    fn failed_early(&self, event: &Event, state: &State, error: String) -> Outcome {
+        let mut next = state.clone();
+        let sim = &mut next.file.sim;
+        sim.log.clear();
+        sim.calls.clear();
+        sim.action_results.clear();
+        sim.action_failed = None;
+        next.file.machine.calls.clear();
+        let store = state.clone().store_mut().clone();
+        Outcome {
+            charm: self.name.clone(),
+            event: event.name().to_string(),
+            failed: true,
+            error: Some(error),
+            ignored: None,
+            handlers: Vec::new(),
+            failures: Vec::new(),
+            unit_written: false,
+            app_written: false,
+            gates: probe::gates(&self.probes, &store.probes),
+            store,
+            next,
         }
     }
 }

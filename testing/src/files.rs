@@ -1,7 +1,7 @@
 //! The workload root of a run: the charm's paths moved under it, and what
 //! is there after the event.
 
-use crate::Error;
+use crate::error::Error;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 

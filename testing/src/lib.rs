@@ -64,39 +64,18 @@
 //! so the first test of a process waits for that build.
 
 mod charm;
+mod error;
 mod event;
 mod files;
 mod outcome;
 mod state;
+mod status;
 
 pub use charm::Charm;
+pub use error::Error;
 pub use event::Event;
-pub use outcome::{Handler, Outcome, RelationData, ScopeChange, Status};
+pub use outcome::{Handler, Outcome, RelationData, ScopeChange};
 pub use state::{Relation, State};
+pub use status::Status;
 /// A status's kind, ordered by severity.
 pub use wasm_charm_host::status::merge::Kind;
-
-/// Why a charm could not be built or an event not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
-    /// The project could not be packed, or the directory is no charm.
-    Build(String),
-    /// `wasm-charm run` refuses the run (it would exit 2): an event the
-    /// charm cannot receive, a flag or parameter that does not fit it, a
-    /// state naming what the charm does not declare.
-    Usage(String),
-    /// A state or section the state file does not take.
-    State(String),
-    /// The temporary state or workload root could not be written or read.
-    Io(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            Error::Build(m) | Error::Usage(m) | Error::State(m) | Error::Io(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for Error {}

@@ -1,6 +1,7 @@
 //! What one event did, read from the host's report and the state it saved.
 
-use crate::State;
+use crate::state::State;
+use crate::status::Status;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,55 +10,8 @@ use std::sync::OnceLock;
 use wasm_charm_host::dispatch::HandlerResult;
 use wasm_charm_host::offline::machine::SimService;
 use wasm_charm_host::offline::sim::SimState;
-use wasm_charm_host::status::merge::{Kind, Written};
+use wasm_charm_host::status::merge::Kind;
 use wasm_charm_host::status::store::{Scope, ScopeStore};
-
-/// A status: its kind and message, as `status-set` writes it and a scope
-/// holds it.
-///
-/// ```
-/// use wasm_charm_testing::{Kind, Status};
-///
-/// let s = Status::blocked("Config item `kind` must be set");
-/// assert_eq!(s.kind, Kind::Blocked);
-/// assert_eq!(s.to_string(), "blocked \"Config item `kind` must be set\"");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub kind: Kind,
-    pub message: String,
-}
-
-impl Status {
-    pub fn new(kind: Kind, message: impl Into<String>) -> Status {
-        Status {
-            kind,
-            message: message.into(),
-        }
-    }
-    pub fn active(message: impl Into<String>) -> Status {
-        Status::new(Kind::Active, message)
-    }
-    pub fn waiting(message: impl Into<String>) -> Status {
-        Status::new(Kind::Waiting, message)
-    }
-    pub fn maintenance(message: impl Into<String>) -> Status {
-        Status::new(Kind::Maintenance, message)
-    }
-    pub fn blocked(message: impl Into<String>) -> Status {
-        Status::new(Kind::Blocked, message)
-    }
-
-    fn from_written(w: &Written) -> Status {
-        Status::new(w.status, w.message.clone())
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{} {:?}", self.kind.as_str(), self.message)
-    }
-}
 
 /// How one handler ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -512,6 +466,30 @@ impl fmt::Display for Outcome {
         for (name, h) in &self.handlers {
             writeln!(f, "  handler {name}: {h}")?;
         }
+        self.fmt_statuses(f)?;
+        self.fmt_scopes(f)?;
+        for line in wasm_charm_host::show::probe_lines(&self.store.probes, Some(&self.gates)) {
+            writeln!(f, "  probe {}", line.trim_start())?;
+        }
+        self.fmt_relations(f)?;
+        for (k, v) in self.store.data.iter() {
+            writeln!(f, "  stored {k} = {v}")?;
+        }
+        self.fmt_action_and_calls(f)?;
+        self.fmt_containers(f)?;
+        self.fmt_machine(f)?;
+        for failure in &self.failures {
+            writeln!(f, "  failure: {failure}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The parts of `{}`, in the order it shows them.
+impl Outcome {
+    /// The unit's and the application's statuses, and whether the event
+    /// wrote them.
+    fn fmt_statuses(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let written = |w: bool| if w { "status-set" } else { "unchanged" };
         let status = |s: Option<Status>| s.map_or("none".to_string(), |s| s.to_string());
         writeln!(
@@ -525,7 +503,11 @@ impl fmt::Display for Outcome {
             "  app status: {} ({})",
             status(self.app_status()),
             written(self.app_written)
-        )?;
+        )
+    }
+
+    /// Every scope, its status now and its history.
+    fn fmt_scopes(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (what, scopes) in [("unit", &self.store.unit), ("app", &self.store.app)] {
             for (name, scope) in scopes {
                 let now = current(scope).map_or("cleared".to_string(), |s| s.to_string());
@@ -536,9 +518,11 @@ impl fmt::Display for Outcome {
                 }
             }
         }
-        for line in wasm_charm_host::show::probe_lines(&self.store.probes, Some(&self.gates)) {
-            writeln!(f, "  probe {}", line.trim_start())?;
-        }
+        Ok(())
+    }
+
+    /// Each relation, its units and both sides' data.
+    fn fmt_relations(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (id, r) in &self.sim().relations {
             writeln!(f, "  relation {id} with {} {:?}", r.app, r.units)?;
             writeln!(f, "    local app: {}", bag(&r.local_app_data))?;
@@ -548,9 +532,12 @@ impl fmt::Display for Outcome {
                 writeln!(f, "    remote unit {unit}: {}", bag(data))?;
             }
         }
-        for (k, v) in self.store.data.iter() {
-            writeln!(f, "  stored {k} = {v}")?;
-        }
+        Ok(())
+    }
+
+    /// The action's results and failure, the log, and the hook-tool and
+    /// machine calls.
+    fn fmt_action_and_calls(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (k, v) in self.action_results() {
             writeln!(f, "  action result {k}: {v:?}")?;
         }
@@ -566,6 +553,11 @@ impl fmt::Display for Outcome {
         for line in self.machine_calls() {
             writeln!(f, "  machine: {line}")?;
         }
+        Ok(())
+    }
+
+    /// Each container: whether it connects, its calls, its services.
+    fn fmt_containers(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (name, c) in &self.sim().containers {
             if !c.can_connect {
                 writeln!(f, "  pebble {name}: cannot connect")?;
@@ -577,6 +569,12 @@ impl fmt::Display for Outcome {
                 writeln!(f, "  pebble {name} service {service}: {}", current.as_str())?;
             }
         }
+        Ok(())
+    }
+
+    /// The machine's services and packages, and the files under the
+    /// workload root.
+    fn fmt_machine(&self, f: &mut fmt::Formatter) -> fmt::Result {
         for (unit, s) in &self.next.file.machine.services {
             writeln!(f, "  service {unit}: {} {}", s.active, s.enabled)?;
         }
@@ -586,9 +584,6 @@ impl fmt::Display for Outcome {
         }
         for (path, bytes) in &self.next.files {
             writeln!(f, "  file {} ({} bytes)", path.display(), bytes.len())?;
-        }
-        for failure in &self.failures {
-            writeln!(f, "  failure: {failure}")?;
         }
         Ok(())
     }
@@ -602,144 +597,5 @@ impl fmt::Debug for Outcome {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use wasm_charm_host::status::merge::Band;
-    use wasm_charm_host::status::store::{Target, Write};
-
-    fn outcome() -> Outcome {
-        let mut store = ScopeStore::default();
-        let set = |scope: &str, status, message: &str| Write::Set {
-            target: Target::Unit,
-            scope: scope.to_string(),
-            status,
-            message: message.to_string(),
-            priority: Band::Normal,
-        };
-        store.apply(
-            set("handler/config", Kind::Blocked, "no kind"),
-            "install",
-            1,
-        );
-        store.apply(
-            Write::Clear {
-                target: Target::Unit,
-                scope: "handler/config".into(),
-            },
-            "config-changed",
-            2,
-        );
-        store.apply(set("paused", Kind::Active, "paused"), "action pause", 3);
-        store.data = [("migrated".to_string(), "\"2024.1\"".to_string())]
-            .into_iter()
-            .collect();
-        let mut next = State::new()
-            .file("/etc/app.conf", "x\n")
-            .service("api", "active", "enabled")
-            .package("api");
-        next.file.sim.status.unit = Some(Written {
-            status: Kind::Waiting,
-            message: "later".into(),
-        });
-        next.file.sim.log.push("INFO wrote /etc/app.conf".into());
-        next.file
-            .sim
-            .action_results
-            .insert("backup.id".into(), "b-1".into());
-        next.file
-            .machine
-            .calls
-            .push("systemctl start -- api".into());
-        Outcome {
-            charm: "app".into(),
-            event: "config-changed".into(),
-            failed: false,
-            error: None,
-            ignored: None,
-            handlers: vec![("config".into(), Handler::Cleared)],
-            failures: vec![],
-            unit_written: true,
-            app_written: false,
-            store,
-            gates: [("api".to_string(), true), ("down".to_string(), false)]
-                .into_iter()
-                .collect(),
-            next,
-        }
-    }
-
-    #[test]
-    fn scopes_and_their_history() {
-        let out = outcome();
-        assert_eq!(out.scope("handler/config"), None);
-        assert_eq!(out.scope("paused"), Some(Status::active("paused")));
-        assert_eq!(
-            out.scopes().keys().collect::<Vec<_>>(),
-            [&"paused".to_string()]
-        );
-        assert_eq!(
-            out.scope_history("handler/config"),
-            [
-                ScopeChange {
-                    status: Some(Status::blocked("no kind")),
-                    event: "install".into()
-                },
-                ScopeChange {
-                    status: None,
-                    event: "config-changed".into()
-                },
-            ]
-        );
-        assert!(out.app_scopes().is_empty() && out.app_scope_history("x").is_empty());
-    }
-
-    #[test]
-    fn the_rest_is_read_from_the_saved_state() {
-        let out = outcome();
-        assert!(out.ok() && !out.failed() && out.failures().is_empty());
-        assert_eq!(out.unit_status(), Some(Status::waiting("later")));
-        assert!(out.unit_status_set() && !out.app_status_set());
-        assert_eq!(out.app_status(), None);
-        assert_eq!(out.stored("migrated"), Some("\"2024.1\""));
-        assert_eq!(
-            out.stored_as::<String>("migrated").as_deref(),
-            Some("2024.1")
-        );
-        assert_eq!(out.action_result("backup.id"), Some("b-1"));
-        assert!(out.logged("wrote /etc/app.conf"));
-        assert_eq!(out.file_text("/etc/app.conf"), Some("x\n"));
-        assert_eq!(out.service("api"), ("active", "enabled"));
-        assert_eq!(out.service("other"), ("inactive", "disabled"));
-        assert_eq!(out.packages(), ["api"]);
-        assert_eq!(out.handler("config"), Some(&Handler::Cleared));
-        assert_eq!(out.gating(), ["api"]);
-        assert_eq!(out.probe("api"), None);
-        assert_eq!(out.state(), out.next);
-    }
-
-    #[test]
-    #[should_panic(expected = "not a")]
-    fn stored_values_of_another_type_panic() {
-        let _ = outcome().stored_as::<bool>("migrated");
-    }
-
-    #[test]
-    fn the_display_shows_what_happened() {
-        let shown = outcome().to_string();
-        for part in [
-            "config-changed on charm app: ok",
-            "handler config: cleared",
-            "unit status: waiting \"later\" (status-set)",
-            "unit scope handler/config: cleared",
-            "    at install: blocked \"no kind\"",
-            "stored migrated = \"2024.1\"",
-            "action result backup.id: \"b-1\"",
-            "log: INFO wrote /etc/app.conf",
-            "machine: systemctl start -- api",
-            "file /etc/app.conf (2 bytes)",
-        ] {
-            assert!(shown.contains(part), "{part:?} not in:\n{shown}");
-        }
-        assert_eq!(format!("{:?}", outcome()), shown);
-    }
-}
+#[path = "outcome_tests.rs"]
+mod tests;

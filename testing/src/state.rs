@@ -2,18 +2,17 @@
 //! host's own [`StateFile`]), the config the operator sets, and the files
 //! under the workload root.
 
-use crate::Error;
-use crate::outcome::Status;
+use crate::error::Error;
+use crate::status::Status;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use wasm_charm_host::offline::machine::{
-    ExitWord, ScriptedCommand, ScriptedExit, SimService, StateFile,
-};
+use wasm_charm_host::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, SimService};
 use wasm_charm_host::offline::pebble::state::{CheckStatus, SimContainer, SimFile};
 use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
 use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
+use wasm_charm_host::offline::state_file::StateFile;
 use wasm_charm_host::status::merge::Band;
 use wasm_charm_host::status::store::{ScopeStore, Target, Write};
 use wasm_charm_host::status::{store_chunks, store_juju};

@@ -389,29 +389,7 @@ impl Inspection {
 /// What the charm's files declare, a line or a section each.
 fn charm_lines(charm: &CharmDir) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut section = |heading: &str, items: Vec<String>| {
-        if items.is_empty() {
-            lines.push(format!("{heading}: none"));
-        } else {
-            lines.push(format!("{heading}:"));
-            lines.extend(items.into_iter().map(|i| format!("  {i}")));
-        }
-    };
-    let relations = charm
-        .metadata
-        .endpoints
-        .iter()
-        .map(|(name, e)| {
-            let role = match e.role {
-                Role::Requires => "requires",
-                Role::Provides => "provides",
-                Role::Peers => "peers",
-            };
-            let limit = e.limit.map(|l| format!(", limit {l}")).unwrap_or_default();
-            format!("{name}: {role} {}{limit}", e.interface)
-        })
-        .collect();
-    section("relations", relations);
+    section(&mut lines, "relations", relation_items(charm));
     let storage_and_containers: Vec<String> = charm
         .metadata
         .storage
@@ -426,9 +404,47 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
         )
         .collect();
     if !storage_and_containers.is_empty() {
-        section("storage and containers", storage_and_containers);
+        section(&mut lines, "storage and containers", storage_and_containers);
     }
-    let config = charm
+    section(&mut lines, "config", config_items(charm));
+    section(&mut lines, "actions", action_items(charm));
+    section(&mut lines, "probes", probe_items(charm));
+    lines.extend(workload::lines(&charm.manifest.workload));
+    lines.extend(manifest_lines(charm));
+    lines
+}
+
+/// A heading and its items indented under it, or `none`.
+fn section(lines: &mut Vec<String>, heading: &str, items: Vec<String>) {
+    if items.is_empty() {
+        lines.push(format!("{heading}: none"));
+    } else {
+        lines.push(format!("{heading}:"));
+        lines.extend(items.into_iter().map(|i| format!("  {i}")));
+    }
+}
+
+/// Each relation endpoint: its role, interface and limit.
+fn relation_items(charm: &CharmDir) -> Vec<String> {
+    charm
+        .metadata
+        .endpoints
+        .iter()
+        .map(|(name, e)| {
+            let role = match e.role {
+                Role::Requires => "requires",
+                Role::Provides => "provides",
+                Role::Peers => "peers",
+            };
+            let limit = e.limit.map(|l| format!(", limit {l}")).unwrap_or_default();
+            format!("{name}: {role} {}{limit}", e.interface)
+        })
+        .collect()
+}
+
+/// Each config option: its type and default.
+fn config_items(charm: &CharmDir) -> Vec<String> {
+    charm
         .config
         .options
         .iter()
@@ -441,9 +457,12 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
                 .unwrap_or_default();
             format!("{name}: {}{default}", config_type(*t))
         })
-        .collect();
-    section("config", config);
-    let actions = charm
+        .collect()
+}
+
+/// Each action, those the host answers marked.
+fn action_items(charm: &CharmDir) -> Vec<String> {
+    charm
         .actions
         .names
         .iter()
@@ -454,14 +473,17 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
                 a.clone()
             }
         })
-        .collect();
-    section("actions", actions);
-    let probes = charm
+        .collect()
+}
+
+/// Each probe: its target, what it expects, whether it gates, its timing.
+fn probe_items(charm: &CharmDir) -> Vec<String> {
+    use crate::duration::show_duration as d;
+    charm
         .manifest
         .probes
         .iter()
         .map(|(name, p)| {
-            use crate::duration::show_duration as d;
             let expect = match p.expect {
                 Expect::Up => "up",
                 Expect::Down => "down",
@@ -480,9 +502,12 @@ fn charm_lines(charm: &CharmDir) -> Vec<String> {
                 d(p.grace),
             )
         })
-        .collect();
-    section("probes", probes);
-    lines.extend(workload::lines(&charm.manifest.workload));
+        .collect()
+}
+
+/// The manifest's limits, error policy, ready message, store and record.
+fn manifest_lines(charm: &CharmDir) -> Vec<String> {
+    let mut lines = Vec::new();
     let limits = &charm.manifest.limits;
     lines.push(format!(
         "limits: memory {} MiB per handler instance, handler timeout {} ms",

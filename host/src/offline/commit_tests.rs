@@ -4,7 +4,7 @@
 use super::*;
 use crate::offline::secrets::{SimRevision, SimSecret};
 use crate::offline::sim::SimRelation;
-use crate::offline::sim::tests::{call, tools};
+use crate::offline::tools::tests::{call, tools};
 
 const SHARED: &str = "secret:d1ulvkcavc0s73ak2mcg";
 

@@ -3,8 +3,8 @@
 //! the state and the charm in, the environment out; every problem with the
 //! command line is a [`UsageError`] naming the flag.
 
+use super::run_args::{RunArgs, UsageError};
 use super::sim::{SimRelation, SimState};
-use super::{RunArgs, UsageError};
 use crate::charm_dir::{Actions, CharmDir, ConfigType, Metadata};
 use crate::event::{self, DispatchPath, EntityKind, HookForm};
 use crate::juju_env::JujuEnv;
@@ -437,28 +437,45 @@ fn relation_env(
     env: &mut JujuEnv,
 ) -> Usage<()> {
     use crate::bindings::EventKind as K;
-    let hook = &args.event;
     let creates = matches!(
         kind,
         K::RelationCreated | K::RelationJoined | K::RelationChanged
     );
+    let id = relation_id(args, endpoint, creates, state)?;
+    let rel = relation_of_event(args, &id, creates, state)?;
+    let remote_unit = remote_unit(args, kind, &id, rel)?;
+    apply_remote_data(args, rel, remote_unit.as_deref())?;
+    env.set("JUJU_RELATION", endpoint);
+    env.set("JUJU_RELATION_ID", id);
+    env.set("JUJU_REMOTE_APP", rel.app.clone());
+    if let Some(u) = remote_unit {
+        if kind == K::RelationDeparted {
+            env.set("JUJU_DEPARTING_UNIT", u.clone());
+        }
+        env.set("JUJU_REMOTE_UNIT", u);
+    }
+    Ok(())
+}
+
+/// The id of the event's relation: `--relation`, else the endpoint's only
+/// relation, else (when the event `creates` one) the next free id.
+fn relation_id(args: &RunArgs, endpoint: &str, creates: bool, state: &SimState) -> Usage<String> {
+    let hook = &args.event;
     let existing: Vec<String> = state
         .relations
         .keys()
         .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
         .cloned()
         .collect();
-    let id = match (&args.relation, existing.as_slice()) {
+    match (&args.relation, existing.as_slice()) {
         (Some(r), _) => match crate::bindings::parse_relation_id(r) {
-            None => return usage(format!("--relation `{r}` is not `<endpoint>:<id>`")),
-            Some(p) if p.endpoint != endpoint => {
-                return usage(format!(
-                    "--relation `{r}` is not a relation of `{endpoint}`"
-                ));
-            }
-            Some(_) => r.clone(),
+            None => usage(format!("--relation `{r}` is not `<endpoint>:<id>`")),
+            Some(p) if p.endpoint != endpoint => usage(format!(
+                "--relation `{r}` is not a relation of `{endpoint}`"
+            )),
+            Some(_) => Ok(r.clone()),
         },
-        (None, [only]) => only.clone(),
+        (None, [only]) => Ok(only.clone()),
         (None, []) if creates => {
             let next = state
                 .relations
@@ -466,16 +483,25 @@ fn relation_env(
                 .filter_map(|k| k.rsplit(':').next()?.parse::<u32>().ok())
                 .max()
                 .map_or(0, |m| m + 1);
-            format!("{endpoint}:{next}")
+            Ok(format!("{endpoint}:{next}"))
         }
-        (None, []) => return usage(format!("the state has no `{endpoint}` relation for {hook}")),
-        (None, _) => {
-            return usage(format!(
-                "the state has several `{endpoint}` relations: name one with --relation"
-            ));
-        }
-    };
-    if !state.relations.contains_key(&id) {
+        (None, []) => usage(format!("the state has no `{endpoint}` relation for {hook}")),
+        (None, _) => usage(format!(
+            "the state has several `{endpoint}` relations: name one with --relation"
+        )),
+    }
+}
+
+/// The relation `id` of the state, created with `--remote-app` when the
+/// event `creates` it and the state has none.
+fn relation_of_event<'s>(
+    args: &RunArgs,
+    id: &str,
+    creates: bool,
+    state: &'s mut SimState,
+) -> Usage<&'s mut SimRelation> {
+    let hook = &args.event;
+    if !state.relations.contains_key(id) {
         if !creates {
             return usage(format!("the state has no relation `{id}` for {hook}"));
         }
@@ -485,16 +511,29 @@ fn relation_env(
             ));
         };
         state.relations.insert(
-            id.clone(),
+            id.to_string(),
             SimRelation {
                 app,
                 ..SimRelation::default()
             },
         );
     }
-    let Some(rel) = state.relations.get_mut(&id) else {
-        return usage(format!("the state has no relation `{id}`"));
-    };
+    match state.relations.get_mut(id) {
+        Some(rel) => Ok(rel),
+        None => usage(format!("the state has no relation `{id}`")),
+    }
+}
+
+/// The remote unit of the event: `--remote-unit`, else the relation's
+/// first unit (joined and changed make `<app>/0` when it has none, and
+/// join it). Departed needs one the relation has.
+fn remote_unit(
+    args: &RunArgs,
+    kind: crate::bindings::EventKind,
+    id: &str,
+    rel: &mut SimRelation,
+) -> Usage<Option<String>> {
+    use crate::bindings::EventKind as K;
     let remote_unit = match (&args.remote_unit, kind) {
         (Some(u), _) => Some(u.clone()),
         (None, K::RelationJoined | K::RelationChanged) if rel.units.is_empty() => {
@@ -522,25 +561,26 @@ fn relation_env(
         }
         _ => {}
     }
+    Ok(remote_unit)
+}
+
+/// `--remote-app-data` and `--remote-unit-data`: the remote side's
+/// databags, a key with an empty value deleted.
+fn apply_remote_data(
+    args: &RunArgs,
+    rel: &mut SimRelation,
+    remote_unit: Option<&str>,
+) -> Usage<()> {
     for kv in &args.remote_app_data {
         let (k, v) = key_value("remote-app-data", kv)?;
         set_or_delete(&mut rel.app_data, k, v);
     }
     for kv in &args.remote_unit_data {
         let (k, v) = key_value("remote-unit-data", kv)?;
-        let Some(u) = &remote_unit else {
+        let Some(u) = remote_unit else {
             return usage("--remote-unit-data needs a remote unit (--remote-unit)");
         };
-        set_or_delete(rel.unit_data.entry(u.clone()).or_default(), k, v);
-    }
-    env.set("JUJU_RELATION", endpoint);
-    env.set("JUJU_RELATION_ID", id);
-    env.set("JUJU_REMOTE_APP", rel.app.clone());
-    if let Some(u) = remote_unit {
-        if kind == K::RelationDeparted {
-            env.set("JUJU_DEPARTING_UNIT", u.clone());
-        }
-        env.set("JUJU_REMOTE_UNIT", u);
+        set_or_delete(rel.unit_data.entry(u.to_string()).or_default(), k, v);
     }
     Ok(())
 }

@@ -29,19 +29,14 @@
 //! * `calls`: rewritten by every run, as the real tools would have been
 //!   run (`systemctl`, `dpkg-query`, `apt-get`, a command's argv).
 
-use super::sim::SimState;
 use crate::bindings::workload::{
     CommandOutput, Exit, ServiceAction, ServiceStatus, ToolFailure, WorkloadError,
 };
 use crate::workload::{Machine, OUTPUT_LIMIT};
-use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// The key of the machine's section in the state file.
-const SECTION: &str = "machine";
 
 /// One unit of the simulated machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,77 +138,6 @@ impl MachineState {
                 ))
             }
         }
-    }
-}
-
-/// The whole state file: the simulated Juju's state and the machine's.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct StateFile {
-    #[serde(flatten)]
-    pub sim: SimState,
-    #[serde(skip_serializing_if = "MachineState::is_empty")]
-    pub machine: MachineState,
-}
-
-impl<'de> Deserialize<'de> for StateFile {
-    /// The `machine` key is taken out; every other key goes to
-    /// [`SimState`], which refuses those it does not know, as it would on
-    /// its own.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(FileVisitor)
-    }
-}
-
-struct FileVisitor;
-
-impl<'de> Visitor<'de> for FileVisitor {
-    type Value = StateFile;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a wasm-charm run state: a mapping")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StateFile, A::Error> {
-        let mut machine = None;
-        let sim = SimState::deserialize(de::value::MapAccessDeserializer::new(WithoutMachine {
-            map,
-            machine: &mut machine,
-        }))?;
-        Ok(StateFile {
-            sim,
-            machine: machine.unwrap_or_default(),
-        })
-    }
-}
-
-/// A map with its `machine` entry read aside.
-struct WithoutMachine<'m, A> {
-    map: A,
-    machine: &'m mut Option<MachineState>,
-}
-
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMachine<'_, A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        while let Some(key) = self.map.next_key::<String>()? {
-            if key != SECTION {
-                let key = de::value::StringDeserializer::<A::Error>::new(key);
-                return seed.deserialize(key).map(Some);
-            }
-            if self.machine.is_some() {
-                return Err(de::Error::duplicate_field(SECTION));
-            }
-            *self.machine = Some(self.map.next_value()?);
-        }
-        Ok(None)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        self.map.next_value_seed(seed)
     }
 }
 
@@ -352,53 +276,6 @@ mod tests {
 
     fn soon() -> Instant {
         Instant::now() + Duration::from_secs(5)
-    }
-
-    #[test]
-    fn the_machine_section_is_read_beside_the_sims_and_written_back() {
-        let text = "leader: false\nmachine:\n  services:\n    api-service: {active: failed}\n  \
-                    packages: [nginx]\n  commands:\n    db-sync: {exit: 3, stderr: locked}\n    \
-                    slow: {exit: timed-out}\nconfig: {kind: ingress}\n";
-        let file: StateFile = serde_saphyr::from_str(text).unwrap();
-        assert!(!file.sim.leader);
-        assert_eq!(file.sim.config["kind"], "ingress");
-        assert_eq!(
-            file.machine.services["api-service"],
-            SimService {
-                active: "failed".into(),
-                enabled: "disabled".into()
-            }
-        );
-        assert!(file.machine.packages.contains("nginx"));
-        assert_eq!(file.machine.commands["db-sync"].exit, ScriptedExit::Code(3));
-        assert_eq!(
-            file.machine.commands["slow"].exit,
-            ScriptedExit::Word(ExitWord::TimedOut)
-        );
-        let written = serde_saphyr::to_string(&file).unwrap();
-        let again: StateFile = serde_saphyr::from_str(&written).unwrap();
-        assert_eq!(again, file, "{written}");
-        // An empty machine writes no section.
-        let plain = serde_saphyr::to_string(&StateFile::default()).unwrap();
-        assert!(!plain.contains("machine"), "{plain}");
-        let back: StateFile = serde_saphyr::from_str(&plain).unwrap();
-        assert_eq!(back, StateFile::default());
-    }
-
-    #[test]
-    fn typos_are_refused_in_both_parts() {
-        let e = serde_saphyr::from_str::<StateFile>("leadr: true\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("leadr"), "{e}");
-        let e = serde_saphyr::from_str::<StateFile>("machine:\n  service: {}\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("service"), "{e}");
-        let e = serde_saphyr::from_str::<StateFile>("machine:\n  commands:\n    x: {exit: done}\n")
-            .unwrap_err()
-            .to_string();
-        assert!(!e.is_empty());
     }
 
     #[test]

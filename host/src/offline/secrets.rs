@@ -1,6 +1,9 @@
 //! Secrets on the simulated Juju (reference §2.18; `jujuc/secret-*.go` and
 //! the hook context's secret recorder, `runner/context/secrets.go`).
 //!
+//! This file holds the secrets' types, and what a hook's changes become
+//! at the commit; the tools are in `tools::secrets`.
+//!
 //! The state file's `secrets` holds the charm's own secrets (owned by the
 //! application or by this unit) and those other applications shared with
 //! it. Reads answer at once; the writes of a hook (`secret-add`, `-set`,
@@ -13,21 +16,12 @@
 //! tracks, the label it gives a shared secret) is kept whatever the hook
 //! does.
 
-use super::secret_codec::{
-    b64_decode, b64_encode, b64_len, new_id, parse_expiry, parse_id, rotation_interval, uri,
-};
-use super::sim::{
-    Answer, Args, Bag, SimState, SimTools, format, output, parse, relation, unrecognized,
-};
-use crate::hook_tools::ToolOutput;
-use crate::model::secrets::is_secret_key;
-use crate::model::{is_app_name, is_unit_name};
+use super::secret_codec::{rotation_interval, uri};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Juju's cap on one base64-encoded value, and on a secret's whole
-/// content (`core/secrets`: what Vault and Kubernetes both take).
-const MAX_ENCODED_CONTENT: usize = 1_000_000;
+/// A secret's content: key to value.
+type Bag = BTreeMap<String, String>;
 
 /// One revision of a secret's content.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -77,11 +71,11 @@ impl SimSecret {
         matches!(self.owner.as_str(), "application" | "unit")
     }
 
-    fn latest(&self) -> u32 {
+    pub(in crate::offline) fn latest(&self) -> u32 {
         self.revisions.iter().map(|r| r.revision).max().unwrap_or(0)
     }
 
-    fn content(&self, revision: u32) -> Option<&Bag> {
+    pub(in crate::offline) fn content(&self, revision: u32) -> Option<&Bag> {
         self.revisions
             .iter()
             .find(|r| r.revision == revision)
@@ -91,18 +85,18 @@ impl SimSecret {
 
 /// What one `secret-add` or `secret-set` gives, checked; `None`: not given.
 #[derive(Debug, Clone, Default, PartialEq)]
-struct Upsert {
-    content: Option<Bag>,
-    label: Option<String>,
-    description: Option<String>,
-    expiry: Option<String>,
-    rotation: Option<String>,
+pub(in crate::offline) struct Upsert {
+    pub(in crate::offline) content: Option<Bag>,
+    pub(in crate::offline) label: Option<String>,
+    pub(in crate::offline) description: Option<String>,
+    pub(in crate::offline) expiry: Option<String>,
+    pub(in crate::offline) rotation: Option<String>,
 }
 
 impl Upsert {
     /// Apply to `secret` what a pending change sets besides content:
     /// what `secret-info-get` shows before the commit.
-    fn metadata_into(&self, secret: &mut SimSecret) {
+    pub(in crate::offline) fn metadata_into(&self, secret: &mut SimSecret) {
         let set = |field: &mut Option<String>, value: &Option<String>| {
             if value.is_some() {
                 field.clone_from(value);
@@ -116,7 +110,7 @@ impl Upsert {
 
     /// A later `secret-set` of the same secret in the same hook: what it
     /// gives replaces what the earlier one gave.
-    fn merge(&mut self, later: Upsert) {
+    pub(in crate::offline) fn merge(&mut self, later: Upsert) {
         fn take<T>(field: &mut Option<T>, value: Option<T>) {
             if value.is_some() {
                 *field = value;
@@ -132,24 +126,24 @@ impl Upsert {
 
 /// One `secret-grant` or `secret-revoke`.
 #[derive(Debug, Clone, PartialEq)]
-struct AccessChange {
-    id: String,
-    grant: bool,
+pub(in crate::offline) struct AccessChange {
+    pub(in crate::offline) id: String,
+    pub(in crate::offline) grant: bool,
     /// The relation a grant is made in (`db:1`); a revoke takes the
     /// subject's access in every relation.
-    relation: Option<String>,
+    pub(in crate::offline) relation: Option<String>,
     /// An application, or a unit.
-    subject: String,
+    pub(in crate::offline) subject: String,
 }
 
 /// A hook's secret changes, by secret id (without `secret:`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PendingSecrets {
-    creates: BTreeMap<String, SimSecret>,
-    updates: BTreeMap<String, Upsert>,
+    pub(in crate::offline) creates: BTreeMap<String, SimSecret>,
+    pub(in crate::offline) updates: BTreeMap<String, Upsert>,
     /// The revisions to remove, or all of them (`None`).
-    removes: BTreeMap<String, Option<BTreeSet<u32>>>,
-    access: Vec<AccessChange>,
+    pub(in crate::offline) removes: BTreeMap<String, Option<BTreeSet<u32>>>,
+    pub(in crate::offline) access: Vec<AccessChange>,
 }
 
 /// When a secret with `rotation` next rotates, from `now`.
@@ -219,660 +213,3 @@ impl PendingSecrets {
         }
     }
 }
-
-/// `secret URI "<arg>" not valid` (exit 2) unless `arg` names a secret.
-fn secret_id(arg: &str) -> Result<String, ToolOutput> {
-    parse_id(arg).ok_or_else(|| ToolOutput::error(2, format!("secret URI \"{arg}\" not valid")))
-}
-
-fn not_found(what: &str) -> ToolOutput {
-    ToolOutput::error(1, format!("secret \"{what}\" not found"))
-}
-
-/// The flags `secret-add` and `secret-set` share.
-const UPSERT_FLAGS: &[&str] = &[
-    "--label",
-    "--description",
-    "--expire",
-    "--rotate",
-    "--owner",
-    "--file",
-];
-
-/// Juju's `CreateSecretData` then its base64 step: `key=value`,
-/// `key#base64=<base64>`, `key#file=<path>`; each key by Juju's rule,
-/// each encoded value and the whole within Juju's limit. The values come
-/// back decoded. Every problem is an argument error (exit 2).
-fn secret_data(args: &[&str]) -> Result<Vec<(String, Vec<u8>)>, ToolOutput> {
-    let bad = |m: String| ToolOutput::error(2, m);
-    let mut raw = Vec::new();
-    for arg in args {
-        // Base64 padding may end a value: it never splits key from value.
-        let idx = arg.trim_end_matches('=').find('=').unwrap_or(0);
-        if idx < 1 {
-            return Err(bad(format!("key value \"{arg}\" not valid")));
-        }
-        let (key, value) = (&arg[..idx], &arg[idx + 1..]);
-        match key.strip_suffix("#file") {
-            Some(key) => raw.push((key.to_string(), read_content_file(key, value)?)),
-            None => raw.push((key.to_string(), value.as_bytes().to_vec())),
-        }
-    }
-    encoded(raw)
-}
-
-/// The content of a `key#file=<path>` argument.
-fn read_content_file(key: &str, path: &str) -> Result<Vec<u8>, ToolOutput> {
-    let bad = |m: String| ToolOutput::error(2, m);
-    if let Ok(meta) = std::fs::metadata(path)
-        && meta.len() > MAX_ENCODED_CONTENT as u64
-    {
-        return Err(bad(format!(
-            "secret content in file \"{path}\" too large: {} bytes",
-            meta.len()
-        )));
-    }
-    std::fs::read(path).map_err(|e| {
-        bad(format!(
-            "reading content for secret key \"{key}\": open {path}: {e}"
-        ))
-    })
-}
-
-/// `--file`: a YAML (or JSON) map of key to value; keys may end `#base64`.
-fn read_data_file(path: &str) -> Result<Vec<(String, Vec<u8>)>, ToolOutput> {
-    let bad = |m: String| ToolOutput::error(2, m);
-    let text = std::fs::read(path).map_err(|e| bad(format!("open {path}: {e}")))?;
-    if text.len() > MAX_ENCODED_CONTENT {
-        return Err(bad(format!(
-            "secret content in file \"{path}\" too large: {} bytes",
-            text.len()
-        )));
-    }
-    let text = String::from_utf8_lossy(&text);
-    let map: BTreeMap<String, String> =
-        serde_saphyr::from_str(&text).map_err(|e| bad(format!("{path}: {e}")))?;
-    encoded(map.into_iter().map(|(k, v)| (k, v.into_bytes())).collect())
-}
-
-/// Keys checked and sizes counted as Juju counts them, base64-encoded;
-/// `#base64` values decoded.
-fn encoded(raw: Vec<(String, Vec<u8>)>) -> Result<Vec<(String, Vec<u8>)>, ToolOutput> {
-    let bad = |m: String| ToolOutput::error(2, m);
-    let mut total = 0;
-    let mut out = Vec::with_capacity(raw.len());
-    for (key, value) in raw {
-        let (key, value) = match key.strip_suffix("#base64") {
-            Some(key) => {
-                let text = String::from_utf8_lossy(&value).into_owned();
-                // Juju keeps the text and fails only when it is read; the
-                // sim stores content decoded, so it refuses it now.
-                let decoded = b64_decode(&text).ok_or_else(|| {
-                    bad(format!("secret content for key \"{key}\" is not base64"))
-                })?;
-                (key.to_string(), decoded)
-            }
-            None => (key, value),
-        };
-        if !is_secret_key(&key) {
-            return Err(bad(format!("key \"{key}\" not valid")));
-        }
-        let size = b64_len(value.len());
-        if size > MAX_ENCODED_CONTENT {
-            return Err(bad(format!(
-                "base64 encoded secret content for key \"{key}\" too large: {size} bytes"
-            )));
-        }
-        total += size;
-        out.push((key, value));
-    }
-    if total > MAX_ENCODED_CONTENT {
-        return Err(bad(format!(
-            "base64 encoded secret content too large: {total} bytes"
-        )));
-    }
-    Ok(out)
-}
-
-impl SimTools {
-    /// The flags and content of `secret-add` and `secret-set`, as Juju's
-    /// `Init` checks them (exit 2), and the owner asked for.
-    fn upsert(&self, a: &Args, content: &[&str]) -> Result<(Upsert, String), ToolOutput> {
-        let mut up = Upsert::default();
-        if let Some(spec) = a.flag(&["--expire"]).filter(|s| !s.is_empty()) {
-            let at = parse_expiry(spec, self.now).map_err(|e| ToolOutput::error(2, e))?;
-            up.expiry = Some(crate::show::utc(at));
-        }
-        if let Some(policy) = a.flag(&["--rotate"]).filter(|s| !s.is_empty()) {
-            if rotation_interval(policy).is_none() {
-                return Err(ToolOutput::error(
-                    2,
-                    format!("rotate policy \"{policy}\" not valid"),
-                ));
-            }
-            up.rotation = Some(policy.to_string());
-        }
-        let owner = a.flag(&["--owner"]).unwrap_or("application");
-        if !matches!(owner, "application" | "unit") {
-            return Err(ToolOutput::error(
-                2,
-                format!("secret owner \"{owner}\" not valid"),
-            ));
-        }
-        let mut data = secret_data(content)?;
-        if let Some(file) = a.flag(&["--file"]).filter(|f| !f.is_empty()) {
-            data.extend(read_data_file(file)?);
-        }
-        if !data.is_empty() {
-            up.content = Some(
-                data.into_iter()
-                    .map(|(k, v)| (k, String::from_utf8_lossy(&v).into_owned()))
-                    .collect(),
-            );
-        }
-        let text = |flag: &str| {
-            a.flag(&[flag])
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
-        up.label = text("--label");
-        up.description = text("--description");
-        Ok((up, owner.to_string()))
-    }
-
-    /// The charm's own secrets as this hook sees their metadata: the
-    /// committed ones with this hook's metadata changes, less those it
-    /// removes (any revision: Juju's context leaves them out), and the
-    /// ones it added. By id.
-    fn owned(&self, state: &SimState) -> BTreeMap<String, SimSecret> {
-        let pending = &state.pending_secrets;
-        let mut view = pending.creates.clone();
-        for (key, secret) in state.secrets.iter().filter(|(_, s)| s.is_owned()) {
-            let Some(id) = parse_id(key) else { continue };
-            if pending.removes.contains_key(&id) {
-                continue;
-            }
-            let mut secret = secret.clone();
-            if let Some(update) = pending.updates.get(&id) {
-                update.metadata_into(&mut secret);
-            }
-            view.insert(id, secret);
-        }
-        view
-    }
-
-    /// A committed secret the charm may change: its own (exit 1 when
-    /// another application owns it), and only by the leader when its
-    /// application owns it.
-    fn changeable<'s>(&self, state: &'s SimState, id: &str) -> Result<&'s SimSecret, ToolOutput> {
-        let secret = state.secrets.get(&uri(id)).ok_or_else(|| not_found(id))?;
-        if !secret.is_owned() {
-            return Err(ToolOutput::error(1, "permission denied"));
-        }
-        leader_for(state, secret)?;
-        Ok(secret)
-    }
-
-    /// `secret-add [--label L] [--description D] [--expire T] [--rotate P]
-    /// [--owner application|unit] [--file F] key=value…`: a new secret,
-    /// its URI printed now, created when the hook commits.
-    pub(super) fn secret_add(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, UPSERT_FLAGS, &[])?;
-        if a.positional.is_empty() && a.flag(&["--file"]).is_none_or(str::is_empty) {
-            return Err(ToolOutput::error(2, "missing secret value or filename"));
-        }
-        let (up, owner) = self.upsert(&a, &a.positional)?;
-        let Some(content) = up.content.clone() else {
-            return Err(ToolOutput::error(1, "empty secret value not valid"));
-        };
-        if owner == "application" && !state.leader {
-            return Err(ToolOutput::error(1, "this unit is not the leader"));
-        }
-        if let Some(label) = &up.label
-            && self
-                .owned(state)
-                .values()
-                .any(|s| s.label.as_ref() == Some(label))
-        {
-            return Err(ToolOutput::error(
-                1,
-                format!("secret with label \"{label}\" already exists"),
-            ));
-        }
-        let taken = |id: &String| {
-            state.secrets.contains_key(&uri(id)) || state.pending_secrets.creates.contains_key(id)
-        };
-        let mut n = (state.secrets.len() + state.pending_secrets.creates.len()) as u32;
-        let mut id = new_id(self.now, n);
-        while taken(&id) {
-            n += 1;
-            id = new_id(self.now, n);
-        }
-        let mut secret = SimSecret {
-            owner,
-            revisions: vec![SimRevision {
-                revision: 1,
-                content,
-            }],
-            ..SimSecret::default()
-        };
-        up.metadata_into(&mut secret);
-        let line = format!("{}\n", uri(&id));
-        state.pending_secrets.creates.insert(id, secret);
-        Ok(ToolOutput::ok(line))
-    }
-
-    /// `secret-set <ID> [flags of secret-add] [key=value…]`: new content
-    /// (a new revision at the commit, if it differs) or metadata.
-    pub(super) fn secret_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, UPSERT_FLAGS, &[])?;
-        let Some((first, content)) = a.positional.split_first() else {
-            return Err(ToolOutput::error(2, "missing secret URI"));
-        };
-        let id = secret_id(first)?;
-        let (up, _) = self.upsert(&a, content)?;
-        if let Some(created) = state.pending_secrets.creates.get_mut(&id) {
-            if let Some(content) = &up.content {
-                created.revisions = vec![SimRevision {
-                    revision: 1,
-                    content: content.clone(),
-                }];
-            }
-            up.metadata_into(created);
-            return Ok(ToolOutput::ok(""));
-        }
-        self.changeable(state, &id)?;
-        let pending = &mut state.pending_secrets;
-        pending.removes.remove(&id);
-        pending.updates.entry(id).or_default().merge(up);
-        Ok(ToolOutput::ok(""))
-    }
-
-    /// `secret-get <ID> [key[#base64]] [--label L] [--peek|--refresh]
-    /// [--format yaml|json]`.
-    pub(super) fn secret_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(
-            args,
-            &["--format", "-o", "--output", "--label"],
-            &["--peek", "--refresh"],
-        )?;
-        let format = format(&a, &["yaml", "json"])?;
-        let mut rest = a.positional.as_slice();
-        let id = match rest.split_first() {
-            Some((first, tail)) => {
-                rest = tail;
-                Some(secret_id(first)?)
-            }
-            None => None,
-        };
-        let label = a.flag(&["--label"]).filter(|l| !l.is_empty());
-        if id.is_none() && label.is_none() {
-            return Err(ToolOutput::error(2, "require either a secret URI or label"));
-        }
-        let (peek, refresh) = (a.bool(&["--peek"]), a.bool(&["--refresh"]));
-        if peek && refresh {
-            return Err(ToolOutput::error(
-                2,
-                "specify one of --peek or --refresh but not both",
-            ));
-        }
-        let key = match rest {
-            [] => None,
-            [key] => Some(*key),
-            [_, extra @ ..] => return Err(unrecognized(extra)),
-        };
-        let content = self.read_content(state, id, label, peek, refresh)?;
-        let value = match key {
-            None => serde_json::to_value(&content).unwrap_or_default(),
-            Some(key) => {
-                let (name, base64) = match key.strip_suffix("#base64") {
-                    Some(name) => (name, true),
-                    None => (key, false),
-                };
-                let value = content.get(name).ok_or_else(|| {
-                    ToolOutput::error(1, format!("secret key \"{key}\" not found"))
-                })?;
-                if base64 {
-                    b64_encode(value.as_bytes()).into()
-                } else {
-                    value.clone().into()
-                }
-            }
-        };
-        Ok(output(format, &value))
-    }
-
-    /// The content `secret-get` answers, as Juju's hook context finds it:
-    /// this hook's new secrets first, then (with `--peek` or `--refresh`)
-    /// its new content of existing ones, then the controller's.
-    fn read_content(
-        &self,
-        state: &mut SimState,
-        id: Option<String>,
-        label: Option<&str>,
-        peek: bool,
-        refresh: bool,
-    ) -> Result<Bag, ToolOutput> {
-        let pending = &mut state.pending_secrets;
-        let created = pending.creates.iter_mut().find(|(i, s)| {
-            id.as_ref() == Some(*i) || (label.is_some() && s.label.as_deref() == label)
-        });
-        if let Some((i, secret)) = created {
-            if id.as_ref() == Some(i)
-                && let Some(l) = label
-            {
-                secret.label = Some(l.to_string());
-            }
-            return Ok(secret.content(1).cloned().unwrap_or_default());
-        }
-        if peek || refresh {
-            let updated = pending.updates.iter().find(|(i, u)| {
-                id.as_ref() == Some(*i) || (label.is_some() && u.label.as_deref() == label)
-            });
-            if let Some(content) = updated.and_then(|(_, u)| u.content.clone()) {
-                return Ok(content);
-            }
-        }
-        let id = match id {
-            Some(id) => id,
-            None => self.by_label(state, label.unwrap_or_default())?,
-        };
-        let secret = state
-            .secrets
-            .get_mut(&uri(&id))
-            .ok_or_else(|| not_found(&id))?;
-        if secret.is_owned() {
-            return Ok(secret.content(secret.latest()).cloned().unwrap_or_default());
-        }
-        // A shared secret: the controller records, as it answers, the
-        // revision this unit reads from now on and the label it gave.
-        let latest = secret.latest();
-        let revision = match secret.tracking {
-            _ if peek => latest,
-            Some(tracked) if !refresh => tracked,
-            _ => {
-                secret.tracking = Some(latest);
-                latest
-            }
-        };
-        if let Some(l) = label {
-            secret.label = Some(l.to_string());
-        }
-        secret.content(revision).cloned().ok_or_else(|| {
-            ToolOutput::error(1, format!("secret \"{id}\" revision {revision} not found"))
-        })
-    }
-
-    /// The id of the secret with `label`: one the charm owns (with this
-    /// hook's new labels), else one shared with it.
-    fn by_label(&self, state: &SimState, label: &str) -> Result<String, ToolOutput> {
-        let owned = self
-            .owned(state)
-            .into_iter()
-            .find(|(_, s)| s.label.as_deref() == Some(label))
-            .map(|(id, _)| id);
-        let shared = || {
-            state
-                .secrets
-                .iter()
-                .find(|(_, s)| !s.is_owned() && s.label.as_deref() == Some(label))
-                .and_then(|(key, _)| parse_id(key))
-        };
-        owned
-            .or_else(shared)
-            .ok_or_else(|| ToolOutput::error(1, format!("secret with label \"{label}\" not found")))
-    }
-
-    /// `secret-info-get <ID> | --label L [--format yaml|json]`: the
-    /// metadata of one of the charm's own secrets, keyed by its id.
-    pub(super) fn secret_info_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, &["--format", "-o", "--output", "--label"], &[])?;
-        let format = format(&a, &["yaml", "json"])?;
-        let (id, rest) = match a.positional.split_first() {
-            Some((first, rest)) => (Some(secret_id(first)?), rest),
-            None => (None, &[][..]),
-        };
-        let label = a.flag(&["--label"]).filter(|l| !l.is_empty());
-        match (&id, label) {
-            (None, None) => {
-                return Err(ToolOutput::error(2, "require either a secret URI or label"));
-            }
-            (Some(_), Some(_)) => {
-                return Err(ToolOutput::error(
-                    2,
-                    "specify either a secret URI or label but not both",
-                ));
-            }
-            _ => {}
-        }
-        if !rest.is_empty() {
-            return Err(unrecognized(rest));
-        }
-        let owned = self.owned(state);
-        let found = match (&id, label) {
-            (Some(id), _) => owned.get_key_value(id),
-            (None, Some(label)) => owned
-                .iter()
-                .find(|(_, s)| s.label.as_deref() == Some(label)),
-            (None, None) => None,
-        };
-        let Some((id, secret)) = found else {
-            return Err(not_found(id.as_deref().or(label).unwrap_or_default()));
-        };
-        let mut info = serde_json::json!({
-            "revision": secret.latest(),
-            "label": secret.label.clone().unwrap_or_default(),
-            "owner": secret.owner,
-        });
-        for (key, value) in [
-            ("description", &secret.description),
-            ("rotation", &secret.rotation),
-            ("expiry", &secret.expiry),
-            ("rotates", &secret.rotates),
-        ] {
-            if let Some(v) = value {
-                info[key] = v.clone().into();
-            }
-        }
-        let mut doc = serde_json::Map::new();
-        doc.insert(id.clone(), info);
-        Ok(output(format, &doc.into()))
-    }
-
-    /// `secret-ids [--format=…]`: the ids of the charm's own secrets.
-    pub(super) fn secret_ids(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, &["--format", "-o", "--output"], &[])?;
-        let format = format(&a, &["smart", "json", "yaml"])?;
-        if !a.positional.is_empty() {
-            return Err(unrecognized(&a.positional));
-        }
-        let ids: Vec<String> = self.owned(state).into_keys().collect();
-        Ok(output(format, &ids.into()))
-    }
-
-    /// `secret-grant <ID> -r <relation> [--unit <unit>]`: let the related
-    /// application, or one of its units, read the secret.
-    pub(super) fn secret_grant(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, &["--unit", "-r", "--relation"], &[])?;
-        let Some((first, rest)) = a.positional.split_first() else {
-            return Err(ToolOutput::error(2, "missing secret URI"));
-        };
-        let id = secret_id(first)?;
-        let raw = a.flag(&["-r", "--relation"]).or(self.relation.as_deref());
-        if raw.is_none() {
-            return Err(ToolOutput::error(2, "no relation id specified"));
-        }
-        let (key, rel) = relation(state, raw)?;
-        let app = rel.app.clone();
-        let unit = a.flag(&["--unit"]).filter(|u| !u.is_empty());
-        if let Some(u) = unit {
-            if !is_unit_name(u) {
-                return Err(ToolOutput::error(2, format!("unit \"{u}\" not valid")));
-            }
-            if u.split('/').next() != Some(app.as_str()) {
-                return Err(ToolOutput::error(
-                    2,
-                    format!("cannot specify unit \"{u}\" in relation to application \"{app}\""),
-                ));
-            }
-        }
-        if !rest.is_empty() {
-            return Err(unrecognized(rest));
-        }
-        let owned = self.owned(state);
-        let secret = owned.get(&id).ok_or_else(|| not_found(&id))?;
-        leader_for(state, secret)?;
-        let subject = unit.map_or(app, str::to_string);
-        // Who can read it in this relation, with this hook's grants and
-        // revokes: an application's grant covers its units, and a unit's
-        // must go before its application's can come.
-        let mut existing = secret.grants.get(&key).cloned().unwrap_or_default();
-        for change in state.pending_secrets.access.iter().filter(|c| c.id == id) {
-            if !change.grant {
-                existing.remove(&change.subject);
-            } else if change.relation.as_deref() == Some(key.as_str()) {
-                existing.insert(change.subject.clone());
-            }
-        }
-        for granted in &existing {
-            if *granted == subject || !granted.contains('/') {
-                return Ok(ToolOutput::ok(""));
-            }
-            if !subject.contains('/') {
-                return Err(ToolOutput::error(
-                    1,
-                    "any unit level grants need to be revoked before granting access to the corresponding application",
-                ));
-            }
-        }
-        state.pending_secrets.access.push(AccessChange {
-            id,
-            grant: true,
-            relation: Some(key),
-            subject,
-        });
-        Ok(ToolOutput::ok(""))
-    }
-
-    /// `secret-revoke <ID> [-r <relation>] [--app <app>] [--unit <unit>]`:
-    /// take back an application's or a unit's access.
-    pub(super) fn secret_revoke(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(
-            args,
-            &["--app", "--application", "--unit", "-r", "--relation"],
-            &[],
-        )?;
-        let Some((first, rest)) = a.positional.split_first() else {
-            return Err(ToolOutput::error(2, "missing secret URI"));
-        };
-        let id = secret_id(first)?;
-        let mut app = a
-            .flag(&["--app", "--application"])
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
-        let unit = a.flag(&["--unit"]).filter(|u| !u.is_empty());
-        if let Some(name) = &app
-            && !is_app_name(name)
-        {
-            return Err(ToolOutput::error(
-                2,
-                format!("application \"{name}\" not valid"),
-            ));
-        }
-        if let Some(u) = unit
-            && !is_unit_name(u)
-        {
-            return Err(ToolOutput::error(2, format!("unit \"{u}\" not valid")));
-        }
-        if app.is_some() && unit.is_some() {
-            return Err(ToolOutput::error(
-                2,
-                "specify only one of application or unit",
-            ));
-        }
-        if let Some(raw) = a.flag(&["-r", "--relation"]).or(self.relation.as_deref()) {
-            let (_, rel) = relation(state, Some(raw))?;
-            if app.is_some() {
-                return Err(ToolOutput::error(2, "do not specify both relation and app"));
-            }
-            app = Some(rel.app.clone());
-        }
-        let Some(subject) = unit.map(str::to_string).or(app) else {
-            return Err(ToolOutput::error(
-                2,
-                "missing relation or application or unit",
-            ));
-        };
-        if !rest.is_empty() {
-            return Err(unrecognized(rest));
-        }
-        let owned = self.owned(state);
-        let secret = owned.get(&id).ok_or_else(|| not_found(&id))?;
-        leader_for(state, secret)?;
-        state.pending_secrets.access.push(AccessChange {
-            id,
-            grant: false,
-            relation: None,
-            subject,
-        });
-        Ok(ToolOutput::ok(""))
-    }
-
-    /// `secret-remove <ID> [--revision N]`: remove one revision, or the
-    /// whole secret.
-    pub(super) fn secret_remove(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, &["--revision"], &[])?;
-        let revision = match a.flag(&["--revision"]) {
-            None => 0,
-            Some(r) => r.parse::<i64>().map_err(|_| {
-                ToolOutput::error(
-                    2,
-                    format!(
-                        "invalid value \"{r}\" for option --revision: strconv.ParseInt: parsing \"{r}\": invalid syntax"
-                    ),
-                )
-            })?,
-        };
-        let Some((first, rest)) = a.positional.split_first() else {
-            return Err(ToolOutput::error(2, "missing secret URI"));
-        };
-        let id = secret_id(first)?;
-        if !rest.is_empty() {
-            return Err(unrecognized(rest));
-        }
-        let revision = u32::try_from(revision).ok().filter(|r| *r > 0);
-        if state.pending_secrets.creates.remove(&id).is_some() {
-            return Ok(ToolOutput::ok(""));
-        }
-        self.changeable(state, &id)?;
-        let pending = &mut state.pending_secrets;
-        pending.updates.remove(&id);
-        pending.access.retain(|c| c.id != id);
-        // Juju's recorder: revisions add up; no revision means all of them.
-        let entry = pending
-            .removes
-            .entry(id)
-            .or_insert_with(|| Some(BTreeSet::new()));
-        match revision {
-            Some(r) => {
-                if let Some(revisions) = entry {
-                    revisions.insert(r);
-                }
-            }
-            None => *entry = None,
-        }
-        Ok(ToolOutput::ok(""))
-    }
-}
-
-/// Only the leader changes a secret its application owns.
-fn leader_for(state: &SimState, secret: &SimSecret) -> Result<(), ToolOutput> {
-    if secret.owner == "application" && !state.leader {
-        return Err(ToolOutput::error(1, "this unit is not the leader"));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-#[path = "secrets_tests.rs"]
-mod tests;

@@ -5,8 +5,8 @@
 //! step and the key, never an expectation silently not checked.
 
 use crate::offline::RunArgs;
-use crate::offline::machine::StateFile;
 use crate::offline::sim::ScriptedProbe;
+use crate::offline::state_file::StateFile;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -196,31 +196,6 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
             STEP.join(", ")
         )));
     }
-    let text = |key: &str| -> Bad<Option<String>> {
-        match m.get(key) {
-            None => Ok(None),
-            Some(v) => match scalar(v) {
-                Some(s) if !v.is_null() => Ok(Some(s)),
-                _ => Err(BadFile(format!("{at}: `{key}`: a string is expected"))),
-            },
-        }
-    };
-    // `KEY=VALUE` flags from a map of scalars.
-    let pairs = |key: &str| -> Bad<Vec<String>> {
-        match m.get(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Object(map)) => map
-                .iter()
-                .map(|(k, v)| match scalar(v) {
-                    Some(s) => Ok(format!("{k}={s}")),
-                    None => Err(BadFile(format!(
-                        "{at}: `{key}.{k}`: a string, number or boolean is expected"
-                    ))),
-                })
-                .collect(),
-            Some(_) => Err(BadFile(format!("{at}: `{key}`: a map is expected"))),
-        }
-    };
     let leader = match m.get("leader") {
         None => None,
         Some(Value::Bool(b)) => Some(*b),
@@ -238,26 +213,60 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
         Some(v) => serde_json::from_value(v.clone())
             .map_err(|e| BadFile(format!("{at}: `probes`: {e}")))?,
     };
-    let after = match m.get("after") {
-        None => Duration::ZERO,
-        Some(Value::String(d)) => crate::duration::parse_duration(d)
-            .map_err(|e| BadFile(format!("{at}: `after`: {e}")))?,
-        Some(_) => {
-            return Err(BadFile(format!(
-                "{at}: `after`: a duration is expected (e.g. 500ms, 90s, 5m, 1h)"
-            )));
-        }
+    let after = after(&at, m)?;
+    let containers = containers(&at, m)?;
+    let args = run_args(&at, m, event, leader, param)?;
+    let expect = match m.get("expect") {
+        None => Expect {
+            exit_ok: true,
+            ..Expect::default()
+        },
+        Some(v) => expect(&at, v)?,
     };
-    let containers = match m.get("containers") {
-        None => Map::new(),
-        Some(Value::Object(c)) => c.clone(),
-        Some(_) => {
-            return Err(BadFile(format!(
-                "{at}: `containers`: a map of containers is expected"
-            )));
+    Ok(Step {
+        args,
+        probes,
+        after,
+        containers,
+        expect,
+    })
+}
+
+/// A step's `after`: how far the clock moves on before its event.
+fn after(at: &str, m: &Map<String, Value>) -> Bad<Duration> {
+    match m.get("after") {
+        None => Ok(Duration::ZERO),
+        Some(Value::String(d)) => {
+            crate::duration::parse_duration(d).map_err(|e| BadFile(format!("{at}: `after`: {e}")))
         }
-    };
-    let args = RunArgs {
+        Some(_) => Err(BadFile(format!(
+            "{at}: `after`: a duration is expected (e.g. 500ms, 90s, 5m, 1h)"
+        ))),
+    }
+}
+
+/// A step's `containers`: the changes to the simulated containers.
+fn containers(at: &str, m: &Map<String, Value>) -> Bad<Map<String, Value>> {
+    match m.get("containers") {
+        None => Ok(Map::new()),
+        Some(Value::Object(c)) => Ok(c.clone()),
+        Some(_) => Err(BadFile(format!(
+            "{at}: `containers`: a map of containers is expected"
+        ))),
+    }
+}
+
+/// The `wasm-charm run` flags a step stands for.
+fn run_args(
+    at: &str,
+    m: &Map<String, Value>,
+    event: String,
+    leader: Option<bool>,
+    param: Vec<String>,
+) -> Bad<RunArgs> {
+    let text = |key: &str| flag_text(at, m, key);
+    let pairs = |key: &str| flag_pairs(at, m, key);
+    Ok(RunArgs {
         event,
         config: pairs("config")?,
         leader,
@@ -277,21 +286,35 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
         secret_revision: text("secret-revision")?,
         param,
         ..RunArgs::default()
-    };
-    let expect = match m.get("expect") {
-        None => Expect {
-            exit_ok: true,
-            ..Expect::default()
-        },
-        Some(v) => expect(&at, v)?,
-    };
-    Ok(Step {
-        args,
-        probes,
-        after,
-        containers,
-        expect,
     })
+}
+
+/// A step's flag given as a string (or another scalar).
+fn flag_text(at: &str, m: &Map<String, Value>, key: &str) -> Bad<Option<String>> {
+    match m.get(key) {
+        None => Ok(None),
+        Some(v) => match scalar(v) {
+            Some(s) if !v.is_null() => Ok(Some(s)),
+            _ => Err(BadFile(format!("{at}: `{key}`: a string is expected"))),
+        },
+    }
+}
+
+/// `KEY=VALUE` flags from a map of scalars.
+fn flag_pairs(at: &str, m: &Map<String, Value>, key: &str) -> Bad<Vec<String>> {
+    match m.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match scalar(v) {
+                Some(s) => Ok(format!("{k}={s}")),
+                None => Err(BadFile(format!(
+                    "{at}: `{key}.{k}`: a string, number or boolean is expected"
+                ))),
+            })
+            .collect(),
+        Some(_) => Err(BadFile(format!("{at}: `{key}`: a map is expected"))),
+    }
 }
 
 fn expect(at: &str, raw: &Value) -> Bad<Expect> {

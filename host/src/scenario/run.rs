@@ -3,12 +3,14 @@
 //! its expectations are checked against the state it saved.
 
 use super::diff::line_diff;
-use super::format::{BadFile, COUNTS, Expect, Scenario};
+use super::format::{BadFile, COUNTS, Expect, Scenario, Step};
 use crate::charm_dir::StoreChoice;
-use crate::offline::machine::StateFile;
+use crate::offline::sim::SimState;
+use crate::offline::state_file::StateFile;
 use crate::offline::{self, UsageError};
-use crate::status::store::ScopeStore;
+use crate::status::store::{Scope, ScopeStore};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -51,50 +53,14 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
     for (i, step) in scenario.steps.iter().enumerate() {
         let at = format!("{file}: step {} ({})", i + 1, step.args.event);
         clock += step.after;
-        if !step.probes.is_empty() {
-            let mut state =
-                offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
-            for (name, outcome) in &step.probes {
-                match outcome {
-                    Some(o) => state.sim.probes.insert(name.clone(), o.clone()),
-                    None => state.sim.probes.remove(name),
-                };
-            }
-            save(&state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
-        }
-        if !step.containers.is_empty() {
-            let mut state =
-                offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
-            change_containers(&mut state, &step.containers)
-                .map_err(|e| BadFile(format!("{at}: `containers`: {e}")))?;
-            save(&state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
-        }
+        change_state(&at, &state_path, step)?;
         let args = offline::RunArgs {
             charm: charm.clone(),
             state: Some(state_path.clone()),
             now: Some(clock),
             ..clone_args(&step.args)
         };
-        let (outcome, error) = match offline::execute(&args) {
-            Ok(run) => (
-                Outcome {
-                    failed: run.failed,
-                    juju_store,
-                },
-                None,
-            ),
-            Err(e) if e.downcast_ref::<UsageError>().is_some() => {
-                return Err(BadFile(format!("{at}: {e:#}")));
-            }
-            // Failed before any handler ran: the state file is unchanged.
-            Err(e) => (
-                Outcome {
-                    failed: true,
-                    juju_store,
-                },
-                Some(format!("{e:#}")),
-            ),
-        };
+        let (outcome, error) = execute(&at, &args, juju_store)?;
         let saved =
             offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
         let found = check(&step.expect, &outcome, &saved);
@@ -112,6 +78,59 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
         }
     }
     Ok(Vec::new())
+}
+
+/// What a step changes in the state file before its event: its scripted
+/// probes, then its containers.
+fn change_state(at: &str, state_path: &Path, step: &Step) -> Result<(), BadFile> {
+    if !step.probes.is_empty() {
+        let mut state =
+            offline::load_state(state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+        for (name, outcome) in &step.probes {
+            match outcome {
+                Some(o) => state.sim.probes.insert(name.clone(), o.clone()),
+                None => state.sim.probes.remove(name),
+            };
+        }
+        save(state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+    }
+    if !step.containers.is_empty() {
+        let mut state =
+            offline::load_state(state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+        change_containers(&mut state, &step.containers)
+            .map_err(|e| BadFile(format!("{at}: `containers`: {e}")))?;
+        save(state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
+    }
+    Ok(())
+}
+
+/// Run the step's event: how it ended, and the error of a hook that failed
+/// before any handler ran. A usage error is the file's mistake.
+fn execute(
+    at: &str,
+    args: &offline::RunArgs,
+    juju_store: bool,
+) -> Result<(Outcome, Option<String>), BadFile> {
+    Ok(match offline::execute(args) {
+        Ok(run) => (
+            Outcome {
+                failed: run.failed,
+                juju_store,
+            },
+            None,
+        ),
+        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+            return Err(BadFile(format!("{at}: {e:#}")));
+        }
+        // Failed before any handler ran: the state file is unchanged.
+        Err(e) => (
+            Outcome {
+                failed: true,
+                juju_store,
+            },
+            Some(format!("{e:#}")),
+        ),
+    })
 }
 
 /// Merge a step's `containers` into the state: maps merged key by key,
@@ -251,10 +270,6 @@ fn yaml(v: &Value) -> String {
 /// The part of what happened an expectation key is about.
 fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
     let sim = &saved.sim;
-    let status = |w: &Option<crate::status::merge::Written>| match w {
-        Some(w) => json!({"kind": w.status.as_str(), "message": w.message}),
-        None => Value::Null,
-    };
     let store = || -> ScopeStore {
         if outcome.juju_store {
             crate::status::store_juju::decode_state(&sim.charm_state).unwrap_or_default()
@@ -262,65 +277,14 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
             sim.scopes.clone().unwrap_or_default()
         }
     };
-    let scopes = |scopes: &std::collections::BTreeMap<String, crate::status::store::Scope>| {
-        Value::Object(
-            scopes
-                .iter()
-                .filter_map(|(name, s)| {
-                    let c = s.current.as_ref()?;
-                    Some((
-                        name.clone(),
-                        json!({"kind": c.status.as_str(), "message": c.message}),
-                    ))
-                })
-                .collect(),
-        )
-    };
-    // Each change as {kind, message, event}; a clearing as kind `null`.
-    let history = |scopes: &std::collections::BTreeMap<String, crate::status::store::Scope>| {
-        Value::Object(
-            scopes
-                .iter()
-                .map(|(name, s)| {
-                    let changes = s
-                        .history
-                        .iter()
-                        .map(|c| {
-                            json!({
-                                "kind": c.status.map(|k| k.as_str()),
-                                "message": c.message,
-                                "event": c.event,
-                            })
-                        })
-                        .collect();
-                    (name.clone(), Value::Array(changes))
-                })
-                .collect(),
-        )
-    };
     match key {
-        "scope-history" => history(&store().unit),
-        "app-scope-history" => history(&store().app),
+        "scope-history" => scope_history(&store().unit),
+        "app-scope-history" => scope_history(&store().app),
         "unit-status" => status(&sim.status.unit),
         "app-status" => status(&sim.status.app),
-        "scopes" => scopes(&store().unit),
-        "app-scopes" => scopes(&store().app),
-        "relation-data" => Value::Object(
-            sim.relations
-                .iter()
-                .map(|(id, r)| {
-                    (
-                        id.clone(),
-                        json!({
-                            "app": r.local_app_data,
-                            "unit": r.local_unit_data,
-                            "remote-app": r.app_data,
-                            "remote-units": r.unit_data,
-                        }),
-                    )
-                })
-                .collect(),
-        ),
+        "scopes" => current_scopes(&store().unit),
+        "app-scopes" => current_scopes(&store().app),
+        "relation-data" => relation_data(sim),
         "stored" => Value::Object(
             store()
                 .data
@@ -337,6 +301,75 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
         "containers" => serde_json::to_value(&sim.containers).unwrap_or_default(),
         _ => Value::Null,
     }
+}
+
+/// A status as `{kind, message}`; `null` when none was written.
+fn status(w: &Option<crate::status::merge::Written>) -> Value {
+    match w {
+        Some(w) => json!({"kind": w.status.as_str(), "message": w.message}),
+        None => Value::Null,
+    }
+}
+
+/// Each scope's current status as `{kind, message}`; a cleared scope left
+/// out.
+fn current_scopes(scopes: &BTreeMap<String, Scope>) -> Value {
+    Value::Object(
+        scopes
+            .iter()
+            .filter_map(|(name, s)| {
+                let c = s.current.as_ref()?;
+                Some((
+                    name.clone(),
+                    json!({"kind": c.status.as_str(), "message": c.message}),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// Each scope's changes as {kind, message, event}; a clearing as kind
+/// `null`.
+fn scope_history(scopes: &BTreeMap<String, Scope>) -> Value {
+    Value::Object(
+        scopes
+            .iter()
+            .map(|(name, s)| {
+                let changes = s
+                    .history
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "kind": c.status.map(|k| k.as_str()),
+                            "message": c.message,
+                            "event": c.event,
+                        })
+                    })
+                    .collect();
+                (name.clone(), Value::Array(changes))
+            })
+            .collect(),
+    )
+}
+
+/// Each relation's four databags, by relation id.
+fn relation_data(sim: &SimState) -> Value {
+    Value::Object(
+        sim.relations
+            .iter()
+            .map(|(id, r)| {
+                (
+                    id.clone(),
+                    json!({
+                        "app": r.local_app_data,
+                        "unit": r.local_unit_data,
+                        "remote-app": r.app_data,
+                        "remote-units": r.unit_data,
+                    }),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// `actual` cut to the keys `wanted` names, a missing one as `null`, so

@@ -4,8 +4,8 @@
 //! once, as the simulated machine acts at once.
 
 use super::files::{Entry, FileError, Fs};
-use super::plan::{self, Plan};
-use super::state::{Current, FILE_MODE, SimCheck, SimContainer, SimFile, SimLayer, parse_mode};
+use super::plan::{self, Plan, SimLayer};
+use super::state::{Current, FILE_MODE, SimCheck, SimContainer, SimFile, parse_mode};
 use crate::charm_dir::CommandSpec;
 use crate::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, line};
 use crate::pebble::client::{boundary_of, parse_multipart};

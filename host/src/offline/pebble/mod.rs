@@ -53,7 +53,7 @@ impl Containers {
         let declared = &charm.metadata.containers;
         let grants = &charm.manifest.workload.containers;
         state::check(&state, declared, grants)
-            .map_err(|e| super::UsageError(format!("{}: {e}", state_path.display())))?;
+            .map_err(|e| super::run_args::UsageError(format!("{}: {e}", state_path.display())))?;
         let mut out = Containers {
             served: Vec::new(),
             unreachable: Vec::new(),
@@ -62,7 +62,7 @@ impl Containers {
             return Ok(out);
         }
         if root.is_machine() {
-            return Err(super::UsageError(format!(
+            return Err(super::run_args::UsageError(format!(
                 "the simulated Pebble of container {} would listen under the machine's own \
                  /charm/containers: name a workload root other than / (--root)",
                 declared.join(", ")
@@ -78,7 +78,7 @@ impl Containers {
                 .unwrap_or_default();
             let can_connect = container.can_connect;
             let sim = Sim::new(container, commands, time.clone()).map_err(|e| {
-                super::UsageError(format!(
+                super::run_args::UsageError(format!(
                     "{}: `containers.{name}`: {e}",
                     state_path.display()
                 ))

@@ -4,9 +4,24 @@
 //! values replaced). Adding a layer whose label exists needs `combine`,
 //! and then combines into that layer the same way.
 
-use super::state::SimLayer;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+
+/// One Pebble layer: its label, and the document as Pebble reads it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SimLayer {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub checks: BTreeMap<String, Value>,
+}
 
 /// The combined plan: each service and check as its layers make it.
 #[derive(Debug, Clone, Default, PartialEq)]

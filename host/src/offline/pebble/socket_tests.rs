@@ -1,5 +1,6 @@
 //! The server on a real socket, reached through the host's own Pebble
 //! client (the `pebble` interface a handler calls), exec's websockets too.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 use super::api::Sim;
 use super::server::Server;

@@ -24,9 +24,9 @@
 //!     calls: [add-layer web combine, replan]   # the last event's
 //! ```
 
+use super::plan::{self, SimLayer};
 use crate::offline::machine::ScriptedCommand;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A service's `current` state, as Pebble reports it.
@@ -83,21 +83,6 @@ pub struct SimCheck {
     pub failures: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<u32>,
-}
-
-/// One Pebble layer: its label, and the document as Pebble reads it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct SimLayer {
-    pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub services: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub checks: BTreeMap<String, Value>,
 }
 
 /// A file: UTF-8 text as a plain string; other bytes, or permissions other
@@ -297,9 +282,9 @@ pub fn check(
                     layer.label
                 ));
             }
-            super::plan::check_layer(layer).map_err(|e| format!("{at}: {e}"))?;
+            plan::check_layer(layer).map_err(|e| format!("{at}: {e}"))?;
         }
-        if let Err(e) = super::plan::combine(&c.layers) {
+        if let Err(e) = plan::combine(&c.layers) {
             return Err(format!("`containers.{name}.layers`: {e}"));
         }
         for (path, file) in &c.files {

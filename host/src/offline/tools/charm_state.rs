@@ -5,8 +5,9 @@
 //! hook that exited 0 with the state past the unit's quota, as Juju's
 //! commit does.
 
-use super::sim::{Answer, SimState, SimTools, format, output, parse, unrecognized};
+use super::args::{Answer, format, output, parse, unrecognized};
 use crate::hook_tools::ToolOutput;
+use crate::offline::sim::{SimState, SimTools};
 use crate::status::store_chunks::{MAX_UNIT_STATE, MAX_VALUE, juju_size};
 use std::collections::BTreeMap;
 
@@ -123,7 +124,7 @@ pub fn refused_at_commit(charm_state: &BTreeMap<String, String>) -> Option<Strin
 mod tests {
     use super::*;
     use crate::hook_tools::HookTools as _;
-    use crate::offline::sim::tests::{call, far, tools};
+    use crate::offline::tools::tests::{call, far, tools};
     use crate::status::store_juju::JujuStore;
     use std::sync::Arc;
 

@@ -1,10 +1,12 @@
 //! The secret tools of the simulated Juju: what each answers, every error
 //! with Juju's exit code and words, and what a hook's changes become at the
 //! commit.
+#![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 use super::*;
-use crate::offline::sim::tests::{call, tools};
-use crate::offline::sim::{SimRelation, SimState};
+use crate::offline::secrets::PendingSecrets;
+use crate::offline::sim::SimRelation;
+use crate::offline::tools::tests::{call, tools};
 
 /// A secret `vault` shared with the unit, revisions 1 and 2.
 const SHARED: &str = "secret:d1ulvkcavc0s73ak2mcg";

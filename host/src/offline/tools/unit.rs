@@ -1,0 +1,149 @@
+//! What the unit reads and writes of itself (reference §2): `config-get`,
+//! `is-leader`, `juju-log`, `status-set`, `status-get`,
+//! `application-version-set`.
+
+use super::args::{Answer, format, json, output, parse};
+use crate::hook_tools::ToolOutput;
+use crate::offline::sim::{SimState, SimTools};
+use crate::status::merge::{Kind, Written};
+
+impl SimTools {
+    /// `config-get` (reference §2).
+    pub(super) fn config_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["-a", "--all"])?;
+        let mut all = self.defaults.clone();
+        all.extend(state.config.clone());
+        all.retain(|_, v| !v.is_null());
+        match a.positional.as_slice() {
+            [] => Ok(json(&all)),
+            [key] => Ok(json(all.get(*key).unwrap_or(&serde_json::Value::Null))),
+            _ => Err(ToolOutput::error(2, "too many arguments")),
+        }
+    }
+
+    /// `is-leader` (reference §2).
+    pub(super) fn is_leader(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        parse(args, &["--format"], &[])?;
+        Ok(json(&state.leader))
+    }
+
+    /// `juju-log` (reference §2).
+    pub(super) fn juju_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
+        if a.positional.is_empty() {
+            return Err(ToolOutput::error(2, "no message specified"));
+        }
+        let level = if a.bool(&["--debug"]) {
+            "DEBUG".to_string()
+        } else {
+            a.flag(&["-l", "--log-level"])
+                .unwrap_or("INFO")
+                .to_uppercase()
+        };
+        state
+            .log
+            .push(format!("{level} {}", a.positional.join(" ")));
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `status-set` (reference §2).
+    pub(super) fn status_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &["--application"])?;
+        let (kind, message) = match a.positional.as_slice() {
+            [k] => (*k, ""),
+            [k, m] => (*k, *m),
+            _ => return Err(ToolOutput::error(2, "too many arguments")),
+        };
+        let status = match kind {
+            "maintenance" => Kind::Maintenance,
+            "blocked" => Kind::Blocked,
+            "waiting" => Kind::Waiting,
+            "active" => Kind::Active,
+            other => {
+                return Err(ToolOutput::error(
+                    2,
+                    format!(
+                        "invalid status \"{other}\", expected one of [maintenance blocked waiting active]"
+                    ),
+                ));
+            }
+        };
+        let written = Some(Written {
+            status,
+            message: message.to_string(),
+        });
+        if a.bool(&["--application"]) {
+            if !state.leader {
+                return Err(ToolOutput::error(1, "this unit is not the leader"));
+            }
+            state.status.app = written;
+        } else {
+            state.status.unit = written;
+        }
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `status-get [--include-data] [--application] [--format=…]`
+    /// (reference §2.2): what `status-set` last wrote, `unknown` before it
+    /// did. Without `--include-data` only the status word; the
+    /// application's only for the leader, nested under
+    /// `application-status` with its units (this simulated application has
+    /// this one unit).
+    pub(super) fn status_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format"], &["--application", "--include-data"])?;
+        let format = format(&a, &["smart", "json", "yaml"])?;
+        if let Some(extra) = a.positional.first() {
+            return Err(ToolOutput::error(
+                2,
+                format!("unrecognized args: [\"{extra}\"]"),
+            ));
+        }
+        let data = a.bool(&["--include-data"]);
+        let details = |w: &Option<Written>| {
+            let (status, message) = match w {
+                Some(w) => (w.status.as_str(), w.message.as_str()),
+                None => ("unknown", ""),
+            };
+            if data {
+                serde_json::json!({"status": status, "message": message, "status-data": {}})
+            } else {
+                serde_json::json!({"status": status})
+            }
+        };
+        let word_only = !data && format == "smart";
+        let doc = if a.bool(&["--application"]) {
+            if !state.leader {
+                return Err(ToolOutput::error(
+                    1,
+                    "finding application status: this unit is not the leader",
+                ));
+            }
+            let mut app = details(&state.status.app);
+            if word_only {
+                app["status"].clone()
+            } else {
+                app["units"] =
+                    serde_json::json!({ self.unit.clone(): details(&state.status.unit) });
+                serde_json::json!({ "application-status": app })
+            }
+        } else {
+            let unit = details(&state.status.unit);
+            if word_only {
+                unit["status"].clone()
+            } else {
+                unit
+            }
+        };
+        Ok(output(format, &doc))
+    }
+
+    /// `application-version-set` (reference §2).
+    pub(super) fn application_version_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &[])?;
+        let [v] = a.positional.as_slice() else {
+            return Err(ToolOutput::error(2, "expected exactly one argument"));
+        };
+        state.application_version = Some(v.to_string());
+        Ok(ToolOutput::ok(Vec::new()))
+    }
+}
