@@ -210,17 +210,7 @@ fn parse_probe(name: &str, value: Raw) -> Result<ProbeSpec, SpecError> {
         field: field.map(str::to_string),
         message,
     };
-    if name.is_empty()
-        || name.len() > MAX_NAME
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
-        return Err(err(
-            None,
-            format!("a probe name is 1 to {MAX_NAME} of a-z, 0-9 and `-`"),
-        ));
-    }
+    check_probe_name(name).map_err(|m| err(None, m))?;
     let Raw::Map(fields) = value else {
         return Err(err(
             None,
@@ -244,76 +234,77 @@ fn parse_probe(name: &str, value: Raw) -> Result<ProbeSpec, SpecError> {
             ),
         ));
     }
-    let targets: Vec<&str> = TARGET_KEYS
+    let key = target_key(&fields).map_err(|m| err(None, m))?;
+    let target = parse_target(key, &fields[key]).map_err(|m| err(Some(key), m))?;
+    let mut spec = ProbeSpec::new(target);
+    for (field, value) in &fields {
+        apply_setting(&mut spec, field, value).map_err(|m| err(Some(field), m))?;
+    }
+    Ok(spec)
+}
+
+fn check_probe_name(name: &str) -> Result<(), String> {
+    let allowed = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+    if name.is_empty() || name.len() > MAX_NAME || !name.bytes().all(allowed) {
+        return Err(format!(
+            "a probe name is 1 to {MAX_NAME} of a-z, 0-9 and `-`"
+        ));
+    }
+    Ok(())
+}
+
+/// The one target key a declaration has.
+fn target_key(fields: &BTreeMap<String, Raw>) -> Result<&'static str, String> {
+    let targets: Vec<&'static str> = TARGET_KEYS
         .iter()
         .copied()
         .filter(|k| fields.contains_key(*k))
         .collect();
-    let key = match targets.as_slice() {
-        [key] => *key,
-        [] => {
-            return Err(err(
-                None,
-                format!("no target: give one of {}", TARGET_KEYS.join(", ")),
-            ));
-        }
-        several => {
-            return Err(err(
-                None,
-                format!(
-                    "several targets ({}): a probe watches exactly one",
-                    several.join(", ")
-                ),
-            ));
-        }
-    };
-    let field_err = |field: &str, message: String| err(Some(field), message);
-    let target = parse_target(key, &fields[key]).map_err(|m| field_err(key, m))?;
-    let mut spec = ProbeSpec::new(target);
-    for (field, value) in &fields {
-        let fail = |m: String| field_err(field, m);
-        match field.as_str() {
-            "expect" => {
-                spec.expect = match str_of(value).map_err(fail)? {
-                    "up" => Expect::Up,
-                    "down" => Expect::Down,
-                    other => return Err(fail(format!("`{other}` is neither `up` nor `down`"))),
-                }
-            }
-            "gate" => {
-                spec.gate = match value {
-                    Raw::Bool(b) => *b,
-                    other => {
-                        return Err(fail(format!(
-                            "expected true or false, found {}",
-                            other.type_name()
-                        )));
-                    }
-                }
-            }
-            "timeout" => spec.timeout = duration_in(value, TIMEOUT.0, TIMEOUT.1).map_err(fail)?,
-            "backoff" => {
-                spec.backoff = duration_in(value, Duration::ZERO, MAX_BACKOFF).map_err(fail)?
-            }
-            "grace" => spec.grace = duration_in(value, Duration::ZERO, MAX_GRACE).map_err(fail)?,
-            "retries" => {
-                spec.retries = match value {
-                    Raw::Int(n) if (0..=i64::from(MAX_RETRIES)).contains(n) => *n as u32,
-                    Raw::Int(n) => {
-                        return Err(fail(format!("{n} is outside 0..={MAX_RETRIES}")));
-                    }
-                    other => {
-                        return Err(fail(format!(
-                            "expected a count, found {}",
-                            other.type_name()
-                        )));
-                    }
-                }
-            }
-            _ => {} // the target, parsed above
-        }
+    match targets.as_slice() {
+        [key] => Ok(*key),
+        [] => Err(format!("no target: give one of {}", TARGET_KEYS.join(", "))),
+        several => Err(format!(
+            "several targets ({}): a probe watches exactly one",
+            several.join(", ")
+        )),
     }
-    Ok(spec)
+}
+
+/// One of the settings beside the target (`OTHER_KEYS`); the target itself
+/// is parsed on its own.
+fn apply_setting(spec: &mut ProbeSpec, field: &str, value: &Raw) -> Result<(), String> {
+    match field {
+        "expect" => {
+            spec.expect = match str_of(value)? {
+                "up" => Expect::Up,
+                "down" => Expect::Down,
+                other => return Err(format!("`{other}` is neither `up` nor `down`")),
+            }
+        }
+        "gate" => {
+            spec.gate = match value {
+                Raw::Bool(b) => *b,
+                other => {
+                    return Err(format!(
+                        "expected true or false, found {}",
+                        other.type_name()
+                    ));
+                }
+            }
+        }
+        "timeout" => spec.timeout = duration_in(value, TIMEOUT.0, TIMEOUT.1)?,
+        "backoff" => spec.backoff = duration_in(value, Duration::ZERO, MAX_BACKOFF)?,
+        "grace" => spec.grace = duration_in(value, Duration::ZERO, MAX_GRACE)?,
+        "retries" => {
+            spec.retries = match value {
+                Raw::Int(n) if (0..=i64::from(MAX_RETRIES)).contains(n) => *n as u32,
+                Raw::Int(n) => return Err(format!("{n} is outside 0..={MAX_RETRIES}")),
+                other => return Err(format!("expected a count, found {}", other.type_name())),
+            }
+        }
+        _ => {} // the target, parsed on its own
+    }
+    Ok(())
 }
 
 fn str_of(value: &Raw) -> Result<&str, String> {

@@ -1,6 +1,9 @@
 //! Declarations as wasm-charm.yaml writes them (DESIGN §5), and the errors,
 //! which name the file, the probe and the field.
 
+// A test reads as one scenario: its length is the story it tells.
+#![allow(clippy::too_many_lines)]
+
 use super::{Expect, HostPort, ProbeSpec, Target, check_containers};
 use crate::charm_dir::Manifest;
 use std::path::Path;

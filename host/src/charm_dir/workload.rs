@@ -164,62 +164,29 @@ struct RawPackages {
 
 /// Checks the section; the error names the field, the caller adds the file.
 pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
-    let mut workload = Workload::default();
-    if raw.files.len() > MAX_FILES {
-        return Err(format!(
-            "field `workload.files`: {} directories declared, at most {MAX_FILES}",
-            raw.files.len()
-        ));
-    }
-    for (i, file) in raw.files.into_iter().enumerate() {
-        let path =
-            parse_dir(&file.path).map_err(|e| format!("field `workload.files[{i}].path`: {e}"))?;
-        if workload.files.iter().any(|f| f.path == path) {
-            return Err(format!(
-                "field `workload.files[{i}].path`: `{}` is declared twice",
-                path.display()
-            ));
-        }
-        // A read grant inside a read-write one would be writable through the
-        // outer preopen: say so rather than promise what the sandbox cannot keep.
-        for other in &workload.files {
-            let (outer, inner, inner_access) = if path.starts_with(&other.path) {
-                (&other.path, &path, file.access)
-            } else if other.path.starts_with(&path) {
-                (&path, &other.path, other.access)
-            } else {
-                continue;
-            };
-            let outer_access = if outer == &path {
-                file.access
-            } else {
-                other.access
-            };
-            if outer_access == Access::ReadWrite && inner_access == Access::Read {
-                return Err(format!(
-                    "field `workload.files[{i}]`: `{}` (read) lies inside `{}` (read-write), \
-                     so it would be writable through it; declare them apart or both read-write",
-                    inner.display(),
-                    outer.display()
-                ));
-            }
-        }
-        workload.files.push(FileGrant {
-            path,
-            access: file.access,
-        });
-    }
     for (field, len) in [
+        ("files", raw.files.len()),
         ("services", raw.services.len()),
         ("commands", raw.commands.len()),
+        ("containers", raw.containers.len()),
         ("packages.apt", raw.packages.apt.len()),
     ] {
-        if len > MAX_ENTRIES {
+        let max = if field == "files" {
+            MAX_FILES
+        } else {
+            MAX_ENTRIES
+        };
+        if len > max {
+            let what = if field == "files" { " directories" } else { "" };
             return Err(format!(
-                "field `workload.{field}`: {len} declared, at most {MAX_ENTRIES}"
+                "field `workload.{field}`: {len}{what} declared, at most {max}"
             ));
         }
     }
+    let mut workload = Workload {
+        files: parse_files(raw.files)?,
+        ..Workload::default()
+    };
     for unit in raw.services {
         if !is_unit_name(&unit) {
             return Err(format!(
@@ -233,33 +200,9 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
         let spec = parse_command(&format!("workload.commands.{name}"), &name, command)?;
         workload.commands.insert(name, spec);
     }
-    if raw.containers.len() > MAX_ENTRIES {
-        return Err(format!(
-            "field `workload.containers`: {} declared, at most {MAX_ENTRIES}",
-            raw.containers.len()
-        ));
-    }
     for (container, grant) in raw.containers {
-        let field = format!("workload.containers.{container}");
-        if container.is_empty() || container.contains('/') {
-            return Err(format!(
-                "field `{field}`: `{container}` is not a container name"
-            ));
-        }
-        if grant.commands.len() > MAX_ENTRIES {
-            return Err(format!(
-                "field `{field}.commands`: {} declared, at most {MAX_ENTRIES}",
-                grant.commands.len()
-            ));
-        }
-        let mut commands = BTreeMap::new();
-        for (name, command) in grant.commands {
-            let spec = parse_command(&format!("{field}.commands.{name}"), &name, command)?;
-            commands.insert(name, spec);
-        }
-        workload
-            .containers
-            .insert(container, ContainerGrant { commands });
+        let grant = parse_container(&container, grant)?;
+        workload.containers.insert(container, grant);
     }
     for package in raw.packages.apt {
         if !is_apt_name(&package) {
@@ -271,6 +214,73 @@ pub(crate) fn parse_workload(raw: RawWorkload) -> Result<Workload, String> {
         workload.apt.insert(package);
     }
     Ok(workload)
+}
+
+/// The declared directories, each once, none read-only inside a read-write one.
+fn parse_files(raw: Vec<RawFile>) -> Result<Vec<FileGrant>, String> {
+    let mut files: Vec<FileGrant> = Vec::new();
+    for (i, file) in raw.into_iter().enumerate() {
+        let path =
+            parse_dir(&file.path).map_err(|e| format!("field `workload.files[{i}].path`: {e}"))?;
+        if files.iter().any(|f| f.path == path) {
+            return Err(format!(
+                "field `workload.files[{i}].path`: `{}` is declared twice",
+                path.display()
+            ));
+        }
+        let grant = FileGrant {
+            path,
+            access: file.access,
+        };
+        for other in &files {
+            check_nesting(i, &grant, other)?;
+        }
+        files.push(grant);
+    }
+    Ok(files)
+}
+
+/// A read grant inside a read-write one would be writable through the outer
+/// preopen: say so rather than promise what the sandbox cannot keep.
+fn check_nesting(i: usize, new: &FileGrant, other: &FileGrant) -> Result<(), String> {
+    let (outer, inner) = if new.path.starts_with(&other.path) {
+        (other, new)
+    } else if other.path.starts_with(&new.path) {
+        (new, other)
+    } else {
+        return Ok(());
+    };
+    if outer.access == Access::ReadWrite && inner.access == Access::Read {
+        return Err(format!(
+            "field `workload.files[{i}]`: `{}` (read) lies inside `{}` (read-write), \
+             so it would be writable through it; declare them apart or both read-write",
+            inner.path.display(),
+            outer.path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// One container's grant: the commands a handler may exec in it.
+fn parse_container(container: &str, grant: RawContainer) -> Result<ContainerGrant, String> {
+    let field = format!("workload.containers.{container}");
+    if container.is_empty() || container.contains('/') {
+        return Err(format!(
+            "field `{field}`: `{container}` is not a container name"
+        ));
+    }
+    if grant.commands.len() > MAX_ENTRIES {
+        return Err(format!(
+            "field `{field}.commands`: {} declared, at most {MAX_ENTRIES}",
+            grant.commands.len()
+        ));
+    }
+    let mut commands = BTreeMap::new();
+    for (name, command) in grant.commands {
+        let spec = parse_command(&format!("{field}.commands.{name}"), &name, command)?;
+        commands.insert(name, spec);
+    }
+    Ok(ContainerGrant { commands })
 }
 
 /// One declared command at `field` (`workload.commands.<name>` or
