@@ -3,8 +3,10 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`], [`dispatch`] ties them together, and
-//! [`actions`] answers the built-in actions; [`text`] makes guest text
+//! [`status`], [`model`], [`probe`], [`stored`], [`action`], [`pebble`] and
+//! [`workload`], each one unit registered in [`interfaces`], [`dispatch`]
+//! runs them through the event's steps, and [`actions`] answers the built-in
+//! actions; [`text`] makes guest text
 //! something argv and Juju's YAML can carry, and [`workload_root`] says where
 //! the charm's declared directories are. [`pack`], [`inspect`] and
 //! [`init`] are the tools around a charm: build and zip it, read what it is
@@ -22,6 +24,7 @@ pub mod dispatch;
 pub mod event;
 pub mod init;
 pub mod inspect;
+pub mod interfaces;
 pub mod juju;
 pub mod juju_env;
 pub mod model;

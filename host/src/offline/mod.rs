@@ -15,10 +15,12 @@ pub mod secrets;
 pub mod sim;
 
 use crate::charm_dir::{CharmDir, StoreChoice};
-use crate::dispatch::{self, HandlerResult, Report, ScopeBackend};
+use crate::dispatch;
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::HookTools;
 use crate::probe::{Check, Prober};
+use crate::show::{HandlerResult, Report};
+use crate::status::backend::ScopeBackend;
 use crate::status::store::{ScopeStore, Target, check_format};
 use crate::status::store_choice::{self, Backend};
 use crate::status::store_juju::{self, JujuStore};

@@ -19,6 +19,7 @@
 
 pub mod clock;
 pub(crate) mod http;
+mod interface;
 mod pebble;
 mod process;
 pub mod run;
@@ -31,6 +32,7 @@ mod tcp;
 mod tests;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use interface::ProbeInterface;
 pub use run::{Outcome, ProbeEnv, ProbeTap, Prober};
 pub use spec::{Expect, ProbeSpec, Target};
 pub use state::{ProbeState, ScopeStatus};
@@ -241,6 +243,16 @@ impl Probes {
     /// Probe runs end by the handler's deadline.
     pub fn set_deadline(&mut self, deadline: Instant) {
         self.deadline = Some(deadline);
+    }
+
+    /// The declared probes.
+    pub fn specs(&self) -> &BTreeMap<String, ProbeSpec> {
+        &self.specs
+    }
+
+    /// Now, by the prober's clock.
+    pub fn now(&self) -> SystemTime {
+        self.prober.clock.now()
     }
 
     /// A handler starts, with the gating the store holds.

@@ -12,10 +12,11 @@ use super::format::{
 };
 use super::{Bounds, FILE_NAME};
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
-use crate::dispatch::{Report, ScopeBackend};
 use crate::juju_env::JujuEnv;
 use crate::model::hook_tools::{HookTools, ToolOutput};
 use crate::probe::{Clock, Outcome as ProbeOutcome, ProbeTap, Prober};
+use crate::show::Report;
+use crate::status::backend::ScopeBackend;
 use crate::status::store::ScopeStore;
 use crate::status::store_file::STATE_DIR;
 use crate::workload::Machine;

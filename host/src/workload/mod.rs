@@ -16,6 +16,7 @@
 //!   tool's answer reads. `process`: running one child, bounded.
 
 mod commands;
+mod interface;
 pub mod machine;
 pub(crate) mod packages;
 mod process;
@@ -23,6 +24,7 @@ pub(crate) mod services;
 
 pub use commands::PATH as COMMAND_PATH;
 pub use commands::{MAX_ARGS, MAX_ARGS_BYTES};
+pub use interface::WorkloadInterface;
 pub use machine::{Machine, SystemMachine};
 pub use process::OUTPUT_LIMIT;
 
