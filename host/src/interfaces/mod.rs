@@ -54,6 +54,9 @@ use wasmtime::component::Linker;
 
 pub use model::ModelInterface;
 
+// The registered interfaces, one line each (`field: Type`); every loop calls
+// them in this order. The model's unit is `interfaces::model`, beside the
+// registry, while `crate::model` is being split.
 registry! {
     status: crate::status::StatusInterface,
     model: crate::interfaces::ModelInterface,
