@@ -3,10 +3,12 @@
 //! 1 when it failed, so Juju marks it failed and retries.
 
 use crate::charm_dir::CharmDir;
-use crate::dispatch::{self, Report, ScopeBackend};
+use crate::dispatch;
 use crate::hook_tools::{HookTools, ProcessTools};
 use crate::juju_env::JujuEnv;
 use crate::record::Recorder;
+use crate::show::Report;
+use crate::status::backend::ScopeBackend;
 use crate::status::store_choice::{self, Backend};
 use crate::status::store_file::StoreFile;
 use crate::status::store_juju::JujuStore;

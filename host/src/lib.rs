@@ -3,12 +3,12 @@
 //! The modules follow one event's path (DESIGN §3): [`juju_env`] and [`event`]
 //! turn Juju's environment into an event, [`charm_dir`] reads the charm,
 //! [`runtime`] loads and runs the component, the WIT host interfaces live in
-//! [`status`], [`model`], [`probe`], [`stored`], [`action`] and [`workload`]
-//! ([`hook_tools`] runs Juju's hook tools for them), [`dispatch`] ties them
-//! together, and
-//! [`actions`] answers the built-in actions; [`text`] makes guest text
-//! something argv and Juju's YAML can carry, and [`workload_root`] says where
-//! the charm's declared directories are; [`duration`], [`http`] (the client
+//! [`status`], [`model`], [`probe`], [`stored`], [`action`], [`pebble`] and
+//! [`workload`], each one unit registered in [`interfaces`] ([`hook_tools`]
+//! runs Juju's hook tools for them), [`dispatch`] runs them through the
+//! event's steps, and [`actions`] answers the built-in actions; [`text`] makes
+//! guest text something argv and Juju's YAML can carry, and [`workload_root`]
+//! says where the charm's declared directories are; [`duration`], [`http`] (the client
 //! the probes and Pebble share) and [`status_kind`] are leaves below them.
 //! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
 //! and zip it, read what it is made of, start a new one; [`record`] keeps a
@@ -28,6 +28,7 @@ pub mod hook_tools;
 pub mod http;
 pub mod init;
 pub mod inspect;
+pub mod interfaces;
 pub mod juju;
 pub mod juju_env;
 pub mod model;

@@ -1,11 +1,49 @@
 //! The scope store rendered for people: `wasm-charm status` and the report of
-//! `wasm-charm run`. Pure: strings in, strings out.
+//! `wasm-charm run`, and what one event did ([`Report`]), which that report
+//! shows. Pure: strings in, strings out.
 
+use crate::bindings::Status;
 use crate::probe::ProbeState;
-use crate::status::merge::{Written, rank};
+use crate::status::merge::{Merged, Written, rank};
 use crate::status::store::{ScopeStore, Target};
 use crate::stored::Data;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// How one handler ended, as reported to the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandlerResult {
+    Set(Status),
+    Cleared,
+    Error(String),
+    Trapped(String),
+    /// During an action: the handler returned, and its value set no scope
+    /// (an action leaves no unit status behind); a status it returned is
+    /// kept here, and ignored.
+    ActionDone(Option<Status>),
+}
+
+/// What one event did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The event, as `describe` names it; `None` for an unknown hook.
+    pub event: Option<String>,
+    /// Why nothing ran, for an unknown hook.
+    pub ignored: Option<String>,
+    pub handlers: Vec<(String, HandlerResult)>,
+    pub unit: Option<Merged>,
+    pub app: Option<Merged>,
+    /// Targets whose status was written with `status-set`.
+    pub wrote: Vec<Target>,
+    /// Reasons the hook fails; empty when it succeeds. A failed event keeps
+    /// nothing: the store is as it was before it.
+    pub failures: Vec<String>,
+    /// The store after the event (as loaded, when the event failed).
+    pub store: ScopeStore,
+    /// During an action: the message the action was failed with (by a
+    /// handler's `action.fail`, or by the host for a handler's error or
+    /// trap). A failed action is no failed hook: the process exits 0.
+    pub action_failed: Option<String>,
+}
 
 /// One line per scope holding a status, most important first (the merge's
 /// order), with its band and the event and time it was set.

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use wasm_charm_host::dispatch::HandlerResult;
 use wasm_charm_host::offline::machine::SimService;
 use wasm_charm_host::offline::sim::SimState;
+use wasm_charm_host::show::HandlerResult;
 use wasm_charm_host::status::merge::Kind;
 use wasm_charm_host::status::store::{Scope, ScopeStore};
 

@@ -15,20 +15,14 @@
 pub mod workload;
 pub mod world;
 
-use crate::action::Action;
 use crate::bindings::{Handler, Observation, Priority};
 use crate::charm_dir::{CharmDir, ConfigType, Role};
-use crate::hook_tools::Unavailable;
-use crate::model::{Identity, Model};
+use crate::interfaces::{Declaring, EventStates};
 use crate::pack::{elf, manifest};
-use crate::probe::{Check, Expect, Prober, Probes};
-use crate::runtime::{self, EventState, Runtime};
-use crate::status::ScopeWrites;
-use crate::stored::Stored;
+use crate::probe::{Check, Expect, Prober};
+use crate::runtime::{self, Runtime};
 use anyhow::{Context as _, bail};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 pub use world::World;
 
 /// Everything `inspect` found.
@@ -181,31 +175,12 @@ fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handle
     let loaded = runtime::identify(component, state.path())
         .and_then(|mut id| Runtime::load(&mut id, state.path()));
     let runtime = loaded.map_err(|e| e.to_string())?;
-    let (endpoints, config, specs, limits) = match charm {
-        Some(c) => (
-            c.metadata
-                .endpoints
-                .keys()
-                .cloned()
-                .collect::<BTreeSet<_>>(),
-            c.config.clone(),
-            c.manifest.probes.clone(),
-            c.manifest.limits,
-        ),
-        None => Default::default(),
-    };
-    let mut model = Model::new(
-        Arc::new(Unavailable(
-            "the model cannot be read while the component declares its handlers",
-        )),
-        config,
-        Identity::default(),
-    );
-    model.set_endpoints(endpoints.clone());
+    let limits = charm.map(|c| c.manifest.limits).unwrap_or_default();
     // No probe runs: a handler asking for one during `declare` is told it is unhealthy.
     let prober = Prober {
-        scripted: specs
-            .keys()
+        scripted: charm
+            .iter()
+            .flat_map(|c| c.manifest.probes.keys())
             .map(|name| {
                 (
                     name.clone(),
@@ -215,14 +190,12 @@ fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handle
             .collect(),
         ..Prober::default()
     };
-    let isolated = EventState {
-        status: ScopeWrites::new(endpoints),
-        model,
-        probes: Probes::new(Arc::new(specs), prober),
-        action: Action::outside("no event runs while the component declares its handlers"),
-        stored: Stored::default(),
-        pebble: crate::pebble::Pebble::none(),
-    };
+    // Every interface as dispatch builds it for `declare`, outside an event.
+    let isolated = EventStates::declaring(&Declaring {
+        charm,
+        ctx: None,
+        prober: &prober,
+    });
     runtime
         .declare(isolated, &limits)
         .result

@@ -32,10 +32,12 @@ pub use state_file::{default_state_path, load_state};
 pub use status_command::{StatusSource, status};
 
 use crate::charm_dir::CharmDir;
-use crate::dispatch::{self, Report, ScopeBackend};
+use crate::dispatch;
 use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
+use crate::show::Report;
+use crate::status::backend::ScopeBackend;
 use crate::status::store::{ScopeStore, check_format};
 use crate::status::store_choice::{self, Backend};
 use crate::status::store_juju::JujuStore;

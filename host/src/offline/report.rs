@@ -5,7 +5,7 @@
 use super::machine::MachineState;
 use super::sim::SimState;
 use crate::charm_dir::CharmDir;
-use crate::dispatch::{HandlerResult, Report};
+use crate::show::{HandlerResult, Report};
 use crate::status::store::Target;
 use std::path::Path;
 

@@ -21,6 +21,7 @@
 
 pub mod clock;
 mod http;
+mod interface;
 mod pebble;
 mod process;
 pub mod run;
@@ -33,6 +34,7 @@ mod tests;
 
 pub use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use interface::ProbeInterface;
 pub use run::{Outcome, ProbeEnv, ProbeTap, Prober};
 pub use state::{ProbeState, ScopeStatus};
 
@@ -242,6 +244,16 @@ impl Probes {
     /// Probe runs end by the handler's deadline.
     pub fn set_deadline(&mut self, deadline: Instant) {
         self.deadline = Some(deadline);
+    }
+
+    /// The declared probes.
+    pub fn specs(&self) -> &BTreeMap<String, ProbeSpec> {
+        &self.specs
+    }
+
+    /// Now, by the prober's clock.
+    pub fn now(&self) -> SystemTime {
+        self.prober.clock.now()
     }
 
     /// A handler starts, with the gating the store holds.

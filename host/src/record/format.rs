@@ -8,9 +8,9 @@
 
 use super::Bounds;
 use crate::bindings::workload::{CommandOutput, Exit, ServiceStatus, ToolFailure, WorkloadError};
-use crate::dispatch::{HandlerResult, Report};
 use crate::hook_tools::ToolOutput;
 use crate::probe::{Check, Outcome as ProbeOutcome};
+use crate::show::{HandlerResult, Report};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -13,10 +13,11 @@ use super::format::{
 };
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
 use crate::charm_dir::recording::Bounds;
-use crate::dispatch::{Report, ScopeBackend};
 use crate::hook_tools::{HookTools, ToolOutput};
 use crate::juju_env::JujuEnv;
 use crate::probe::{Clock, Outcome as ProbeOutcome, ProbeTap, Prober};
+use crate::show::Report;
+use crate::status::backend::ScopeBackend;
 use crate::status::store::ScopeStore;
 use crate::status::store_file::STATE_DIR;
 use crate::workload::Machine;

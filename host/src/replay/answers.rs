@@ -10,12 +10,12 @@
 //! the probes' clock reads back the times the event read.
 
 use crate::bindings::workload::{CommandOutput, ServiceAction, ServiceStatus, WorkloadError};
-use crate::dispatch::ScopeBackend;
 use crate::hook_tools::{HookTools, ToolOutput};
 use crate::probe::{Check, Clock, Outcome as ProbeOutcome, ProbeTap};
 use crate::record::format::{
     ProbeRun, ToolAnswer, ToolCall, WorkloadAnswer, WorkloadCall, call_words, shell_words,
 };
+use crate::status::backend::ScopeBackend;
 use crate::status::store::ScopeStore;
 use crate::workload::Machine;
 use std::collections::{BTreeMap, VecDeque};

@@ -16,11 +16,12 @@ pub mod answers;
 pub mod compare;
 
 use crate::charm_dir::CharmDir;
-use crate::dispatch::{self, ScopeBackend};
+use crate::dispatch;
 use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
 use crate::probe::{ProbeEnv, Prober};
 use crate::record::format::{self, Backend, Outcome, Recorded};
+use crate::status::backend::ScopeBackend;
 use crate::status::store::ScopeStore;
 use crate::status::store_file::STATE_DIR;
 use crate::status::store_juju::JujuStore;

@@ -9,15 +9,10 @@ pub mod limits;
 pub mod output;
 pub mod preopens;
 
-use crate::action::Action;
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
 use crate::deadline;
-use crate::model::Model;
-use crate::probe::Probes;
-use crate::status::ScopeWrites;
-use crate::stored::Stored;
-use crate::workload;
+use crate::interfaces::{EventStates, InstanceStates, Start};
 use limits::StoreLimits;
 use output::OutputTail;
 use preopens::Preopens;
@@ -76,21 +71,16 @@ pub enum LoadError {
 }
 
 /// Per-instance state: WASI (nothing granted but the declared directories,
-/// for a handler), the limiter and the host side of the charm interfaces.
+/// for a handler), the limiter, the captured output, and the host side of
+/// every registered charm interface (`crate::interfaces`).
 pub struct HandlerState {
     wasi: WasiCtx,
     table: ResourceTable,
     limiter: StoreLimits,
     stdout: OutputTail,
     stderr: OutputTail,
-    pub status: ScopeWrites,
-    pub model: Model,
-    pub probes: Probes,
-    pub action: Action,
-    pub stored: Stored,
-    pub pebble: crate::pebble::Pebble,
-    /// The `workload` interface: per handler, not part of the event's state.
-    pub workload: workload::Calls,
+    /// What the interfaces' WIT functions reach.
+    pub states: InstanceStates,
 }
 
 impl WasiView for HandlerState {
@@ -100,16 +90,6 @@ impl WasiView for HandlerState {
             table: &mut self.table,
         }
     }
-}
-
-/// What the event-level code hands to each instance and gets back after it.
-pub struct EventState {
-    pub status: ScopeWrites,
-    pub model: Model,
-    pub probes: Probes,
-    pub action: Action,
-    pub stored: Stored,
-    pub pebble: crate::pebble::Pebble,
 }
 
 /// How a handler ended.
@@ -128,13 +108,24 @@ pub struct Output {
     pub stderr: String,
 }
 
-/// How one instance's run ended. `state` is `None` when the instance was
-/// abandoned at its deadline, still blocked in a host call: the event state
-/// it held is gone, and the event can only fail.
+/// How one instance's run ended. `states` is `None` when the instance was
+/// abandoned at its deadline, still blocked in a host call: the event's
+/// states it held are gone, and the event can only fail.
 pub struct Finished<R> {
     pub result: Result<R, String>,
-    pub state: Option<EventState>,
+    pub states: Option<InstanceStates>,
     pub output: Output,
+}
+
+impl<R> Finished<R> {
+    /// The instance never ran, for `why`.
+    fn not_run(why: String, states: Option<InstanceStates>) -> Self {
+        Finished {
+            result: Err(why),
+            states,
+            output: Output::default(),
+        }
+    }
 }
 
 /// How long after its deadline a handler blocked in a host call is given to
@@ -206,17 +197,18 @@ impl Runtime {
         })
     }
 
-    /// Run `f` against a fresh instance on a thread of its own, bounded by
-    /// `limits`. The deadline is wall-clock for everything the handler
-    /// causes: at it the engine's epoch moves (wasm code traps) and the
-    /// model's tool calls are killed (DESIGN §7); a handler still blocked
+    /// Run `f` against a fresh instance, made of `states` for `handler`, on
+    /// a thread of its own, bounded by `limits`. The deadline is wall-clock
+    /// for everything the handler causes: at it the engine's epoch moves
+    /// (wasm code traps) and the interfaces' calls (hook tools, probes,
+    /// Pebble, workload) are cut (DESIGN §7); a handler still blocked
     /// [`ABANDON_AFTER`] later (a WASI sleep, say) is abandoned, so no
     /// blocking call can hold the unit. `files`: the declared directories,
     /// for a handler's instance.
     fn with_instance<R: Send + 'static>(
         &self,
-        mut event: EventState,
-        mut workload: workload::Calls,
+        states: EventStates,
+        handler: &str,
         limits: &Limits,
         files: Option<Arc<Preopens>>,
         f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>
@@ -224,64 +216,22 @@ impl Runtime {
         + 'static,
     ) -> Finished<R> {
         let deadline = Instant::now() + limits.handler_timeout;
-        event.model.set_deadline(deadline);
-        event.probes.set_deadline(deadline);
-        event.action.set_deadline(deadline);
-        event.pebble.set_deadline(deadline);
-        workload.set_deadline(deadline);
+        let states = states.instance(&Start { handler, deadline });
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
         let job: Job = Box::new(move || {
-            let mut store =
-                match new_store(&engine, event, workload, &limits_copy, files.as_deref()) {
-                    Ok(store) => store,
-                    Err(failed) => {
-                        let (why, event) = *failed;
-                        let _ = tx.send(Finished {
-                            result: Err(why),
-                            state: Some(event),
-                            output: Output::default(),
-                        });
-                        return;
-                    }
-                };
-            let result = pre
-                .instantiate(&mut store)
-                .and_then(|instance| f(&instance, &mut store));
-            let result = match result {
-                // A handler that came back from a host call cut at the
-                // deadline may return before its next epoch check: past
-                // the deadline is past it, however it ended.
-                Ok(_) if Instant::now() >= deadline => Err(time_limit(&limits_copy)),
-                Ok(r) => Ok(r),
-                Err(e) => Err(describe_trap(&e, store.data(), &limits_copy)),
-            };
-            let state = store.into_data();
-            let output = Output {
-                stdout: state.stdout.text(),
-                stderr: state.stderr.text(),
-            };
-            let event = EventState {
-                status: state.status,
-                model: state.model,
-                probes: state.probes,
-                action: state.action,
-                stored: state.stored,
-                pebble: state.pebble,
+            let instance = Instance {
+                engine: &engine,
+                pre: &pre,
+                limits: &limits_copy,
+                deadline,
             };
             // The event may have given up on this thread: nobody listens.
-            let _ = tx.send(Finished {
-                result,
-                state: Some(event),
-                output,
-            });
+            let _ = tx.send(instance.run(states, files.as_deref(), f));
         });
         if let Err(e) = self.worker.run(job) {
-            return Finished {
-                result: Err(format!("could not be started: cannot spawn a thread: {e}")),
-                state: None,
-                output: Output::default(),
-            };
+            let why = format!("could not be started: cannot spawn a thread: {e}");
+            return Finished::not_run(why, None);
         }
         let weak = self.engine.weak();
         let _interrupt = deadline::at(deadline, move || {
@@ -293,62 +243,51 @@ impl Runtime {
         rx.recv_timeout(wait).unwrap_or_else(|_| {
             // Still blocked: the next instance gets a thread of its own.
             self.worker.abandon();
-            Finished {
-                result: Err(format!(
-                    "{} while blocked in a host call, and was abandoned",
-                    time_limit(limits)
-                )),
-                state: None,
-                output: Output::default(),
-            }
+            let why = format!(
+                "{} while blocked in a host call, and was abandoned",
+                time_limit(limits)
+            );
+            Finished::not_run(why, None)
         })
     }
 
     /// Ask the component for its handler declarations, in an instance of its
-    /// own: `event` should answer nothing of the live event, so that what
-    /// `declare` sees never depends on whether the cache was warm. It gets
-    /// no declared directory either.
-    pub fn declare(&self, event: EventState, limits: &Limits) -> Finished<Vec<Handler>> {
-        let workload = workload::Calls::new(
-            workload::Access::refused(
-                "no workload call runs while the component declares its handlers",
-            ),
-            "declare",
-        );
-        self.with_instance(event, workload, limits, None, |charm, store| {
+    /// own: `states` (`EventStates::declaring`) should answer nothing of the
+    /// live event, so that what `declare` sees never depends on whether the
+    /// cache was warm. It gets no declared directory either.
+    pub fn declare(&self, states: EventStates, limits: &Limits) -> Finished<Vec<Handler>> {
+        self.with_instance(states, "declare", limits, None, |charm, store| {
             charm.wasm_charm_charm_handlers().call_declare(store)
         })
     }
 
-    /// Run one handler for one event in a fresh instance, with the declared
-    /// directories `files` and the event's `access` to the machine.
+    /// Run one handler for one event in a fresh instance made of the
+    /// event's `states`, with the declared directories `files`.
     pub fn run(
         &self,
         handler: &str,
         event_value: &Event,
-        event: EventState,
-        access: &workload::Access,
+        states: EventStates,
         limits: &Limits,
         files: &Arc<Preopens>,
-    ) -> (Outcome, Option<EventState>, Output) {
-        let workload = workload::Calls::new(access.clone(), handler);
-        let (handler, event_value) = (handler.to_string(), event_value.clone());
+    ) -> (Outcome, Option<InstanceStates>, Output) {
+        let (name, event_value) = (handler.to_string(), event_value.clone());
         let finished = self.with_instance(
-            event,
-            workload,
+            states,
+            handler,
             limits,
             Some(files.clone()),
             move |charm, store| {
                 charm
                     .wasm_charm_charm_handlers()
-                    .call_run(store, &handler, &event_value)
+                    .call_run(store, &name, &event_value)
             },
         );
         let outcome = match finished.result {
             Ok(r) => Outcome::Returned(r),
             Err(trap) => Outcome::Trapped(trap),
         };
-        (outcome, finished.state, finished.output)
+        (outcome, finished.states, finished.output)
     }
 }
 
@@ -393,42 +332,83 @@ impl Worker {
     }
 }
 
+/// One instance on the handler thread: the engine and component it is made
+/// of, and its bounds.
+struct Instance<'a> {
+    engine: &'a Engine,
+    pre: &'a CharmPre<HandlerState>,
+    limits: &'a Limits,
+    deadline: Instant,
+}
+
+impl Instance<'_> {
+    /// Instantiate the component over `states` and call `f`; the states
+    /// come back with the result, whatever it is.
+    fn run<R>(
+        &self,
+        states: InstanceStates,
+        files: Option<&Preopens>,
+        f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>,
+    ) -> Finished<R> {
+        let mut store = match new_store(self.engine, states, self.limits, files) {
+            Ok(store) => store,
+            Err(failed) => {
+                let (why, states) = *failed;
+                return Finished::not_run(why, Some(states));
+            }
+        };
+        let result = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|instance| f(&instance, &mut store));
+        let result = match result {
+            // A handler that came back from a host call cut at the
+            // deadline may return before its next epoch check: past
+            // the deadline is past it, however it ended.
+            Ok(_) if Instant::now() >= self.deadline => Err(time_limit(self.limits)),
+            Ok(r) => Ok(r),
+            Err(e) => Err(describe_trap(&e, store.data(), self.limits)),
+        };
+        let state = store.into_data();
+        Finished {
+            result,
+            output: Output {
+                stdout: state.stdout.text(),
+                stderr: state.stderr.text(),
+            },
+            states: Some(state.states),
+        }
+    }
+}
+
 /// A store for one instance: nothing inherited (no environment, arguments,
 /// network or stdin; no files but the declared directories `files`), output
 /// captured, memory and instances bounded, trapping at the next epoch.
-/// `Err`: a declared directory could not be opened; the event state comes
-/// back with the reason.
+/// `Err`: a declared directory could not be opened; the states come back
+/// with the reason.
 fn new_store(
     engine: &Engine,
-    mut event: EventState,
-    workload: workload::Calls,
+    mut states: InstanceStates,
     limits: &Limits,
     files: Option<&Preopens>,
-) -> Result<Store<HandlerState>, Box<(String, EventState)>> {
+) -> Result<Store<HandlerState>, Box<(String, InstanceStates)>> {
     let stdout = OutputTail::default();
     let stderr = OutputTail::default();
     let mut wasi = WasiCtx::builder();
     wasi.stdout(stdout.clone()).stderr(stderr.clone());
     if let Some(files) = files {
         match files.grant(&mut wasi) {
-            Ok(notes) => notes.log(&mut event.model),
-            Err(why) => return Err(Box::new((why, event))),
+            Ok(notes) => notes.log(states.host_log()),
+            Err(why) => return Err(Box::new((why, states))),
         }
     }
-    let wasi = wasi.build();
     let state = HandlerState {
-        wasi,
+        wasi: wasi.build(),
         table: ResourceTable::new(),
         limiter: StoreLimits::new(limits.memory_bytes),
         stdout,
         stderr,
-        status: event.status,
-        model: event.model,
-        probes: event.probes,
-        action: event.action,
-        stored: event.stored,
-        pebble: event.pebble,
-        workload,
+        states,
     };
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
@@ -436,26 +416,16 @@ fn new_store(
     Ok(store)
 }
 
-/// WASI (with nothing granted) and every charm interface, each registered by
-/// the module that implements it.
+/// WASI (with nothing granted) and the `types` interface, which are the
+/// sandbox's own, then every registered charm interface
+/// (`crate::interfaces`), each linking itself.
 fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
     bindings::wasm_charm::charm::types::add_to_linker::<HandlerState, HasSelf<HandlerState>>(
         linker,
         |s| s,
     )?;
-    crate::status::add_to_linker(linker, |s| &mut s.status)?;
-    crate::model::add_to_linker(linker, |s| &mut s.model)?;
-    crate::probe::add_to_linker(linker, |s| &mut s.probes)?;
-    crate::action::add_to_linker(linker, |s| &mut s.action)?;
-    crate::stored::add_to_linker(linker, |s| &mut s.stored)?;
-    crate::pebble::add_to_linker(linker, |s| &mut s.pebble)?;
-    workload::add_to_linker(linker, |s| workload::Handle {
-        calls: &mut s.workload,
-        probes: &mut s.probes,
-        model: &mut s.model,
-    })?;
-    Ok(())
+    InstanceStates::link(linker)
 }
 
 impl bindings::wasm_charm::charm::types::Host for HandlerState {}

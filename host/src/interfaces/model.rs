@@ -1,0 +1,91 @@
+//! The `model` interface as one unit: the Juju model over hook tools
+//! ([`crate::model::Model`]), one for the whole event, handed from handler to
+//! handler. A handler's relation, port and secret writes stay in the model
+//! apart from the kept ones until the handler returned
+//! ([`Model::commit_handler`]); the kept ones are sent at the end of an event
+//! that succeeded ([`Model::flush`]), which Juju commits with the hook.
+
+use super::{Declaring, Interface, Keep, Setup, Start};
+use crate::bindings::Event;
+use crate::context::EventContext;
+use crate::event;
+use crate::hook_tools::{HookTools, Unavailable};
+use crate::model::{Identity, Model, describe_error};
+use crate::runtime::HandlerState;
+use std::sync::Arc;
+use wasmtime::component::Linker;
+
+pub struct ModelInterface;
+
+impl Interface for ModelInterface {
+    type Event = Model;
+    type Instance = Model;
+    /// Held in the model itself, apart from the kept writes.
+    type Writes = ();
+
+    fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
+        crate::model::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+    }
+
+    fn event(setup: &Setup<'_>) -> Model {
+        for_event(setup.tools.clone(), setup.ctx)
+    }
+
+    /// Every tool call fails; outside an event (`inspect`) the model knows
+    /// the charm's endpoints and config only.
+    fn declaring(declaring: &Declaring<'_>) -> Model {
+        let tools = Arc::new(Unavailable(
+            "the model cannot be read while the component declares its handlers",
+        ));
+        if let Some(ctx) = declaring.ctx {
+            return for_event(tools, ctx);
+        }
+        let (endpoints, config) = match declaring.charm {
+            Some(c) => (
+                c.metadata.endpoints.keys().cloned().collect(),
+                c.config.clone(),
+            ),
+            None => Default::default(),
+        };
+        let mut model = Model::new(tools, config, Identity::default());
+        model.set_endpoints(endpoints);
+        model
+    }
+
+    fn instance(mut model: Model, start: &Start<'_>) -> Model {
+        model.set_deadline(start.deadline);
+        model
+    }
+
+    fn finish(model: Model, _warnings: &mut Vec<String>) -> (Model, ()) {
+        (model, ())
+    }
+
+    fn keep(model: &mut Model, _writes: (), _to: &mut Keep<'_>) {
+        model.commit_handler();
+    }
+
+    fn commit(model: &mut Model) -> Result<(), String> {
+        model
+            .flush()
+            .map_err(|e| format!("sending relation data failed: {}", describe_error(&e)))
+    }
+}
+
+/// The model of the event `ctx`, answered by `tools`.
+fn for_event(tools: Arc<dyn HookTools>, ctx: &EventContext<'_>) -> Model {
+    let mut model = Model::new(tools, ctx.charm.config.clone(), ctx.identity.clone());
+    model.set_endpoints(ctx.endpoints.clone());
+    model.set_extra_bindings(ctx.charm.metadata.extra_bindings.iter().cloned().collect());
+    if let Some(r) = event::relation_of(&ctx.event) {
+        model.set_event_relation(
+            &r.relation,
+            &r.remote_app,
+            matches!(ctx.event, Event::RelationBroken(_)),
+        );
+        if let (Event::RelationDeparted(_), Some(unit)) = (&ctx.event, &r.departing_unit) {
+            model.set_departing_unit(&r.relation, unit);
+        }
+    }
+    model
+}
