@@ -1,6 +1,7 @@
 //! [`Error`]: what a handler returns when it cannot decide its status, and
 //! [`ErrorKind`]: which call failed and why, kept through `?`.
 
+use std::any::Any;
 use std::error::Error as StdError;
 use std::fmt;
 
@@ -211,50 +212,82 @@ impl ErrorKind {
 /// ```
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(error) = self.as_error() else {
-            let ErrorKind::Message(message) = self else {
-                unreachable!("only a message is no error")
-            };
-            return f.write_str(message);
-        };
-        write!(f, "{error}")?;
-        let mut source = error.source();
-        while let Some(cause) = source {
-            write!(f, ": {cause}")?;
-            source = cause.source();
+        // Each SDK error by its own `Display` (they have no causes): going
+        // through `dyn Error` would link every SDK error's `Debug` into
+        // every charm.
+        match self {
+            ErrorKind::Model(e) => e.fmt(f),
+            ErrorKind::Pebble(e) => e.fmt(f),
+            ErrorKind::Action(e) => e.fmt(f),
+            ErrorKind::Probe(e) => e.fmt(f),
+            ErrorKind::Stored(e) => e.fmt(f),
+            ErrorKind::Status(e) => e.fmt(f),
+            ErrorKind::Workload(e) => e.fmt(f),
+            ErrorKind::Message(message) => f.write_str(message),
+            ErrorKind::Other(error) => {
+                write!(f, "{error}")?;
+                let mut source = error.source();
+                while let Some(cause) = source {
+                    write!(f, ": {cause}")?;
+                    source = cause.source();
+                }
+                Ok(())
+            }
         }
-        Ok(())
+    }
+}
+
+/// The `T` in `slot`, taken, if the slot holds one.
+fn take<T: 'static>(slot: &mut dyn Any) -> Option<T> {
+    slot.downcast_mut::<Option<T>>().and_then(Option::take)
+}
+
+/// The kind of `error`: an SDK error's own case, else `Other`. The type
+/// tests are constants once `E` is known, so a charm keeps only the branch
+/// its error takes.
+fn kind_of<E: StdError + Send + Sync + 'static>(error: E) -> ErrorKind {
+    let mut slot = Some(error);
+    let any: &mut dyn Any = &mut slot;
+    if let Some(e) = take(any) {
+        return ErrorKind::Model(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Pebble(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Action(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Probe(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Stored(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Status(e);
+    }
+    if let Some(e) = take(any) {
+        return ErrorKind::Workload(e);
+    }
+    match slot {
+        Some(other) => ErrorKind::Other(Box::new(other)),
+        None => ErrorKind::Message(String::new()),
     }
 }
 
 /// Converts any error, keeping an SDK error's type as its [`ErrorKind`].
+///
+/// ```
+/// use wasm_charm::{Error, ErrorKind};
+/// use wasm_charm::model::ModelError;
+///
+/// let e = Error::from(ModelError::NotLeader("relation-set --app".into()));
+/// assert!(matches!(e.kind(), ErrorKind::Model(ModelError::NotLeader(_))));
+/// ```
 impl<E: StdError + Send + Sync + 'static> From<E> for Error {
     fn from(error: E) -> Self {
-        let boxed: Box<dyn StdError + Send + Sync> = Box::new(error);
-        let kind = match boxed.downcast::<ModelError>() {
-            Ok(e) => ErrorKind::Model(*e),
-            Err(boxed) => match boxed.downcast::<PebbleError>() {
-                Ok(e) => ErrorKind::Pebble(*e),
-                Err(boxed) => match boxed.downcast::<ActionError>() {
-                    Ok(e) => ErrorKind::Action(*e),
-                    Err(boxed) => match boxed.downcast::<ProbeError>() {
-                        Ok(e) => ErrorKind::Probe(*e),
-                        Err(boxed) => match boxed.downcast::<StoredError>() {
-                            Ok(e) => ErrorKind::Stored(*e),
-                            Err(boxed) => match boxed.downcast::<StatusError>() {
-                                Ok(e) => ErrorKind::Status(*e),
-                                Err(boxed) => match boxed.downcast::<WorkloadError>() {
-                                    Ok(e) => ErrorKind::Workload(*e),
-                                    Err(other) => ErrorKind::Other(other),
-                                },
-                            },
-                        },
-                    },
-                },
-            },
-        };
         Self {
-            kind,
+            kind: kind_of(error),
             context: Vec::new(),
         }
     }

@@ -15,7 +15,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::CheckLevel;
-use super::yaml::{self, YamlError};
+use super::yaml::{self, Writer, YamlError};
 
 /// How an entry of a layer combines with the same entry of earlier layers
 /// (`override:`, which Pebble requires of every service, check and log
@@ -423,12 +423,167 @@ pub struct Plan {
     pub log_targets: BTreeMap<String, LogTarget>,
 }
 
-/// `value` as YAML.
-fn to_yaml<T: Serialize>(value: &T) -> String {
-    // The layer types serialise to JSON whatever their content: maps keyed
-    // by text, numbers that are finite or absent.
-    let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-    yaml::write(&value)
+impl Override {
+    fn name(self) -> &'static str {
+        match self {
+            Override::Merge => "merge",
+            Override::Replace => "replace",
+        }
+    }
+}
+
+impl ServiceStartup {
+    fn name(self) -> &'static str {
+        match self {
+            ServiceStartup::Enabled => "enabled",
+            ServiceStartup::Disabled => "disabled",
+        }
+    }
+}
+
+impl CheckStartup {
+    fn name(self) -> &'static str {
+        match self {
+            CheckStartup::Enabled => "enabled",
+            CheckStartup::Disabled => "disabled",
+        }
+    }
+}
+
+impl ServiceAction {
+    fn name(self) -> &'static str {
+        match self {
+            ServiceAction::Restart => "restart",
+            ServiceAction::Shutdown => "shutdown",
+            ServiceAction::Ignore => "ignore",
+            ServiceAction::SuccessShutdown => "success-shutdown",
+            ServiceAction::FailureShutdown => "failure-shutdown",
+        }
+    }
+}
+
+impl LogTargetType {
+    fn name(self) -> &'static str {
+        match self {
+            LogTargetType::Loki => "loki",
+            LogTargetType::OpenTelemetry => "opentelemetry",
+            LogTargetType::Syslog => "syslog",
+        }
+    }
+}
+
+fn level_name(level: CheckLevel) -> &'static str {
+    match level {
+        CheckLevel::Alive => "alive",
+        CheckLevel::Ready => "ready",
+    }
+}
+
+// The YAML is written field by field, in Pebble's order, rather than
+// through `Serialize`: a charm that writes a layer then carries no
+// serializer. The names and the fields left out are those of the serde
+// attributes above; the tests read the YAML back through `Deserialize`.
+
+impl Service {
+    fn write(&self, w: &mut Writer) {
+        w.text("summary", &self.summary);
+        w.text("description", &self.description);
+        w.plain("override", Some(self.r#override.name()));
+        w.text("command", &self.command);
+        w.plain("startup", self.startup.map(ServiceStartup::name));
+        w.list("after", &self.after);
+        w.list("before", &self.before);
+        w.list("requires", &self.requires);
+        w.map("environment", &self.environment);
+        w.text("user", &self.user);
+        w.plain("user-id", self.user_id);
+        w.text("group", &self.group);
+        w.plain("group-id", self.group_id);
+        w.text("working-dir", &self.working_dir);
+        w.plain("on-success", self.on_success.map(ServiceAction::name));
+        w.plain("on-failure", self.on_failure.map(ServiceAction::name));
+        w.entries(
+            "on-check-failure",
+            &self.on_check_failure,
+            |w, check, action| w.plain(check, Some(action.name())),
+        );
+        w.text("backoff-delay", &self.backoff_delay);
+        w.plain("backoff-factor", self.backoff_factor.map(Float));
+        w.text("backoff-limit", &self.backoff_limit);
+        w.text("kill-delay", &self.kill_delay);
+    }
+}
+
+/// A float as YAML reads one back as a float (`2.0`, not `2`).
+struct Float(f64);
+
+impl fmt::Display for Float {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl Check {
+    fn write(&self, w: &mut Writer) {
+        w.plain("override", Some(self.r#override.name()));
+        w.plain("level", self.level.map(level_name));
+        w.plain("startup", self.startup.map(CheckStartup::name));
+        w.text("period", &self.period);
+        w.text("timeout", &self.timeout);
+        w.plain("threshold", self.threshold);
+        if let Some(http) = &self.http {
+            w.section("http", |w| {
+                w.text("url", &http.url);
+                w.map("headers", &http.headers);
+            });
+        }
+        if let Some(tcp) = &self.tcp {
+            w.section("tcp", |w| {
+                w.plain("port", (tcp.port != 0).then_some(tcp.port));
+                w.text("host", &tcp.host);
+            });
+        }
+        if let Some(exec) = &self.exec {
+            w.section("exec", |w| {
+                w.text("command", &exec.command);
+                w.text("service-context", &exec.service_context);
+                w.map("environment", &exec.environment);
+                w.text("user", &exec.user);
+                w.plain("user-id", exec.user_id);
+                w.text("group", &exec.group);
+                w.plain("group-id", exec.group_id);
+                w.text("working-dir", &exec.working_dir);
+            });
+        }
+    }
+}
+
+impl LogTarget {
+    fn write(&self, w: &mut Writer) {
+        w.plain("override", Some(self.r#override.name()));
+        w.plain("type", self.r#type.map(LogTargetType::name));
+        w.text("location", &self.location);
+        w.list("services", &self.services);
+        w.map("labels", &self.labels);
+    }
+}
+
+/// The services, checks and log targets of a layer or a plan.
+fn write_entries(
+    w: &mut Writer,
+    services: &BTreeMap<String, Service>,
+    checks: &BTreeMap<String, Check>,
+    log_targets: &BTreeMap<String, LogTarget>,
+) {
+    w.entries("services", services, |w, name, service| {
+        w.section(name, |w| service.write(w))
+    });
+    w.entries("checks", checks, |w, name, check| {
+        w.section(name, |w| check.write(w))
+    });
+    w.entries("log-targets", log_targets, |w, name, target| {
+        w.section(name, |w| target.write(w))
+    });
 }
 
 impl Layer {
@@ -444,7 +599,11 @@ impl Layer {
     /// assert_eq!(layer.to_yaml(), "checks:\n  db:\n    override: replace\n    tcp:\n      port: 5432\n");
     /// ```
     pub fn to_yaml(&self) -> String {
-        to_yaml(self)
+        let mut w = Writer::new();
+        w.text("summary", &self.summary);
+        w.text("description", &self.description);
+        write_entries(&mut w, &self.services, &self.checks, &self.log_targets);
+        w.finish()
     }
 
     /// A layer written in YAML (ops' `Layer(yaml_text)`).
@@ -487,10 +646,12 @@ impl Plan {
     ///
     /// let mut plan = Plan::default();
     /// plan.services.insert("web".into(), Service { command: "web".into(), ..Default::default() });
-    /// assert_eq!(plan.to_yaml(), "services:\n  web:\n    command: web\n    override: replace\n");
+    /// assert_eq!(plan.to_yaml(), "services:\n  web:\n    override: replace\n    command: web\n");
     /// ```
     pub fn to_yaml(&self) -> String {
-        to_yaml(self)
+        let mut w = Writer::new();
+        write_entries(&mut w, &self.services, &self.checks, &self.log_targets);
+        w.finish()
     }
 
     /// A plan written in YAML, as Pebble's `GET /v1/plan?format=yaml`
@@ -570,37 +731,118 @@ mod tests {
         let yaml = web_layer().to_yaml();
         assert_eq!(
             yaml,
-            "checks:
+            "summary: web-k8s layer
+services:
+  web:
+    summary: the web server
+    override: replace
+    command: web-server --config /etc/web/web.conf
+    startup: enabled
+    environment:
+      GREETING: \"yes: no\"
+    user-id: 1000
+    on-check-failure:
+      alive: restart
+    backoff-factor: 1.5
+checks:
   alive:
+    override: replace
+    level: alive
+    threshold: 3
     http:
       url: http://localhost:8080/healthz
-    level: alive
-    override: replace
-    threshold: 3
 log-targets:
   loki:
-    location: http://otel:4318
     override: replace
+    type: opentelemetry
+    location: http://otel:4318
     services:
       - all
       - \"-web\"
-    type: opentelemetry
-services:
-  web:
-    backoff-factor: 1.5
-    command: web-server --config /etc/web/web.conf
-    environment:
-      GREETING: \"yes: no\"
-    on-check-failure:
-      alive: restart
-    override: replace
-    startup: enabled
-    summary: the web server
-    user-id: 1000
-summary: web-k8s layer
 "
         );
+        assert_same_as_serde(&web_layer());
         assert_eq!(Layer::from_yaml(&yaml).unwrap(), web_layer());
+    }
+
+    /// The YAML written field by field holds what `Serialize` gives.
+    fn assert_same_as_serde(layer: &Layer) {
+        let yaml = layer.to_yaml();
+        let read: serde_json::Value = yaml::from_str(&yaml).unwrap_or_else(|e| panic!("{e}"));
+        let serde = serde_json::to_value(layer).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read, serde, "{yaml}");
+        assert_eq!(Layer::from_yaml(&yaml).as_ref(), Ok(layer), "{yaml}");
+    }
+
+    #[test]
+    fn every_field_is_written_as_serde_names_it() {
+        let text = |s: &str| s.to_string();
+        let map = |k: &str, v: &str| BTreeMap::from([(text(k), text(v))]);
+        let service = Service {
+            summary: text("s"),
+            description: text("d"),
+            r#override: Override::Merge,
+            command: text("c"),
+            startup: Some(ServiceStartup::Disabled),
+            after: vec![text("a")],
+            before: vec![text("b")],
+            requires: vec![text("r")],
+            environment: map("K", "v"),
+            user: text("u"),
+            user_id: Some(1),
+            group: text("g"),
+            group_id: Some(2),
+            working_dir: text("/w"),
+            on_success: Some(ServiceAction::SuccessShutdown),
+            on_failure: Some(ServiceAction::FailureShutdown),
+            on_check_failure: BTreeMap::from([(text("up"), ServiceAction::Ignore)]),
+            backoff_delay: text("1s"),
+            backoff_factor: Some(2.0),
+            backoff_limit: text("10s"),
+            kill_delay: text("5s"),
+        };
+        let check = Check {
+            r#override: Override::Replace,
+            level: Some(CheckLevel::Ready),
+            startup: Some(CheckStartup::Enabled),
+            period: text("10s"),
+            timeout: text("3s"),
+            threshold: Some(1),
+            http: Some(HttpCheck {
+                url: text("http://x/"),
+                headers: map("H", "v"),
+            }),
+            tcp: Some(TcpCheck {
+                port: 80,
+                host: text("h"),
+            }),
+            exec: Some(ExecCheck {
+                command: text("true"),
+                service_context: text("svc"),
+                environment: map("E", "v"),
+                user: text("u"),
+                user_id: Some(3),
+                group: text("g"),
+                group_id: Some(4),
+                working_dir: text("/w"),
+            }),
+        };
+        let target = LogTarget {
+            r#override: Override::Merge,
+            r#type: Some(LogTargetType::Syslog),
+            location: text("udp://x:514"),
+            services: vec![text("all")],
+            labels: map("L", "v"),
+        };
+        let layer = Layer {
+            summary: text("summary"),
+            description: text("description"),
+            services: BTreeMap::from([(text("svc"), service)]),
+            checks: BTreeMap::from([(text("up"), check), (text("bare"), Check::default())]),
+            log_targets: BTreeMap::from([(text("t"), target)]),
+        };
+        assert_same_as_serde(&layer);
+        assert_same_as_serde(&Layer::default());
     }
 
     #[test]
