@@ -238,9 +238,29 @@ pub use status::{Priority, Status, StatusKind, Target};
 /// is handled as the manifest's `on-error` says (blocked with the error's
 /// message by default). During an action the value sets no scope, and
 /// `Err(error)` fails the action with its message (see [`action`]).
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// fn leader(_event: &Event) -> Outcome {
+///     Ok(Some(Status::waiting("Waiting for leadership")))
+/// }
+/// ```
 pub type Outcome = Result<Option<Status>, Error>;
 
 /// Everything a charm's `lib.rs` usually needs: `use wasm_charm::prelude::*;`.
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// fn config(_event: &Event) -> Outcome {
+///     let port = model::config()?.get("port").and_then(|v| v.as_i64());
+///     log::debug(format!("port {port:?}"));
+///     Ok(None)
+/// }
+///
+/// let charm = Charm::new().observe("config", On::config_changed(), config);
+/// ```
 pub mod prelude {
     pub use crate::{
         Charm, Error, ErrorKind, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef,
