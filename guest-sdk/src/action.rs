@@ -1,6 +1,8 @@
 //! The action that runs: its parameters, its results, its failure and its
-//! progress messages (Juju's `action-get`, `action-set`, `action-fail` and
-//! `action-log`).
+//! progress messages, named as ops' `ActionEvent` names them
+//! ([`load_params`], [`params`], [`set_results`], [`fail`], [`log`]), and
+//! answered by Juju's `action-get`, `action-set`, `action-fail` and
+//! `action-log`.
 //!
 //! A handler observes an action with [`On::action`](crate::On::action). Its
 //! parameters are typed by the action's schema in `actions.yaml`, and
@@ -27,7 +29,7 @@
 //! }
 //!
 //! fn backup(_event: &Event) -> Outcome {
-//!     let params: Params = action::params()?;
+//!     let params: Params = action::load_params()?;
 //!     if !params.target.starts_with('/') {
 //!         // The action fails with this message; the handler succeeded.
 //!         action::fail(format!("target {:?} is not an absolute path", params.target))?;
@@ -77,7 +79,18 @@ use crate::Error;
 use crate::model::ToolFailure;
 
 /// Why an action call failed. Its `Display` names the call, key, parameter
-/// or hook tool.
+/// or hook tool. The kind stays through `?` into [`Error`]
+/// ([`ErrorKind::Action`](crate::ErrorKind::Action)).
+///
+/// ```no_run
+/// use wasm_charm::action::{self, ActionError};
+///
+/// match action::set_results([("Bad_Key", "x")]) {
+///     Err(ActionError::InvalidArgument(why)) => action::fail(why)?,
+///     other => other?,
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionError {
     /// The event is not an action: only an action has parameters and
@@ -94,6 +107,14 @@ pub enum ActionError {
     ToolFailed(ToolFailure),
 }
 
+/// What failed, naming the call, key, parameter or hook tool.
+///
+/// ```
+/// use wasm_charm::action::ActionError;
+///
+/// let e = ActionError::InvalidParams("parameter `target` is required".into());
+/// assert_eq!(e.to_string(), "invalid action parameters: parameter `target` is required");
+/// ```
 impl fmt::Display for ActionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -107,7 +128,8 @@ impl fmt::Display for ActionError {
 
 impl std::error::Error for ActionError {}
 
-/// The action's parameters, deserialised into `T`.
+/// The action's parameters, deserialised into `T` (ops'
+/// `ActionEvent.load_params`).
 ///
 /// They form one JSON object, parameter names as keys (dashes kept: use
 /// `#[serde(rename_all = "kebab-case")]` for parameters named with
@@ -125,14 +147,37 @@ impl std::error::Error for ActionError {}
 ///     keep_days: Option<u32>,
 /// }
 ///
-/// let params: Params = wasm_charm::action::params()?;
+/// let params: Params = wasm_charm::action::load_params()?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub fn params<T: DeserializeOwned>() -> Result<T, Error> {
+///
+/// Its error is of kind [`ErrorKind::Action`](crate::ErrorKind::Action)
+/// when the host refused (outside an action, parameters that do not fit
+/// actions.yaml), and says `the action's parameters do not fit the charm's
+/// parameter type` when `T` does not take them.
+#[doc(alias = "action-get")]
+pub fn load_params<T: DeserializeOwned>() -> Result<T, Error> {
     let text = wit::params()?;
     serde_json::from_str(&text).map_err(|e| {
-        Error::msg(format!(
-            "the action's parameters do not fit the charm's parameter type: {e}"
+        Error::from(e).context("the action's parameters do not fit the charm's parameter type")
+    })
+}
+
+/// The action's parameters as they are: one JSON object, parameter names
+/// as keys (ops' `ActionEvent.params`), checked against actions.yaml and
+/// with its defaults filled in.
+///
+/// ```no_run
+/// let params = wasm_charm::action::params()?;
+/// let target = params.get("target").and_then(|v| v.as_str()).unwrap_or("/srv/backups");
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+#[doc(alias = "action-get")]
+pub fn params() -> Result<serde_json::Map<String, serde_json::Value>, ActionError> {
+    let text = wit::params()?;
+    serde_json::from_str(&text).map_err(|e| {
+        ActionError::InvalidParams(format!(
+            "the host gave parameters that are no JSON object: {e}"
         ))
     })
 }
@@ -145,7 +190,9 @@ pub fn params<T: DeserializeOwned>() -> Result<T, Error> {
 /// none is `stdout`, `stdout-encoding`, `stderr` or `stderr-encoding`. Each
 /// `key=value` travels as one argument of `action-set`, 128 KiB at most: a
 /// longer one is refused, naming the key; split it over several keys. A
-/// refused call sets none of its results.
+/// refused call sets none of its results. ops' `ActionEvent.set_results`,
+/// with the keys dotted already (see [`set_results_from`] for nested
+/// values).
 ///
 /// ```no_run
 /// use wasm_charm::action;
@@ -154,6 +201,7 @@ pub fn params<T: DeserializeOwned>() -> Result<T, Error> {
 /// action::set_results([("backup.id", "b-42".to_string()), ("backup.bytes", size.to_string())])?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
+#[doc(alias = "action-set")]
 pub fn set_results<K, V>(results: impl IntoIterator<Item = (K, V)>) -> Result<(), ActionError>
 where
     K: AsRef<str>,
@@ -193,6 +241,7 @@ where
 /// })?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
+#[doc(alias = "action-set")]
 pub fn set_results_from<T: Serialize + ?Sized>(value: &T) -> Result<(), Error> {
     let value = serde_json::to_value(value)
         .map_err(|e| Error::msg(format!("the action's results do not serialise: {e}")))?;
@@ -201,7 +250,7 @@ pub fn set_results_from<T: Serialize + ?Sized>(value: &T) -> Result<(), Error> {
     Ok(())
 }
 
-/// Fail the action with `message`: once the event ends, the action's
+/// Fail the action with `message` (ops' `ActionEvent.fail`): once the event ends, the action's
 /// status is `failed` with this message (`juju run` prints it). The handler
 /// goes on; what it writes is kept. A later call replaces the message; an
 /// empty one gives Juju's default.
@@ -212,11 +261,12 @@ pub fn set_results_from<T: Serialize + ?Sized>(value: &T) -> Result<(), Error> {
 /// action::fail("target /etc is not writable")?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
+#[doc(alias = "action-fail")]
 pub fn fail(message: impl AsRef<str>) -> Result<(), ActionError> {
     wit::fail(message.as_ref())
 }
 
-/// Send a progress message, shown at once by `juju run` and
+/// Send a progress message (ops' `ActionEvent.log`), shown at once by `juju run` and
 /// `juju show-operation`.
 ///
 /// ```no_run
@@ -227,6 +277,7 @@ pub fn fail(message: impl AsRef<str>) -> Result<(), ActionError> {
 /// }
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
+#[doc(alias = "action-log")]
 pub fn log(message: impl AsRef<str>) -> Result<(), ActionError> {
     wit::log(message.as_ref())
 }

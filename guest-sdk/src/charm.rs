@@ -5,7 +5,27 @@ use std::ops::{BitOr, BitOrAssign};
 
 use crate::{Event, EventKind, Outcome, Priority, Status};
 
-pub use crate::__bindings::wasm_charm::charm::types::{Handler, Observation};
+/// A handler as the charm declares it to the host: its name, what it
+/// observes, its band.
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// let charm = Charm::new().observe("config", On::config_changed(), |_| Ok(None));
+/// let declared = charm.declarations();
+/// assert_eq!(declared[0].name, "config");
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::Handler;
+/// One thing a handler observes: an event kind, for every entity or one.
+///
+/// ```
+/// use wasm_charm::{EventKind, On};
+///
+/// let on = On::relation_changed("db");
+/// assert_eq!(on.observations()[0].kind, EventKind::RelationChanged);
+/// assert_eq!(on.observations()[0].entity.as_deref(), Some("db"));
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::Observation;
 
 /// The longest handler name: its scope, `handler/<name>`, must fit the host's
 /// 128-byte limit on scope names.
@@ -41,6 +61,10 @@ struct Registered {
 
 impl Charm {
     /// A charm without handlers.
+    ///
+    /// ```
+    /// assert!(wasm_charm::Charm::new().declarations().is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -52,6 +76,17 @@ impl Charm {
     ///
     /// If `name` is not 1 to 120 characters of `a-z`, `0-9` and `-`, if the
     /// charm already has a handler of that name, or if `on` is empty.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// fn config(_event: &Event) -> Outcome {
+    ///     Ok(None)
+    /// }
+    ///
+    /// let charm = Charm::new().observe("config", On::install() | On::config_changed(), config);
+    /// assert_eq!(charm.observers(&Event::Install), ["config"]);
+    /// ```
     pub fn observe<F>(self, name: &str, on: On, handler: F) -> Self
     where
         F: Fn(&Event) -> Outcome + 'static,
@@ -66,6 +101,13 @@ impl Charm {
     /// # Panics
     ///
     /// As [`observe`](Self::observe).
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// let charm = Charm::new().observe_with_priority("db", On::relation("db"), Priority::Critical, |_| Ok(None));
+    /// assert_eq!(charm.declarations()[0].priority, Priority::Critical);
+    /// ```
     pub fn observe_with_priority<F>(
         mut self,
         name: &str,
@@ -99,6 +141,14 @@ impl Charm {
 
     /// The handlers as the host sees them, in declaration order: what the
     /// component's `declare` returns.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// let charm = Charm::new().observe("a", On::install(), |_| Ok(None)).observe("b", On::start(), |_| Ok(None));
+    /// let names: Vec<String> = charm.declarations().into_iter().map(|h| h.name).collect();
+    /// assert_eq!(names, ["a", "b"]);
+    /// ```
     pub fn declarations(&self) -> Vec<Handler> {
         self.handlers
             .iter()
@@ -107,6 +157,13 @@ impl Charm {
     }
 
     /// The names of the handlers that observe `event`, in the order they run.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// let charm = Charm::new().observe("db", On::relation("db"), |_| Ok(None));
+    /// assert!(charm.observers(&Event::Install).is_empty());
+    /// ```
     pub fn observers(&self, event: &Event) -> Vec<&str> {
         self.handlers
             .iter()
@@ -118,6 +175,14 @@ impl Charm {
     /// Run handler `name` for `event`: what the component's `run` does.
     /// An [`Error`](crate::Error) becomes its message; an unknown name is an
     /// error too.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// let charm = Charm::new().observe("config", On::install(), |_| Ok(Some(Status::blocked("no"))));
+    /// assert_eq!(charm.run("config", &Event::Install), Ok(Some(Status::blocked("no"))));
+    /// assert!(charm.run("nope", &Event::Install).is_err());
+    /// ```
     pub fn run(&self, name: &str, event: &Event) -> Result<Option<Status>, String> {
         let Some(handler) = self.handlers.iter().find(|h| h.declaration.name == name) else {
             return Err(format!("no handler named {name:?} in this charm"));
@@ -175,6 +240,13 @@ macro_rules! on_event {
     ($($fn:ident => $kind:ident, $event:literal;)*) => {
         $(
             #[doc = concat!("Observe `", $event, "`.")]
+            ///
+            /// ```
+            /// use wasm_charm::On;
+            ///
+            #[doc = concat!("let on = On::", stringify!($fn), "();")]
+            /// assert_eq!(on.observations().len(), 1);
+            /// ```
             pub fn $fn() -> Self {
                 Self::kind(EventKind::$kind)
             }
@@ -186,11 +258,25 @@ macro_rules! on_entity_event {
     ($($fn:ident, $any:ident => $kind:ident, $event:literal, $what:literal;)*) => {
         $(
             #[doc = concat!("Observe ", $event, " for the ", $what, " called `name` only.")]
+            ///
+            /// ```
+            /// use wasm_charm::On;
+            ///
+            #[doc = concat!("let on = On::", stringify!($fn), "(\"name\");")]
+            /// assert_eq!(on.observations()[0].entity.as_deref(), Some("name"));
+            /// ```
             pub fn $fn(name: impl Into<String>) -> Self {
                 Self::kind_for(EventKind::$kind, name)
             }
 
             #[doc = concat!("Observe ", $event, " for every ", $what, ".")]
+            ///
+            /// ```
+            /// use wasm_charm::On;
+            ///
+            #[doc = concat!("let on = On::", stringify!($any), "();")]
+            /// assert_eq!(on.observations()[0].entity, None);
+            /// ```
             pub fn $any() -> Self {
                 Self::kind(EventKind::$kind)
             }
@@ -201,6 +287,12 @@ macro_rules! on_entity_event {
 impl On {
     /// Observe events of `kind`, for every endpoint, storage, container or
     /// action.
+    ///
+    /// ```
+    /// use wasm_charm::{EventKind, On};
+    ///
+    /// assert_eq!(On::kind(EventKind::Install), On::install());
+    /// ```
     pub fn kind(kind: EventKind) -> Self {
         Self {
             observations: vec![Observation { kind, entity: None }],
@@ -213,6 +305,12 @@ impl On {
     /// # Panics
     ///
     /// If events of `kind` concern no entity (see [`EventKind::entity`]).
+    ///
+    /// ```
+    /// use wasm_charm::{EventKind, On};
+    ///
+    /// assert_eq!(On::kind_for(EventKind::RelationJoined, "db"), On::relation_joined("db"));
+    /// ```
     pub fn kind_for(kind: EventKind, name: impl Into<String>) -> Self {
         let name = name.into();
         assert!(
@@ -265,6 +363,10 @@ impl On {
 
     /// The five relation events (created, joined, changed, departed, broken)
     /// of relation endpoint `endpoint`.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::On::relation("db").observations().len(), 5);
+    /// ```
     pub fn relation(endpoint: impl Into<String>) -> Self {
         let endpoint = endpoint.into();
         Self::relation_created(endpoint.clone())
@@ -275,6 +377,11 @@ impl On {
     }
 
     /// The five relation events of every endpoint.
+    ///
+    /// ```
+    /// let on = wasm_charm::On::any_relation();
+    /// assert!(on.observations().iter().all(|o| o.entity.is_none()));
+    /// ```
     pub fn any_relation() -> Self {
         Self::any_relation_created()
             | Self::any_relation_joined()
@@ -284,12 +391,20 @@ impl On {
     }
 
     /// Both storage events (attached, detaching) of storage `name`.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::On::storage("data").observations().len(), 2);
+    /// ```
     pub fn storage(name: impl Into<String>) -> Self {
         let name = name.into();
         Self::storage_attached(name.clone()) | Self::storage_detaching(name)
     }
 
     /// The four secret events (changed, rotate, remove, expired).
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::On::secret().observations().len(), 4);
+    /// ```
     pub fn secret() -> Self {
         Self::secret_changed()
             | Self::secret_rotate()
@@ -323,16 +438,36 @@ impl On {
     }
 
     /// The observations, in the order they were added, without duplicates.
+    ///
+    /// ```
+    /// use wasm_charm::On;
+    ///
+    /// assert_eq!((On::install() | On::install()).observations().len(), 1);
+    /// ```
     pub fn observations(&self) -> &[Observation] {
         &self.observations
     }
 
     /// Whether the set observes nothing.
+    ///
+    /// ```
+    /// use wasm_charm::On;
+    ///
+    /// assert!(On::default().is_empty());
+    /// assert!(!On::install().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.observations.is_empty()
     }
 
     /// Whether `event` is one of the events in the set.
+    ///
+    /// ```
+    /// use wasm_charm::{Event, On};
+    ///
+    /// assert!(On::install().matches(&Event::Install));
+    /// assert!(!On::install().matches(&Event::Start));
+    /// ```
     pub fn matches(&self, event: &Event) -> bool {
         let kind = event.kind();
         let entity = event.entity();
@@ -342,12 +477,28 @@ impl On {
     }
 }
 
+/// Observe events of that kind, for every entity.
+///
+/// ```
+/// use wasm_charm::{EventKind, On};
+///
+/// assert_eq!(On::from(EventKind::Stop), On::stop());
+/// ```
 impl From<EventKind> for On {
     fn from(kind: EventKind) -> Self {
         Self::kind(kind)
     }
 }
 
+/// Add the other set's observations.
+///
+/// ```
+/// use wasm_charm::On;
+///
+/// let mut on = On::install();
+/// on |= On::start();
+/// assert_eq!(on, On::install() | On::start());
+/// ```
 impl BitOrAssign for On {
     fn bitor_assign(&mut self, other: Self) {
         for observation in other.observations {
@@ -358,6 +509,13 @@ impl BitOrAssign for On {
     }
 }
 
+/// Both sets' observations, without duplicates.
+///
+/// ```
+/// use wasm_charm::On;
+///
+/// assert_eq!((On::install() | On::start()).observations().len(), 2);
+/// ```
 impl BitOr for On {
     type Output = Self;
 

@@ -19,13 +19,99 @@
 
 use std::fmt;
 
-pub use crate::__bindings::wasm_charm::charm::types::{
-    ActionEvent, CheckEvent, Event, EventKind, NoticeEvent, RelationEvent, RelationRef,
-    SecretEvent, StorageEvent,
-};
+/// Context of an action: its name and Juju's id of this run (ops'
+/// `ActionEvent.id`).
+///
+/// ```
+/// use wasm_charm::{ActionEvent, Event};
+///
+/// let event = Event::Action(ActionEvent { name: "backup".into(), id: "42".into() });
+/// assert_eq!(event.action().map(|a| a.id.as_str()), Some("42"));
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::ActionEvent;
+/// Context of a pebble-check-failed or pebble-check-recovered event.
+///
+/// ```
+/// use wasm_charm::{CheckEvent, Event};
+///
+/// let event = Event::PebbleCheckFailed(CheckEvent { container: "web".into(), check: "alive".into() });
+/// assert_eq!(event.container(), Some("web"));
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::CheckEvent;
+/// The Juju event a handler runs for, with its context.
+///
+/// ```
+/// use wasm_charm::Event;
+///
+/// assert_eq!(Event::PebbleReady("web".into()).to_string(), "web-pebble-ready");
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::Event;
+/// The kinds of event, without their context: what a handler observes.
+///
+/// ```
+/// use wasm_charm::{Event, EventKind};
+///
+/// assert_eq!(Event::ConfigChanged.kind(), EventKind::ConfigChanged);
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::EventKind;
+/// Context of a pebble-custom-notice event.
+///
+/// ```
+/// use wasm_charm::{Event, NoticeEvent};
+///
+/// let notice = NoticeEvent { container: "web".into(), id: "1".into(), type_: "custom".into(), key: "example.com/a".into() };
+/// assert_eq!(Event::PebbleCustomNotice(notice).container(), Some("web"));
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::NoticeEvent;
+/// Context of a relation event.
+///
+/// ```
+/// use wasm_charm::{Event, RelationEvent, RelationRef};
+///
+/// let event = Event::RelationJoined(RelationEvent {
+///     relation: RelationRef { endpoint: "db".into(), id: 1 },
+///     remote_app: "postgresql".into(),
+///     remote_unit: Some("postgresql/0".into()),
+///     departing_unit: None,
+/// });
+/// assert_eq!(event.to_string(), "db-relation-joined");
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::RelationEvent;
+/// One relation: its endpoint and Juju's id.
+///
+/// ```
+/// use wasm_charm::RelationRef;
+///
+/// assert_eq!(RelationRef { endpoint: "istio-pilot".into(), id: 1 }.to_string(), "istio-pilot:1");
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::RelationRef;
+/// Context of a secret event.
+///
+/// ```
+/// use wasm_charm::{Event, SecretEvent};
+///
+/// let event = Event::SecretChanged(SecretEvent { id: "secret:abc".into(), label: None, revision: None });
+/// assert_eq!(event.secret().map(|s| s.id.as_str()), Some("secret:abc"));
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::SecretEvent;
+/// Context of a storage event.
+///
+/// ```
+/// use wasm_charm::{Event, StorageEvent};
+///
+/// let event = Event::StorageAttached(StorageEvent { name: "data".into(), id: "data/0".into(), kind: None, location: None });
+/// assert_eq!(event.to_string(), "data-storage-attached");
+/// ```
+pub use crate::__bindings::wasm_charm::charm::types::StorageEvent;
 
 impl Event {
     /// The kind of event, without its context.
+    ///
+    /// ```
+    /// use wasm_charm::{Event, EventKind};
+    ///
+    /// assert_eq!(Event::Install.kind(), EventKind::Install);
+    /// ```
     pub fn kind(&self) -> EventKind {
         match self {
             Event::Install => EventKind::Install,
@@ -64,6 +150,13 @@ impl Event {
     /// What the event concerns, as an [`On`](crate::On) observation names it:
     /// the relation endpoint, storage name, container or action name; `None`
     /// for the other events.
+    ///
+    /// ```
+    /// use wasm_charm::Event;
+    ///
+    /// assert_eq!(Event::PebbleReady("web".into()).entity(), Some("web"));
+    /// assert_eq!(Event::Start.entity(), None);
+    /// ```
     pub fn entity(&self) -> Option<&str> {
         if let Some(relation) = self.relation() {
             return Some(&relation.relation.endpoint);
@@ -76,6 +169,17 @@ impl Event {
     }
 
     /// The relation event's context, for the five relation events.
+    ///
+    /// ```
+    /// use wasm_charm::prelude::*;
+    ///
+    /// fn db(event: &Event) -> Outcome {
+    ///     if let Some(r) = event.relation() {
+    ///         log::info(format!("{} from {}", r.relation, r.remote_app));
+    ///     }
+    ///     Ok(None)
+    /// }
+    /// ```
     pub fn relation(&self) -> Option<&RelationEvent> {
         match self {
             Event::RelationCreated(r)
@@ -89,6 +193,13 @@ impl Event {
 
     /// The storage event's context, for storage-attached and
     /// storage-detaching.
+    ///
+    /// ```
+    /// use wasm_charm::{Event, StorageEvent};
+    ///
+    /// let event = Event::StorageDetaching(StorageEvent { name: "data".into(), id: "data/1".into(), kind: None, location: None });
+    /// assert_eq!(event.storage().map(|s| s.id.as_str()), Some("data/1"));
+    /// ```
     pub fn storage(&self) -> Option<&StorageEvent> {
         match self {
             Event::StorageAttached(s) | Event::StorageDetaching(s) => Some(s),
@@ -97,6 +208,12 @@ impl Event {
     }
 
     /// The container, for the four Pebble events.
+    ///
+    /// ```
+    /// use wasm_charm::Event;
+    ///
+    /// assert_eq!(Event::PebbleReady("web".into()).container(), Some("web"));
+    /// ```
     pub fn container(&self) -> Option<&str> {
         match self {
             Event::PebbleReady(container) => Some(container),
@@ -107,6 +224,13 @@ impl Event {
     }
 
     /// The secret event's context, for the four secret events.
+    ///
+    /// ```
+    /// use wasm_charm::{Event, SecretEvent};
+    ///
+    /// let event = Event::SecretRotate(SecretEvent { id: "secret:x".into(), label: Some("token".into()), revision: None });
+    /// assert_eq!(event.secret().and_then(|s| s.label.as_deref()), Some("token"));
+    /// ```
     pub fn secret(&self) -> Option<&SecretEvent> {
         match self {
             Event::SecretChanged(s)
@@ -118,6 +242,13 @@ impl Event {
     }
 
     /// The action's name and id, for an action.
+    ///
+    /// ```
+    /// use wasm_charm::{ActionEvent, Event};
+    ///
+    /// let event = Event::Action(ActionEvent { name: "pause".into(), id: "7".into() });
+    /// assert_eq!(event.action().map(|a| a.name.as_str()), Some("pause"));
+    /// ```
     pub fn action(&self) -> Option<&ActionEvent> {
         match self {
             Event::Action(a) => Some(a),
@@ -150,6 +281,10 @@ impl Event {
 
 /// Juju's name for the event: `install`, `istio-pilot-relation-changed`,
 /// `data-storage-attached`, `workload-pebble-ready`, `show-status-action`.
+///
+/// ```
+/// assert_eq!(wasm_charm::Event::UpgradeCharm.to_string(), "upgrade-charm");
+/// ```
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.entity() {
@@ -161,6 +296,12 @@ impl fmt::Display for Event {
 
 impl EventKind {
     /// Every kind of event, in the order of the WIT `event-kind` enum.
+    ///
+    /// ```
+    /// use wasm_charm::EventKind;
+    ///
+    /// assert_eq!(EventKind::ALL[0], EventKind::Install);
+    /// ```
     pub const ALL: [EventKind; 30] = [
         EventKind::Install,
         EventKind::Start,
@@ -196,6 +337,10 @@ impl EventKind {
 
     /// The kind's name as Juju spells it, without an entity:
     /// `config-changed`, `relation-changed`, `action`.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::EventKind::RelationChanged.name(), "relation-changed");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Install => "install",
@@ -234,6 +379,13 @@ impl EventKind {
     /// What an observation of this kind may name: `"relation endpoint"`,
     /// `"storage"`, `"container"` or `"action"`; `None` for events that
     /// concern no such entity.
+    ///
+    /// ```
+    /// use wasm_charm::EventKind;
+    ///
+    /// assert_eq!(EventKind::PebbleReady.entity(), Some("container"));
+    /// assert_eq!(EventKind::Install.entity(), None);
+    /// ```
     pub fn entity(self) -> Option<&'static str> {
         match self {
             EventKind::RelationCreated
@@ -253,6 +405,10 @@ impl EventKind {
 }
 
 /// The kind's [`name`](EventKind::name).
+///
+/// ```
+/// assert_eq!(wasm_charm::EventKind::Action.to_string(), "action");
+/// ```
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -260,18 +416,45 @@ impl fmt::Display for EventKind {
 }
 
 /// `endpoint:id`, as Juju writes a relation (`istio-pilot:1`).
+///
+/// ```
+/// use wasm_charm::RelationRef;
+///
+/// assert_eq!(RelationRef { endpoint: "db".into(), id: 3 }.to_string(), "db:3");
+/// ```
 impl fmt::Display for RelationRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.endpoint, self.id)
     }
 }
 
+/// Itself, for the functions that take any relation.
+///
+/// ```
+/// use wasm_charm::{RelationRef, status};
+///
+/// let r = RelationRef { endpoint: "db".into(), id: 3 };
+/// assert_eq!(status::relation_scope(&r), "relation/db:3");
+/// ```
 impl AsRef<RelationRef> for RelationRef {
     fn as_ref(&self) -> &RelationRef {
         self
     }
 }
 
+/// The event's relation, for the functions that take any relation.
+///
+/// ```
+/// use wasm_charm::{RelationEvent, RelationRef, status};
+///
+/// let event = RelationEvent {
+///     relation: RelationRef { endpoint: "db".into(), id: 3 },
+///     remote_app: "postgresql".into(),
+///     remote_unit: None,
+///     departing_unit: None,
+/// };
+/// assert_eq!(status::relation_scope(&event), "relation/db:3");
+/// ```
 impl AsRef<RelationRef> for RelationEvent {
     fn as_ref(&self) -> &RelationRef {
         &self.relation

@@ -25,7 +25,7 @@
 //!
 //! /// Blocked while the configured port is not usable.
 //! fn config(_event: &Event) -> Outcome {
-//!     let config: Config = model::config()?;
+//!     let config: Config = model::load_config()?;
 //!     if !(1..=65535).contains(&config.port) {
 //!         return Ok(Some(Status::blocked("Config item `port` must be 1 to 65535")));
 //!     }
@@ -34,7 +34,7 @@
 //!
 //! /// Waiting until the database application has published its address.
 //! fn db(_event: &Event) -> Outcome {
-//!     let Some(relation) = model::relation("db")? else {
+//!     let Some(relation) = model::get_relation("db")? else {
 //!         return Ok(Some(Status::blocked("Needs a db relation")));
 //!     };
 //!     if !relation.app_data()?.contains_key("address") {
@@ -57,10 +57,16 @@
 //!   what a handler runs for.
 //! * [`Status`] and the [`status`] module: a handler's return value, and
 //!   extra scopes of its own (per relation, per remote unit, free names).
-//! * [`model`]: config, leadership, relations and their data.
+//! * [`model`]: config, leadership, relations and their data, ports,
+//!   storage, networks, secrets, resources: ops' `Model`, `Unit` and
+//!   `Application`, with ops' names (`get_relation`, `get_secret`,
+//!   `get_binding`, `set_workload_version`, …). Each function that runs a
+//!   Juju hook tool has that tool's name as a doc alias: search these docs
+//!   for `relation-get` or `secret-add`.
 //! * [`probe`]: the service probes declared in `wasm-charm.yaml`.
-//! * [`pebble`]: Pebble in the workload containers of a Kubernetes charm
-//!   (layers, services, checks, files).
+//! * [`pebble`]: Pebble in the workload containers of a Kubernetes charm:
+//!   ops' `Container` (layers, plans, services, checks, files, exec), with
+//!   typed layers and plans ([`pebble::Layer`], [`pebble::Plan`]).
 //! * [`action`]: the running action's parameters, results, failure and
 //!   progress messages.
 //! * [`stored`]: the charm's own data, kept between events (ops'
@@ -69,7 +75,8 @@
 //!   `wasm-charm.yaml`, on the machine.
 //! * [`log`]: the unit's log (`juju debug-log`).
 //! * [`Error`] and [`Outcome`]: `?` works on every error of this crate and on
-//!   any [`std::error::Error`].
+//!   any [`std::error::Error`], and [`Error::kind`] still tells which
+//!   ([`ErrorKind`]).
 
 #![warn(missing_docs)]
 
@@ -97,6 +104,8 @@ pub mod __bindings {
         },
         additional_type_attributes: {
             "wasm-charm:charm/types@0.2.0/priority": [#[derive(Default)]],
+            // A check's level in a typed layer (pebble::Check).
+            "wasm-charm:charm/pebble@0.2.0/check-level": [#[derive(serde::Serialize, serde::Deserialize)] #[serde(rename_all = "lowercase")]],
         },
         // Fields and cases the WIT leaves undocumented.
         additional_member_attributes: {
@@ -217,7 +226,7 @@ pub mod stored;
 pub mod workload;
 
 pub use charm::{Charm, Handler, Observation, On};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use event::{
     ActionEvent, CheckEvent, Event, EventKind, NoticeEvent, RelationEvent, RelationRef,
     SecretEvent, StorageEvent,
@@ -229,13 +238,33 @@ pub use status::{Priority, Status, StatusKind, Target};
 /// is handled as the manifest's `on-error` says (blocked with the error's
 /// message by default). During an action the value sets no scope, and
 /// `Err(error)` fails the action with its message (see [`action`]).
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// fn leader(_event: &Event) -> Outcome {
+///     Ok(Some(Status::waiting("Waiting for leadership")))
+/// }
+/// ```
 pub type Outcome = Result<Option<Status>, Error>;
 
 /// Everything a charm's `lib.rs` usually needs: `use wasm_charm::prelude::*;`.
+///
+/// ```
+/// use wasm_charm::prelude::*;
+///
+/// fn config(_event: &Event) -> Outcome {
+///     let port = model::config()?.get("port").and_then(|v| v.as_i64());
+///     log::debug(format!("port {port:?}"));
+///     Ok(None)
+/// }
+///
+/// let charm = Charm::new().observe("config", On::config_changed(), config);
+/// ```
 pub mod prelude {
     pub use crate::{
-        Charm, Error, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef, Status,
-        StatusKind, Target,
+        Charm, Error, ErrorKind, Event, EventKind, Outcome, Priority, RelationEvent, RelationRef,
+        Status, StatusKind, Target,
     };
     pub use crate::{On, action, log, model, pebble, probe, status, stored, workload};
 }

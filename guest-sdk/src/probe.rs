@@ -6,7 +6,7 @@
 //! not `active`. A handler can also:
 //!
 //! * [`run`] a probe to look for itself;
-//! * choose which probes gate ([`set_gate`], [`gate_only`]), for the current
+//! * choose which probes gate ([`gate`], [`ungate`], [`gate_only`]), for the current
 //!   configuration (which processes a release runs) or while paused (the
 //!   `expect: down` probes);
 //! * [`restart_grace`] after restarting what a probe watches, so a service
@@ -31,9 +31,35 @@ use std::fmt;
 
 use crate::__bindings::wasm_charm::charm::probe as wit;
 
-pub use crate::__bindings::wasm_charm::charm::probe::{Gating, ProbeResult};
+/// A declared probe and whether it gates readiness now.
+///
+/// ```no_run
+/// let gating = wasm_charm::probe::gates().iter().filter(|g| g.gate).count();
+/// ```
+pub use crate::__bindings::wasm_charm::charm::probe::Gating;
+/// What one run of a probe found.
+///
+/// ```no_run
+/// let result = wasm_charm::probe::run("api-port")?;
+/// if !result.healthy {
+///     wasm_charm::log::warning(result.detail);
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::probe::ProbeResult;
 
-/// Why a probe could not be run.
+/// Why a probe call failed. The kind stays through `?` into
+/// [`Error`](crate::Error) ([`ErrorKind::Probe`](crate::ErrorKind::Probe)).
+///
+/// ```no_run
+/// use wasm_charm::probe::{self, ProbeError};
+///
+/// match probe::run("metadata-api") {
+///     Err(ProbeError::Undeclared(_)) => {} // an older manifest
+///     other => { other?; }
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProbeError {
     /// No probe of that name is declared in the manifest.
@@ -43,6 +69,13 @@ pub enum ProbeError {
     Failed(String),
 }
 
+/// What failed, with the host's words.
+///
+/// ```
+/// use wasm_charm::probe::ProbeError;
+///
+/// assert_eq!(ProbeError::Undeclared("api".into()).to_string(), "undeclared probe: api");
+/// ```
 impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -86,19 +119,32 @@ pub fn gates() -> Vec<Gating> {
     wit::gates()
 }
 
-/// Choose whether probe `name` gates readiness, from this event on. A probe
-/// that starts gating starts its grace period; one that stops gating no
-/// longer holds the unit back.
+/// Make probe `name` gate readiness, from this event on (kept across
+/// events until a handler chooses again). A probe that starts gating
+/// starts its grace period.
 ///
 /// ```no_run
 /// use wasm_charm::prelude::*;
 ///
 /// // The metadata API runs only on releases that have it.
-/// probe::set_gate("metadata-api", true)?;
+/// probe::gate("metadata-api")?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub fn set_gate(name: &str, gate: bool) -> Result<(), ProbeError> {
-    wit::set_gate(name, gate)
+pub fn gate(name: &str) -> Result<(), ProbeError> {
+    wit::set_gate(name, true)
+}
+
+/// Make probe `name` stop gating readiness, from this event on: it no
+/// longer holds the unit back, and its scope is cleared.
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// probe::ungate("metadata-api")?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub fn ungate(name: &str) -> Result<(), ProbeError> {
+    wit::set_gate(name, false)
 }
 
 /// Make exactly the probes in `names` gate readiness, and no other declared

@@ -46,7 +46,19 @@ use serde::de::DeserializeOwned;
 
 use crate::__bindings::wasm_charm::charm::stored as wit;
 
-/// Why stored data could not be read or written.
+/// Why stored data could not be read or written. The kind stays through
+/// `?` into [`Error`](crate::Error)
+/// ([`ErrorKind::Stored`](crate::ErrorKind::Stored)).
+///
+/// ```no_run
+/// use wasm_charm::stored::{self, StoredError};
+///
+/// match stored::get::<u32>("restarts") {
+///     Err(StoredError::Json { key, .. }) => stored::delete(&key)?, // an older charm's type
+///     other => { other?; }
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum StoredError {
     /// The host refused the write: a key it does not take, or a bound; the
@@ -62,6 +74,14 @@ pub enum StoredError {
     },
 }
 
+/// The host's words, or the key and what `serde_json` said.
+///
+/// ```
+/// use wasm_charm::stored::StoredError;
+///
+/// let e = StoredError::Json { key: "port".into(), message: "invalid type".into() };
+/// assert_eq!(e.to_string(), "stored key \"port\": invalid type");
+/// ```
 impl fmt::Display for StoredError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -88,11 +108,23 @@ pub fn get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, StoredError> {
 }
 
 /// Store `value` under `key`, as JSON.
+///
+/// ```no_run
+/// use std::collections::BTreeMap;
+///
+/// let ports: BTreeMap<&str, u16> = [("api", 8774), ("metadata", 8775)].into();
+/// wasm_charm::stored::set("ports", &ports)?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 pub fn set<T: Serialize + ?Sized>(key: &str, value: &T) -> Result<(), StoredError> {
     set_raw(key, &encode(key, value)?)
 }
 
 /// The text stored under `key`, as it is.
+///
+/// ```no_run
+/// let last = wasm_charm::stored::get_raw("last-backup").unwrap_or_default();
+/// ```
 pub fn get_raw(key: &str) -> Option<String> {
     wit::get(key)
 }
@@ -110,11 +142,22 @@ pub fn set_raw(key: &str, value: &str) -> Result<(), StoredError> {
 }
 
 /// Remove `key`; removing a key that is not stored is fine.
+///
+/// ```no_run
+/// wasm_charm::stored::delete("last-backup")?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 pub fn delete(key: &str) -> Result<(), StoredError> {
     wit::delete(key).map_err(StoredError::Refused)
 }
 
 /// Every stored key, sorted.
+///
+/// ```no_run
+/// for key in wasm_charm::stored::keys() {
+///     wasm_charm::log::debug(format!("stored: {key}"));
+/// }
+/// ```
 pub fn keys() -> Vec<String> {
     wit::keys()
 }

@@ -52,11 +52,60 @@ use std::fmt;
 
 use crate::__bindings::wasm_charm::charm::workload as wit;
 
-pub use crate::__bindings::wasm_charm::charm::workload::{
-    CommandOutput, Exit, ServiceAction, ServiceStatus,
-};
+/// What a command did: how it ended, and its output.
+///
+/// ```no_run
+/// let out = wasm_charm::workload::run("db-sync", &[])?;
+/// println!("{:?}: {}", out.exit, out.stdout_text());
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::workload::CommandOutput;
+/// How a command ended.
+///
+/// ```no_run
+/// use wasm_charm::workload::{self, Exit};
+///
+/// match workload::run("db-sync", &[])?.exit {
+///     Exit::Code(0) => {}
+///     Exit::Code(code) => println!("exit {code}"),
+///     Exit::Signal(signal) => println!("killed by signal {signal}"),
+///     Exit::TimedOut => println!("timed out"),
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::workload::Exit;
+/// What [`service`] does to a declared systemd unit.
+///
+/// ```no_run
+/// use wasm_charm::workload::{self, ServiceAction};
+///
+/// workload::service("api-service", ServiceAction::Reload)?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::workload::ServiceAction;
+/// A declared unit's state, as `systemctl is-active` and `is-enabled`
+/// print it.
+///
+/// ```no_run
+/// let state = wasm_charm::workload::service_status("api-service")?;
+/// let running = state.active == "active";
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::workload::ServiceStatus;
 
-/// Why a workload call did not do what was asked.
+/// Why a workload call did not do what was asked. The kind stays through
+/// `?` into [`Error`](crate::Error)
+/// ([`ErrorKind::Workload`](crate::ErrorKind::Workload)).
+///
+/// ```no_run
+/// use wasm_charm::workload::{self, WorkloadError};
+///
+/// match workload::install(&["api-service"]) {
+///     Err(WorkloadError::Unavailable(why)) => println!("try again later: {why}"),
+///     other => other?,
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorkloadError {
     /// The manifest does not declare that service, command or package (or
@@ -78,9 +127,16 @@ pub enum WorkloadError {
     Unavailable(String),
 }
 
+/// The host's message for `Undeclared` and `Unavailable`;
+/// `<tool> failed (exit <code>): <message>` for `Failed`.
+///
+/// ```
+/// use wasm_charm::workload::WorkloadError;
+///
+/// let e = WorkloadError::Failed { tool: "systemctl".into(), code: Some(5), message: "not found".into() };
+/// assert_eq!(e.to_string(), "systemctl failed (exit 5): not found");
+/// ```
 impl fmt::Display for WorkloadError {
-    /// The host's message for `Undeclared` and `Unavailable`;
-    /// `<tool> failed (exit <code>): <message>` for `Failed`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WorkloadError::Undeclared(what) | WorkloadError::Unavailable(what) => f.write_str(what),
@@ -100,6 +156,7 @@ impl fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
+/// The WIT's error, with its tool failure's fields spread.
 impl From<wit::WorkloadError> for WorkloadError {
     fn from(e: wit::WorkloadError) -> Self {
         match e {
@@ -148,12 +205,21 @@ impl CommandOutput {
     }
 
     /// Its standard error as text (invalid UTF-8 replaced by `�`).
+    ///
+    /// ```
+    /// use wasm_charm::workload::{CommandOutput, Exit};
+    ///
+    /// let out = CommandOutput { exit: Exit::Code(1), stdout: vec![], stderr: b"no db\n".to_vec(), truncated: false };
+    /// assert_eq!(out.stderr_text().trim(), "no db");
+    /// ```
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 }
 
-/// Apply `action` to the declared unit `name` (`systemctl <action> <name>`).
+/// Apply `action` to the declared unit `name` (`systemctl <action> <name>`),
+/// at once. A non-zero exit is [`WorkloadError::Failed`], with systemctl's
+/// words.
 ///
 /// ```no_run
 /// use wasm_charm::workload::{self, ServiceAction};
@@ -321,6 +387,6 @@ mod tests {
         };
         assert_eq!(killed.to_string(), "apt-get failed (killed by a signal): ");
         let handler_error = crate::Error::from(WorkloadError::Unavailable("dpkg lock held".into()));
-        assert_eq!(handler_error.message(), "dpkg lock held");
+        assert_eq!(handler_error.to_string(), "dpkg lock held");
     }
 }

@@ -204,7 +204,7 @@ impl Wanted {
 
 /// The checked config, or the blocked status saying what is wrong with it.
 fn configured() -> Result<Result<Wanted, Status>, Error> {
-    let config: Config = model::config()?;
+    let config: Config = model::load_config()?;
     let known = RELEASES
         .iter()
         .map(|r| r.name)
@@ -319,7 +319,7 @@ fn configure(event: &Event) -> Outcome {
     };
     let release = wanted.release;
     // `juju status` shows it in the application's Version column.
-    model::application_version_set(release.name)?;
+    model::set_workload_version(release.name)?;
     if !stored_flag(INSTALLED)? {
         // The package handler says why (blocked), and tries again.
         gate(&[], "before the package is installed")?;

@@ -41,7 +41,7 @@ struct Config {
 
 /// The databases config `databases` names, in its order.
 fn configured() -> Result<Vec<String>, Error> {
-    let config: Config = model::config()?;
+    let config: Config = model::load_config()?;
     Ok(config
         .databases
         .split(',')
@@ -89,7 +89,7 @@ struct Summary {
 
 /// The backup action.
 fn backup(event: &Event) -> Outcome {
-    let params: Params = action::params()?;
+    let params: Params = action::load_params()?;
     let target = params.target.trim_end_matches('/');
     if !(target.starts_with('/') || target.starts_with("s3://")) {
         action::fail(format!(

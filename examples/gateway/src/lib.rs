@@ -36,7 +36,7 @@ struct Config {
 
 /// Blocked until `kind` says which gateway this is.
 fn config(_event: &Event) -> Outcome {
-    let config: Config = model::config()?;
+    let config: Config = model::load_config()?;
     match config.kind.as_str() {
         "ingress" | "egress" => Ok(None),
         _ => Ok(Some(Status::blocked("Config item `kind` must be set"))),
@@ -47,7 +47,7 @@ fn config(_event: &Event) -> Outcome {
 /// application has published its service.
 fn pilot(_event: &Event) -> Outcome {
     // A relation being broken is no longer listed by the host.
-    let Some(relation) = model::relation("istio-pilot")? else {
+    let Some(relation) = model::get_relation("istio-pilot")? else {
         return Ok(Some(Status::blocked("Waiting for istio-pilot relation")));
     };
     if relation.app()?.is_none() {

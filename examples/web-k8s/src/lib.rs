@@ -22,7 +22,10 @@
 //!   declared command, what it reads in its file.
 
 use serde::Deserialize;
-use wasm_charm::pebble::PebbleError;
+use wasm_charm::pebble::{
+    AddLayerOptions, ApiErrorKind, Check, CheckLevel, HttpCheck, Layer, PebbleError, PushOptions,
+    Service, ServiceAction, ServiceStartup,
+};
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
@@ -55,6 +58,8 @@ wasm_charm::export_charm!(charm);
 const CONTAINER: &str = "web";
 /// The Pebble service that runs the server, and the label of the charm's layer.
 const SERVICE: &str = "web";
+/// The Pebble check on the server's health endpoint.
+const ALIVE: &str = "alive";
 /// The server's configuration file, in the container.
 const CONFIG_FILE: &str = "/etc/web/web.conf";
 /// The relation on which the server is offered.
@@ -96,25 +101,28 @@ impl Wanted {
     /// The charm's Pebble layer: the server as service `web`, started with
     /// the pod and restarted by Pebble when its check fails; check `alive`
     /// asks `/healthz` on the configured port.
-    fn layer(&self) -> String {
-        format!(
-            "summary: web-k8s layer\n\
-             services:\n\
-             \x20 {SERVICE}:\n\
-             \x20   override: replace\n\
-             \x20   summary: the web server\n\
-             \x20   command: web-server --config {CONFIG_FILE}\n\
-             \x20   startup: enabled\n\
-             \x20   on-check-failure:\n\
-             \x20     alive: restart\n\
-             checks:\n\
-             \x20 alive:\n\
-             \x20   override: replace\n\
-             \x20   level: alive\n\
-             \x20   http:\n\
-             \x20     url: http://localhost:{}/healthz\n",
-            self.port
-        )
+    fn layer(&self) -> Layer {
+        let server = Service {
+            summary: "the web server".into(),
+            command: format!("web-server --config {CONFIG_FILE}"),
+            startup: Some(ServiceStartup::Enabled),
+            on_check_failure: [(ALIVE.to_string(), ServiceAction::Restart)].into(),
+            ..Default::default()
+        };
+        let alive = Check {
+            level: Some(CheckLevel::Alive),
+            http: Some(HttpCheck {
+                url: format!("http://localhost:{}/healthz", self.port),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        Layer {
+            summary: "web-k8s layer".into(),
+            services: [(SERVICE.to_string(), server)].into(),
+            checks: [(ALIVE.to_string(), alive)].into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -141,7 +149,7 @@ fn check(config: Config) -> Result<Wanted, String> {
 
 /// The checked config, or the blocked status saying what is wrong with it.
 fn configured() -> Result<Result<Wanted, Status>, Error> {
-    let config: Config = model::config()?;
+    let config: Config = model::load_config()?;
     Ok(check(config).map_err(Status::blocked))
 }
 
@@ -164,7 +172,7 @@ fn configure(_event: &Event) -> Outcome {
         // What runs keeps running with the file it has.
         Err(blocked) => return Ok(Some(blocked)),
     };
-    let web = pebble::container(CONTAINER);
+    let web = pebble::get_container(CONTAINER);
     if !web.can_connect()? {
         // Nothing to judge before the layer is in: the probes would only
         // say that Pebble does not answer. `web-pebble-ready` comes.
@@ -177,7 +185,7 @@ fn configure(_event: &Event) -> Outcome {
         .map_err(|e| pebble_error(e, "cannot read the services of web"))?
         .iter()
         .any(|s| s.is_running());
-    web.add_layer(SERVICE, &wanted.layer(), true)
+    web.add_layer(SERVICE, &wanted.layer(), AddLayerOptions { combine: true })
         .map_err(|e| pebble_error(e, "cannot add the web layer"))?;
     // Starts the server if it is not running; restarts it if its service's
     // definition changed (a new charm revision's layer).
@@ -207,10 +215,14 @@ fn push_config(web: &pebble::Container, wanted: &Wanted) -> Result<bool, Error> 
     match web.pull(CONFIG_FILE) {
         Ok(old) if old == text.as_bytes() => return Ok(false),
         Ok(_) => {}
-        Err(e) if e.kind() == Some("not-found") => {}
+        Err(e) if e.kind() == Some(ApiErrorKind::NotFound) => {}
         Err(e) => return Err(pebble_error(e, &format!("cannot read {CONFIG_FILE}"))),
     }
-    web.push(CONFIG_FILE, text.as_bytes(), true, Some(0o644))
+    let options = PushOptions {
+        make_dirs: true,
+        permissions: Some(0o644),
+    };
+    web.push(CONFIG_FILE, &text, options)
         .map_err(|e| pebble_error(e, &format!("cannot write {CONFIG_FILE}")))?;
     log::info(format!("pushed {CONFIG_FILE} (port {})", wanted.port));
     Ok(true)
@@ -249,7 +261,7 @@ fn website(_event: &Event) -> Outcome {
 
 /// The `check-config` action: the server reads its file back.
 fn check_config(_event: &Event) -> Outcome {
-    let web = pebble::container(CONTAINER);
+    let web = pebble::get_container(CONTAINER);
     let output = web
         .exec(CHECK_CONFIG, &[])
         .map_err(|e| pebble_error(e, &format!("cannot run {CHECK_CONFIG} in web")))?;
@@ -289,13 +301,14 @@ mod tests {
             file.contains("\nport = 9000\ngreeting = Hi there\n"),
             "{file}"
         );
-        let layer = wanted.layer();
+        let layer = wanted.layer().to_yaml();
         for line in [
             "    command: web-server --config /etc/web/web.conf\n",
             "    startup: enabled\n",
             "      alive: restart\n",
             "    level: alive\n",
             "      url: http://localhost:9000/healthz\n",
+            "    override: replace\n",
         ] {
             assert!(layer.contains(line), "{line:?} in\n{layer}");
         }

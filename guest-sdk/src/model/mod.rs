@@ -1,12 +1,17 @@
-//! The Juju model: config, leadership, names, relations and their data,
-//! ports ([`open_port`]), storage ([`storage`]), networks ([`network_get`]),
-//! [`goal_state`], [`credential_get`], [`resource_get`] and the event's
-//! Juju [`context`].
+//! The Juju model, named as in ops' `Model`, `Unit` and `Application`:
+//! config ([`load_config`], [`config`]), leadership ([`is_leader`]),
+//! names, relations and their data ([`relations`], [`get_relation`]),
+//! ports ([`open_port`], [`opened_ports`]), storage ([`storages`]),
+//! networks ([`get_binding`]), secrets ([`get_secret`], [`add_secret`]),
+//! [`resources::fetch`], [`get_cloud_spec`], [`goal_state`],
+//! [`set_workload_version`] and the event's Juju [`context`].
 //!
-//! The host answers with Juju's hook tools and caches every read for the
-//! whole event, so asking twice costs nothing. Relation writes are kept only
-//! if the handler returns, and are sent to Juju once per databag at the end of
-//! the event; reads of the local bags include this event's writes so far.
+//! The host answers with Juju's hook tools (each function names its tool in
+//! its doc aliases, so the docs' search finds `relation-get` or
+//! `network-get`) and caches every read for the whole event, so asking
+//! twice costs nothing. Relation writes are kept only if the handler
+//! returns, and are sent to Juju once per databag at the end of the event;
+//! reads of the local bags include this event's writes so far.
 //!
 //! ```no_run
 //! use wasm_charm::prelude::*;
@@ -17,8 +22,8 @@
 //! }
 //!
 //! fn pilot(_event: &Event) -> Outcome {
-//!     let config: Config = model::config()?;
-//!     let Some(relation) = model::relation("istio-pilot")? else {
+//!     let config: Config = model::load_config()?;
+//!     let Some(relation) = model::get_relation("istio-pilot")? else {
 //!         return Ok(Some(Status::blocked("Waiting for istio-pilot relation")));
 //!     };
 //!     let data = relation.app_data()?;
@@ -43,26 +48,49 @@ use crate::{Error, RelationEvent, RelationRef};
 mod juju;
 mod network;
 mod ports;
+pub mod resources;
 mod secrets;
 mod storage;
 
-pub use crate::__bindings::wasm_charm::charm::model::{ConfigOption, ConfigValue, Databag};
-pub use juju::{CloudCredential, CloudSpec, JujuContext, context, credential_get, resource_get};
+/// A config option's value, typed by its declaration in config.yaml.
+///
+/// ```no_run
+/// use wasm_charm::model::{self, ConfigValue};
+///
+/// if let Some(ConfigValue::Int(port)) = model::config()?.get("port") {
+///     println!("port {port}");
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::model::ConfigValue;
+/// A relation databag: this unit's, this application's, a remote unit's or
+/// the remote application's (the keys of ops' `relation.data`).
+///
+/// ```no_run
+/// use wasm_charm::model::{self, Databag};
+///
+/// if let Some(db) = model::get_relation("db")? {
+///     let bag = db.data(&Databag::RemoteUnit("postgresql/0".into()))?;
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::model::Databag;
+pub use juju::{CloudCredential, CloudSpec, JujuContext, context, get_cloud_spec};
 pub use network::{
-    BindAddress, GoalStatus, Goals, InterfaceAddress, Network, goal_state, network_get,
-    network_get_for,
+    BindAddress, Binding, GoalStatus, Goals, InterfaceAddress, Network, get_binding, goal_state,
 };
 pub use ports::{OpenedPort, PortRange, Protocol, close_port, open_port, opened_ports};
 pub use secrets::{
-    Secret, SecretInfo, SecretOptions, SecretOwner, SecretRead, SecretRotate, add_secret,
-    secret_get, secret_ids,
+    Secret, SecretInfo, SecretOptions, SecretOwner, SecretRotate, add_secret, get_secret,
+    secret_ids,
 };
-pub use storage::{StorageInstance, storage, storage_get, storage_list};
+pub use storage::{StorageInstance, storage_get, storage_list, storages};
 
 /// Why a model call failed. Its `Display` names the relation or hook tool.
 ///
 /// Every case but `InvalidArgument` carries the hook tool's own words, so a
-/// handler can match the kind and still show Juju's reason:
+/// handler can match the kind and still show Juju's reason. The kind stays
+/// through `?` into [`Error`] ([`ErrorKind::Model`](crate::ErrorKind::Model)).
 ///
 /// ```no_run
 /// use wasm_charm::model::{self, ModelError};
@@ -85,16 +113,25 @@ pub enum ModelError {
     /// A hook tool failed in a way none of the other cases names.
     ToolFailed(ToolFailure),
     /// What the call names does not exist: a storage instance, a network
-    /// binding, a secret, a resource.
+    /// binding, a secret, a resource (ops' `SecretNotFoundError`,
+    /// `ModelError` of a missing resource).
     NotFound(String),
     /// Juju refused the call (`permission denied`, `access denied`; no
-    /// `juju trust` for [`credential_get`]).
+    /// `juju trust` for [`get_cloud_spec`]).
     PermissionDenied(String),
-    /// [`relation`] was asked for the one relation of an endpoint that has
-    /// several (ops' `TooManyRelatedAppsError`).
+    /// [`get_relation`] was asked for the one relation of an endpoint that
+    /// has several (ops' `TooManyRelatedAppsError`).
     TooManyRelations(String),
 }
 
+/// What failed, with Juju's words.
+///
+/// ```
+/// use wasm_charm::model::ModelError;
+///
+/// let e = ModelError::RelationNotFound("db:3".into());
+/// assert_eq!(e.to_string(), "relation not found: db:3");
+/// ```
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -112,6 +149,17 @@ impl fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 /// A hook tool that exited non-zero or answered something unreadable.
+///
+/// ```
+/// use wasm_charm::model::{ModelError, ToolFailure};
+///
+/// let e = ModelError::ToolFailed(ToolFailure {
+///     tool: "goal-state".into(),
+///     exit_code: 1,
+///     message: "connection is shut down".into(),
+/// });
+/// assert_eq!(e.to_string(), "goal-state failed (exit 1): connection is shut down");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolFailure {
     /// The hook tool (`relation-get`).
@@ -124,6 +172,13 @@ pub struct ToolFailure {
 }
 
 /// `<tool> failed (exit <code>): <message>`.
+///
+/// ```
+/// use wasm_charm::model::ToolFailure;
+///
+/// let failure = ToolFailure { tool: "relation-get".into(), exit_code: 2, message: "no".into() };
+/// assert_eq!(failure.to_string(), "relation-get failed (exit 2): no");
+/// ```
 impl fmt::Display for ToolFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -134,8 +189,17 @@ impl fmt::Display for ToolFailure {
     }
 }
 
+impl std::error::Error for ToolFailure {}
+
 impl ConfigValue {
     /// The value of a `string` option.
+    ///
+    /// ```
+    /// use wasm_charm::model::ConfigValue;
+    ///
+    /// assert_eq!(ConfigValue::String("ingress".into()).as_str(), Some("ingress"));
+    /// assert_eq!(ConfigValue::Int(3).as_str(), None);
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         match self {
             ConfigValue::String(s) => Some(s),
@@ -144,6 +208,10 @@ impl ConfigValue {
     }
 
     /// The value of an `int` option.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::model::ConfigValue::Int(8080).as_i64(), Some(8080));
+    /// ```
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             ConfigValue::Int(i) => Some(*i),
@@ -152,6 +220,10 @@ impl ConfigValue {
     }
 
     /// The value of a `float` option.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::model::ConfigValue::Float(0.5).as_f64(), Some(0.5));
+    /// ```
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             ConfigValue::Float(x) => Some(*x),
@@ -160,6 +232,10 @@ impl ConfigValue {
     }
 
     /// The value of a `boolean` option.
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::model::ConfigValue::Boolean(true).as_bool(), Some(true));
+    /// ```
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             ConfigValue::Boolean(b) => Some(*b),
@@ -168,6 +244,14 @@ impl ConfigValue {
     }
 
     /// The URI of a `secret` option.
+    ///
+    /// ```
+    /// use wasm_charm::model::ConfigValue;
+    ///
+    /// let value = ConfigValue::Secret("secret:cqv1ruvmp25c7ntde3t0".into());
+    /// assert_eq!(value.as_secret(), Some("secret:cqv1ruvmp25c7ntde3t0"));
+    /// assert_eq!(value.as_str(), None);
+    /// ```
     pub fn as_secret(&self) -> Option<&str> {
         match self {
             ConfigValue::Secret(uri) => Some(uri),
@@ -177,6 +261,13 @@ impl ConfigValue {
 
     /// The value as JSON: strings and secret URIs as strings, numbers as
     /// numbers (a float that is not finite as `null`), booleans as booleans.
+    ///
+    /// ```
+    /// use wasm_charm::model::ConfigValue;
+    ///
+    /// assert_eq!(ConfigValue::Int(3).to_json(), serde_json::json!(3));
+    /// assert_eq!(ConfigValue::Float(f64::NAN).to_json(), serde_json::Value::Null);
+    /// ```
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
         match self {
@@ -190,13 +281,17 @@ impl ConfigValue {
     }
 }
 
-/// The charm's config, deserialized into `T`.
+/// The charm's config, deserialized into `T` (ops' `CharmBase.load_config`).
 ///
 /// The options that have a value (set, or a non-null default) form a JSON
 /// object, option names as keys (dashes kept: use `#[serde(rename_all =
 /// "kebab-case")]` for options named with dashes), that `T` is deserialized
 /// from. Options without a value are missing from it: make such fields
 /// `Option<_>` or `#[serde(default)]`. A `secret` option is its URI.
+///
+/// Its error is of kind [`ErrorKind::Model`](crate::ErrorKind::Model) when
+/// `config-get` failed, and says `config does not fit the charm's config
+/// type` when `T` does not take the options.
 ///
 /// ```no_run
 /// #[derive(serde::Deserialize)]
@@ -207,30 +302,36 @@ impl ConfigValue {
 ///     log_level: Option<String>,
 /// }
 ///
-/// let config: Config = wasm_charm::model::config()?;
+/// let config: Config = wasm_charm::model::load_config()?;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub fn config<T: DeserializeOwned>() -> Result<T, Error> {
+#[doc(alias = "config-get")]
+pub fn load_config<T: DeserializeOwned>() -> Result<T, Error> {
     let options = wit::config()?;
     serde_json::from_value(options_to_json(&options))
-        .map_err(|e| Error::msg(format!("config does not fit the charm's config type: {e}")))
+        .map_err(|e| Error::from(e).context("config does not fit the charm's config type"))
 }
 
-/// The value of config option `name`; `None` when it has none.
-pub fn config_value(name: &str) -> Result<Option<ConfigValue>, ModelError> {
+/// Every config option that has a value (set, or a non-null default), by
+/// name: ops' `Model.config`.
+///
+/// ```no_run
+/// use wasm_charm::model;
+///
+/// let config = model::config()?;
+/// let kind = config.get("kind").and_then(|v| v.as_str()).unwrap_or("ingress");
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+#[doc(alias = "config-get")]
+pub fn config() -> Result<BTreeMap<String, ConfigValue>, ModelError> {
     Ok(wit::config()?
         .into_iter()
-        .find(|option| option.name == name)
-        .map(|option| option.value))
-}
-
-/// Every config option that has a value, in the host's order.
-pub fn config_options() -> Result<Vec<ConfigOption>, ModelError> {
-    wit::config()
+        .map(|option| (option.name, option.value))
+        .collect())
 }
 
 /// Config options as one JSON object, option names as keys.
-fn options_to_json(options: &[ConfigOption]) -> serde_json::Value {
+fn options_to_json(options: &[wit::ConfigOption]) -> serde_json::Value {
     serde_json::Value::Object(
         options
             .iter()
@@ -239,33 +340,79 @@ fn options_to_json(options: &[ConfigOption]) -> serde_json::Value {
     )
 }
 
-/// Whether this unit is the leader of its application.
+/// Whether this unit is the leader of its application (ops'
+/// `Unit.is_leader`).
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// fn leader(_event: &Event) -> Outcome {
+///     if !model::is_leader()? {
+///         return Ok(Some(Status::waiting("Waiting for leadership")));
+///     }
+///     Ok(None)
+/// }
+/// ```
+#[doc(alias = "is-leader")]
 pub fn is_leader() -> Result<bool, ModelError> {
     wit::is_leader()
 }
 
-/// This unit's name (`gateway/0`).
+/// This unit's name (`gateway/0`): ops' `Unit.name`, Juju's
+/// `JUJU_UNIT_NAME`.
+///
+/// ```no_run
+/// let unit = wasm_charm::model::unit_name();
+/// assert!(unit.contains('/'));
+/// ```
 pub fn unit_name() -> String {
     wit::unit_name()
 }
 
-/// This unit's application (`gateway`).
+/// This unit's application (`gateway`): ops' `Application.name`.
+///
+/// ```no_run
+/// let app = wasm_charm::model::app_name();
+/// assert!(wasm_charm::model::unit_name().starts_with(&format!("{app}/")));
+/// ```
 pub fn app_name() -> String {
     wit::app_name()
 }
 
-/// The model's name.
-pub fn model_name() -> String {
+/// The model's name: ops' `Model.name`, Juju's `JUJU_MODEL_NAME`.
+///
+/// ```no_run
+/// wasm_charm::log::info(format!("running in model {}", wasm_charm::model::name()));
+/// ```
+pub fn name() -> String {
     wit::model_name()
 }
 
-/// Set the application version shown in `juju status`.
-pub fn application_version_set(version: &str) -> Result<(), ModelError> {
+/// Set the workload version shown in the Version column of `juju status`
+/// (ops' `Unit.set_workload_version`).
+///
+/// ```no_run
+/// wasm_charm::model::set_workload_version("2.4.1")?;
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+#[doc(alias = "application-version-set")]
+pub fn set_workload_version(version: &str) -> Result<(), ModelError> {
     wit::application_version_set(version)
 }
 
-/// The live relations of `endpoint`, ordered by id. A relation whose
-/// relation-broken event is running is not listed.
+/// The live relations of `endpoint`, ordered by id (ops'
+/// `Model.relations[endpoint]`). A relation whose relation-broken event is
+/// running is not listed.
+///
+/// ```no_run
+/// use wasm_charm::model;
+///
+/// for relation in model::relations("website")? {
+///     relation.set_local_unit_data(&[("port", "8080")])?;
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+#[doc(alias = "relation-ids")]
 pub fn relations(endpoint: &str) -> Result<Vec<Relation>, ModelError> {
     Ok(wit::relation_ids(endpoint)?
         .into_iter()
@@ -273,11 +420,23 @@ pub fn relations(endpoint: &str) -> Result<Vec<Relation>, ModelError> {
         .collect())
 }
 
-/// The one live relation of `endpoint`, as ops' `model.get_relation`;
+/// The one live relation of `endpoint`, as ops' `Model.get_relation`;
 /// `None` when there is none, and [`ModelError::TooManyRelations`] when
 /// there are several (use [`relations`] for an endpoint that may have more
 /// than one).
-pub fn relation(endpoint: &str) -> Result<Option<Relation>, ModelError> {
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// fn db(_event: &Event) -> Outcome {
+///     let Some(relation) = model::get_relation("db")? else {
+///         return Ok(Some(Status::blocked("Needs a db relation")));
+///     };
+///     Ok(None)
+/// }
+/// ```
+#[doc(alias = "relation-ids")]
+pub fn get_relation(endpoint: &str) -> Result<Option<Relation>, ModelError> {
     one_relation(endpoint, relations(endpoint)?)
 }
 
@@ -293,11 +452,25 @@ fn one_relation(endpoint: &str, mut all: Vec<Relation>) -> Result<Option<Relatio
     Ok(all.pop())
 }
 
-/// One relation, and the calls that read and write its data.
+/// One relation, and the calls that read and write its data (ops'
+/// `Relation` and its `data`).
 ///
 /// Databags are `BTreeMap`s, sorted by key. Get one from [`relations`],
-/// [`relation`] or an event ([`Relation::from`] a
-/// [`RelationEvent`]).
+/// [`get_relation`] or an event ([`Relation::from`] a [`RelationEvent`]).
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+/// use wasm_charm::model::Relation;
+///
+/// fn db(event: &Event) -> Outcome {
+///     let Some(r) = event.relation() else { return Ok(None) };
+///     let relation = Relation::from(r);
+///     if !relation.app_data()?.contains_key("address") {
+///         return Ok(Some(Status::waiting(format!("Waiting for {} data", relation))));
+///     }
+///     Ok(None)
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Relation {
     relation: RelationRef,
@@ -305,55 +478,143 @@ pub struct Relation {
 
 impl Relation {
     /// The relation `relation` names.
+    ///
+    /// ```
+    /// use wasm_charm::RelationRef;
+    /// use wasm_charm::model::Relation;
+    ///
+    /// let relation = Relation::new(RelationRef { endpoint: "db".into(), id: 3 });
+    /// assert_eq!(relation.to_string(), "db:3");
+    /// ```
     pub fn new(relation: RelationRef) -> Self {
         Self { relation }
     }
 
-    /// The endpoint name from metadata.yaml.
-    pub fn endpoint(&self) -> &str {
+    /// The endpoint name from metadata.yaml (ops' `Relation.name`).
+    ///
+    /// ```
+    /// use wasm_charm::RelationRef;
+    /// use wasm_charm::model::Relation;
+    ///
+    /// let relation = Relation::new(RelationRef { endpoint: "istio-pilot".into(), id: 1 });
+    /// assert_eq!(relation.name(), "istio-pilot");
+    /// ```
+    pub fn name(&self) -> &str {
         &self.relation.endpoint
     }
 
-    /// Juju's relation id.
+    /// Juju's relation id (ops' `Relation.id`).
+    ///
+    /// ```
+    /// use wasm_charm::RelationRef;
+    /// use wasm_charm::model::Relation;
+    ///
+    /// let relation = Relation::new(RelationRef { endpoint: "db".into(), id: 7 });
+    /// assert_eq!(relation.id(), 7);
+    /// ```
     pub fn id(&self) -> u32 {
         self.relation.id
     }
 
-    /// The remote application, if Juju knows it.
+    /// The remote application, if Juju knows it (ops' `Relation.app`).
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     let app = db.app()?.unwrap_or_default();
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-list")]
     pub fn app(&self) -> Result<Option<String>, ModelError> {
         wit::relation_app(&self.relation)
     }
 
-    /// The remote units currently in the relation, sorted. During
-    /// relation-departed the departing unit is not among them (as Juju's
-    /// `relation-list` has it), but [`Relation::unit_data`] still reads its
-    /// data; [`RelationEvent::departing_unit`] names it.
+    /// The remote units currently in the relation, sorted (ops'
+    /// `Relation.units`). During relation-departed the departing unit is
+    /// not among them (as Juju's `relation-list` has it), but
+    /// [`Relation::unit_data`] still reads its data;
+    /// [`Event::departing_unit`](crate::Event::departing_unit) names it.
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     for unit in db.units()? {
+    ///         let address = db.unit_data(&unit)?.remove("address");
+    ///     }
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-list")]
     pub fn units(&self) -> Result<Vec<String>, ModelError> {
         wit::relation_units(&self.relation)
     }
 
-    /// The remote application's databag.
+    /// The remote application's databag (ops' `relation.data[relation.app]`).
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     let address = db.app_data()?.get("address").cloned();
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
     pub fn app_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
         self.data(&Databag::RemoteApp)
     }
 
-    /// Remote unit `unit`'s databag.
+    /// Remote unit `unit`'s databag (ops' `relation.data[unit]`).
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     let data = db.unit_data("postgresql/0")?;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
     pub fn unit_data(&self, unit: &str) -> Result<BTreeMap<String, String>, ModelError> {
         self.data(&Databag::RemoteUnit(unit.to_owned()))
     }
 
-    /// This unit's databag, with this event's writes so far.
+    /// This unit's databag, with this event's writes so far (ops'
+    /// `relation.data[self.unit]`).
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     let published = db.local_unit_data()?.contains_key("port");
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
     pub fn local_unit_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
         self.data(&Databag::LocalUnit)
     }
 
-    /// This application's databag, with this event's writes so far. Juju
-    /// lets only the leader read it.
+    /// This application's databag, with this event's writes so far (ops'
+    /// `relation.data[self.app]`). Juju lets only the leader read it.
+    ///
+    /// ```no_run
+    /// use wasm_charm::model;
+    ///
+    /// if let (Some(db), true) = (model::get_relation("db")?, model::is_leader()?) {
+    ///     let published = db.local_app_data()?.contains_key("database");
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
     pub fn local_app_data(&self) -> Result<BTreeMap<String, String>, ModelError> {
         self.data(&Databag::LocalApp)
     }
 
-    /// Any databag of the relation.
+    /// Any databag of the relation (ops' `relation.data[...]`).
+    ///
+    /// ```no_run
+    /// use wasm_charm::model::{self, Databag};
+    ///
+    /// if let Some(db) = model::get_relation("db")? {
+    ///     let mine = db.data(&Databag::LocalUnit)?;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
     pub fn data(&self, bag: &Databag) -> Result<BTreeMap<String, String>, ModelError> {
         Ok(wit::relation_get(&self.relation, bag)?
             .into_iter()
@@ -362,6 +623,14 @@ impl Relation {
 
     /// Change keys of this unit's databag; an empty value deletes the key.
     /// Kept only if the handler returns.
+    ///
+    /// ```no_run
+    /// if let Some(website) = wasm_charm::model::get_relation("website")? {
+    ///     website.set_local_unit_data(&[("port", "8080"), ("old-key", "")])?;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-set")]
     pub fn set_local_unit_data<K: AsRef<str>, V: AsRef<str>>(
         &self,
         changes: &[(K, V)],
@@ -371,6 +640,18 @@ impl Relation {
 
     /// Change keys of this application's databag (leader only); an empty
     /// value deletes the key. Kept only if the handler returns.
+    ///
+    /// ```no_run
+    /// use wasm_charm::model;
+    ///
+    /// if let Some(db) = model::get_relation("db")? {
+    ///     if model::is_leader()? {
+    ///         db.set_local_app_data(&[("database", "users")])?;
+    ///     }
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-set")]
     pub fn set_local_app_data<K: AsRef<str>, V: AsRef<str>>(
         &self,
         changes: &[(K, V)],
@@ -387,18 +668,41 @@ fn owned<K: AsRef<str>, V: AsRef<str>>(changes: &[(K, V)]) -> Vec<(String, Strin
 }
 
 /// `endpoint:id`.
+///
+/// ```
+/// use wasm_charm::{RelationRef, model::Relation};
+///
+/// assert_eq!(Relation::new(RelationRef { endpoint: "db".into(), id: 2 }).to_string(), "db:2");
+/// ```
 impl fmt::Display for Relation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.relation.fmt(f)
     }
 }
 
+/// The relation's [`RelationRef`], for [`status::set_relation`](crate::status::set_relation)
+/// and [`Secret::grant`].
+///
+/// ```
+/// use wasm_charm::{RelationRef, model::Relation};
+///
+/// let r = RelationRef { endpoint: "db".into(), id: 2 };
+/// assert_eq!(Relation::new(r.clone()).as_ref(), &r);
+/// ```
 impl AsRef<RelationRef> for Relation {
     fn as_ref(&self) -> &RelationRef {
         &self.relation
     }
 }
 
+/// The relation a [`RelationRef`] names.
+///
+/// ```
+/// use wasm_charm::{RelationRef, model::Relation};
+///
+/// let relation: Relation = RelationRef { endpoint: "db".into(), id: 2 }.into();
+/// assert_eq!(relation.id(), 2);
+/// ```
 impl From<RelationRef> for Relation {
     fn from(relation: RelationRef) -> Self {
         Self::new(relation)
@@ -406,6 +710,18 @@ impl From<RelationRef> for Relation {
 }
 
 /// The relation the event is about.
+///
+/// ```
+/// use wasm_charm::{RelationEvent, RelationRef, model::Relation};
+///
+/// let event = RelationEvent {
+///     relation: RelationRef { endpoint: "db".into(), id: 2 },
+///     remote_app: "postgresql".into(),
+///     remote_unit: None,
+///     departing_unit: None,
+/// };
+/// assert_eq!(Relation::from(&event).name(), "db");
+/// ```
 impl From<&RelationEvent> for Relation {
     fn from(event: &RelationEvent) -> Self {
         Self::new(event.relation.clone())
@@ -418,8 +734,8 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
-    fn option(name: &str, value: ConfigValue) -> ConfigOption {
-        ConfigOption {
+    fn option(name: &str, value: ConfigValue) -> wit::ConfigOption {
+        wit::ConfigOption {
             name: name.into(),
             value,
         }
@@ -537,7 +853,7 @@ mod tests {
             departing_unit: None,
         };
         let relation = Relation::from(&event);
-        assert_eq!((relation.endpoint(), relation.id()), ("db", 2));
+        assert_eq!((relation.name(), relation.id()), ("db", 2));
         assert_eq!(relation.to_string(), "db:2");
         assert_eq!(crate::status::relation_scope(&relation), "relation/db:2");
     }

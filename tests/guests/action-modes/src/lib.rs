@@ -29,7 +29,7 @@ fn hook(_event: &Event) -> Outcome {
             log::info(format!("outside {call}: {e}"));
         }
     };
-    if let Err(e) = action::params::<serde_json::Value>() {
+    if let Err(e) = action::load_params::<serde_json::Value>() {
         log::info(format!("outside params: {e}"));
     }
     outside("set-results", action::set_results([("a", "1")]));
@@ -53,7 +53,7 @@ fn record(result: Result<(), ActionError>) -> Outcome {
 }
 
 fn exercise(_event: &Event) -> Outcome {
-    let params: Params = action::params()?;
+    let params: Params = action::load_params()?;
     match params.mode.as_str() {
         "results" => {
             action::log("setting results")?;
@@ -131,7 +131,7 @@ fn exercise(_event: &Event) -> Outcome {
 }
 
 fn untyped(_event: &Event) -> Outcome {
-    let params: serde_json::Value = action::params()?;
+    let params: serde_json::Value = action::load_params()?;
     action::set_results([("params", params.to_string())])?;
     Ok(None)
 }

@@ -56,7 +56,7 @@ wasm_charm::export_charm!(charm);
 
 /// Run handler `handler`'s plan for `event`.
 fn plan(handler: &str, event: &Event) -> Outcome {
-    let text = match model::config_value(handler)? {
+    let text = match model::config()?.remove(handler) {
         Some(model::ConfigValue::String(s)) => s,
         _ => String::new(),
     };
@@ -100,7 +100,8 @@ fn plan(handler: &str, event: &Event) -> Outcome {
                 }
             }
             "store" => stored::set_raw(arg(0)?, &rest(1)?)?,
-            "gate" => probe::set_gate(arg(0)?, arg(1)? == "on")?,
+            "gate" if arg(1)? == "on" => probe::gate(arg(0)?)?,
+            "gate" => probe::ungate(arg(0)?)?,
             "restart-grace" => probe::restart_grace(arg(0)?)?,
             "start" => workload::start(arg(0)?)?,
             "stop" => workload::stop(arg(0)?)?,

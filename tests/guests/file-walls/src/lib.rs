@@ -30,7 +30,7 @@ const RO: &str = "/etc/walls/ro";
 
 /// Every attempt of the walls test, in order; each names what it tries.
 fn walls(_event: &Event) -> Outcome {
-    let outside = match model::config_value("outside")? {
+    let outside = match model::config()?.remove("outside") {
         Some(ConfigValue::String(dir)) if !dir.is_empty() => dir,
         _ => return Err(Error::msg("config `outside` is not set")),
     };

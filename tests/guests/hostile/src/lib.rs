@@ -33,7 +33,7 @@ wasm_charm::export_charm!(charm);
 
 /// Config option `mode`; `ok` when unset.
 fn mode() -> Result<String, Error> {
-    Ok(match model::config_value("mode")? {
+    Ok(match model::config()?.remove("mode") {
         Some(ConfigValue::String(mode)) => mode,
         Some(other) => {
             return Err(Error::msg(format!(
@@ -105,15 +105,15 @@ fn hostile(event: &Event) -> Outcome {
             Ok(Some(Status::waiting(seen.join("; "))))
         }
         "probe-gate-extra" => {
-            probe::set_gate("extra", true)?;
+            probe::gate("extra")?;
             Ok(Some(Status::waiting(gating())))
         }
         "probe-gate-extra-then-panic" => {
-            probe::set_gate("extra", true)?;
+            probe::gate("extra")?;
             panic!("deliberate panic after choosing a gate")
         }
         "probe-ungate-extra" => {
-            probe::set_gate("extra", false)?;
+            probe::ungate("extra")?;
             Ok(None)
         }
         "probe-restart-extra" => {
@@ -336,7 +336,7 @@ fn write_db_relations() -> Result<(), Error> {
 
 /// The result of `application-version-set` as the handler's status.
 fn version_result(version: &str) -> Outcome {
-    match model::application_version_set(version) {
+    match model::set_workload_version(version) {
         Ok(()) => Ok(Some(Status::active("version set"))),
         Err(error) => Ok(Some(Status::blocked(error.to_string()))),
     }

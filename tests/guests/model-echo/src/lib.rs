@@ -25,7 +25,7 @@ fn echo(event: &Event) -> Outcome {
 }
 
 fn calls(event: &Event) -> Outcome {
-    let calls = match model::config_value("calls")? {
+    let calls = match model::config()?.remove("calls") {
         Some(model::ConfigValue::String(s)) => s,
         _ => String::new(),
     };
@@ -39,14 +39,14 @@ fn calls(event: &Event) -> Outcome {
                 model::close_port(PortRange::icmp(), &[]),
             ),
             "open-port-bad" => format!("{:?}", model::open_port(PortRange::tcp(0), &[])),
-            "storage" => format!("{:?}", model::storage("data")),
+            "storage" => format!("{:?}", model::storages("data")),
             "storage-missing" => format!("{:?}", model::storage_get("data/9")),
-            "network" => format!("{:?}", model::network_get("db")),
-            "network-missing" => format!("{:?}", model::network_get("nope")),
-            "network-admin" => format!("{:?}", model::network_get("admin")),
+            "network" => format!("{:?}", model::get_binding("db").network()),
+            "network-missing" => format!("{:?}", model::get_binding("nope").network()),
+            "network-admin" => format!("{:?}", model::get_binding("admin").network()),
             "goal-state" => format!("{:?}", model::goal_state()),
-            "credential" => format!("{:?}", model::credential_get()),
-            "resource" => format!("{:?}", model::resource_get("workload-image")),
+            "credential" => format!("{:?}", model::get_cloud_spec()),
+            "resource" => format!("{:?}", model::resources::fetch("workload-image")),
             "relation-write-gone" => format!(
                 "{:?}",
                 Relation::new(RelationRef {
@@ -73,26 +73,27 @@ fn calls(event: &Event) -> Outcome {
                 });
                 format!("{units:?}")
             }
-            "too-many-relations" => format!("{:?}", model::relation("db")),
+            "too-many-relations" => format!("{:?}", model::get_relation("db")),
             "secret-add" => {
                 let options = model::SecretOptions {
                     label: Some("db-pass".into()),
                     ..Default::default()
                 };
                 let id =
-                    model::add_secret(&[("password", "s3cret")], options, model::SecretOwner::Unit);
-                let read = model::secret_get(None, Some("db-pass"))
-                    .and_then(|s| Ok((s.get_content(false)?, s.get_info()?.revision)));
+                    model::add_secret(&[("password", "s3cret")], options, model::SecretOwner::Unit)
+                        .map(|secret| secret.id.unwrap_or_default());
+                let read = model::get_secret(None, Some("db-pass"))
+                    .and_then(|s| Ok((s.get_content()?, s.get_info()?.revision)));
                 format!("{id:?} {read:?}")
             }
             "secret-set" => {
                 let set = model::secret_ids().and_then(|ids| {
                     let id = ids.first().cloned().unwrap_or_default();
-                    model::secret_get(Some(&id), None)?.set_content(&[("password", "new")])
+                    model::get_secret(Some(&id), None)?.set_content(&[("password", "new")])
                 });
                 format!("{set:?}")
             }
-            "secret-missing" => format!("{:?}", model::secret_get(Some("secret:missing"), None)),
+            "secret-missing" => format!("{:?}", model::get_secret(Some("secret:missing"), None)),
             "secret-add-app" => {
                 let options = model::SecretOptions {
                     label: Some("api-token".into()),
@@ -102,19 +103,16 @@ fn calls(event: &Event) -> Outcome {
                     &[("token", "t0k3n")],
                     options,
                     model::SecretOwner::Application,
-                );
+                )
+                .map(|secret| secret.id.unwrap_or_default());
                 format!("{id:?}")
             }
             "secret-grant" => {
                 let grant = model::secret_ids().and_then(|ids| {
                     let id = ids.first().cloned().unwrap_or_default();
-                    let relation = model::relation("db")?
+                    let relation = model::get_relation("db")?
                         .ok_or_else(|| model::ModelError::NotFound("no db relation".into()))?;
-                    let relation = RelationRef {
-                        endpoint: relation.endpoint().into(),
-                        id: relation.id(),
-                    };
-                    model::secret_get(Some(&id), None)?.grant(&relation, None)
+                    model::get_secret(Some(&id), None)?.grant(&relation, None)
                 });
                 format!("{grant:?}")
             }

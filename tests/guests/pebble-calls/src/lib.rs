@@ -2,7 +2,9 @@
 //! that config option `calls` names, on container `web`, and logs each
 //! answer as `CALL <name> <answer>` (Rust's `Debug`).
 
-use wasm_charm::pebble::{self, CheckLevel};
+use wasm_charm::pebble::{
+    self, AddLayerOptions, CheckLevel, MakeDirOptions, PushOptions, RemovePathOptions,
+};
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
@@ -15,7 +17,7 @@ fn charm() -> Charm {
 wasm_charm::export_charm!(charm);
 
 fn text(name: &str) -> Result<String, Error> {
-    Ok(match model::config_value(name)? {
+    Ok(match model::config()?.remove(name) {
         Some(model::ConfigValue::String(s)) => s,
         _ => String::new(),
     })
@@ -36,14 +38,20 @@ fn shown(out: Result<wasm_charm::workload::CommandOutput, pebble::PebbleError>) 
 }
 
 fn calls(_event: &Event) -> Outcome {
-    let web = pebble::container("web");
+    let web = pebble::get_container("web");
     let layer = text("layer")?;
     for call in text("calls")?.split_whitespace() {
         let answer = match call {
             "can-connect" => format!("{:?}", web.can_connect()),
-            "add-layer" => format!("{:?}", web.add_layer("base", &layer, false)),
-            "combine-layer" => format!("{:?}", web.add_layer("base", &layer, true)),
-            "plan" => format!("{:?}", web.get_plan()),
+            "add-layer" => format!(
+                "{:?}",
+                web.add_layer("base", &layer, AddLayerOptions::default())
+            ),
+            "combine-layer" => format!(
+                "{:?}",
+                web.add_layer("base", &layer, AddLayerOptions { combine: true })
+            ),
+            "plan" => format!("{:?}", web.get_plan().map(|plan| plan.to_yaml())),
             "replan" => format!("{:?}", web.replan()),
             "start" => format!("{:?}", web.start(&["web"])),
             "stop" => format!("{:?}", web.stop(&["web"])),
@@ -54,7 +62,14 @@ fn calls(_event: &Event) -> Outcome {
             "checks" => format!("{:?}", web.get_checks(&["up"], Some(CheckLevel::Ready))),
             "push" => format!(
                 "{:?}",
-                web.push("/etc/web/web.conf", b"port = 8080\n", true, Some(0o600))
+                web.push(
+                    "/etc/web/web.conf",
+                    b"port = 8080\n",
+                    PushOptions {
+                        make_dirs: true,
+                        permissions: Some(0o600)
+                    }
+                )
             ),
             "pull" => format!(
                 "{:?}",
@@ -68,15 +83,30 @@ fn calls(_event: &Event) -> Outcome {
                     .map(|f| (f.path, f.kind, f.size, format!("{:o}", f.permissions)))
                     .collect::<Vec<_>>())
             ),
-            "make-dir" => format!("{:?}", web.make_dir("/var/lib/web/cache", true, None)),
-            "make-dir-again" => format!("{:?}", web.make_dir("/var/lib/web/cache", false, None)),
-            "remove" => format!("{:?}", web.remove_path("/etc/web", true)),
+            "make-dir" => format!(
+                "{:?}",
+                web.make_dir(
+                    "/var/lib/web/cache",
+                    MakeDirOptions {
+                        make_parents: true,
+                        permissions: None
+                    }
+                )
+            ),
+            "make-dir-again" => format!(
+                "{:?}",
+                web.make_dir("/var/lib/web/cache", MakeDirOptions::default())
+            ),
+            "remove" => format!(
+                "{:?}",
+                web.remove_path("/etc/web", RemovePathOptions { recursive: true })
+            ),
             "list-missing" => format!("{:?}", web.list_files("/nowhere")),
             "pull-missing" => match web.pull("/etc/web/web.conf") {
-                Err(e) => format!("{:?} {}", e.kind(), e),
+                Err(e) => format!("{:?} {}", e.kind().as_ref().map(|k| k.as_str()), e),
                 Ok(b) => format!("unexpected {} bytes", b.len()),
             },
-            "undeclared" => format!("{:?}", pebble::container("db").can_connect()),
+            "undeclared" => format!("{:?}", pebble::get_container("db").can_connect()),
             "exec-echo" => shown(web.exec("echo", &["hello", "two words"])),
             "exec-fail" => shown(web.exec("fail", &[])),
             "exec-args-refused" => shown(web.exec("fail", &["more"])),

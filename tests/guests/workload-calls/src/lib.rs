@@ -15,7 +15,7 @@ fn charm() -> Charm {
 wasm_charm::export_charm!(charm);
 
 fn config(name: &str) -> Result<String, Error> {
-    Ok(match model::config_value(name)? {
+    Ok(match model::config()?.remove(name) {
         Some(model::ConfigValue::String(s)) => s,
         _ => String::new(),
     })
