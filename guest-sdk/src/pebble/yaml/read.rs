@@ -621,101 +621,113 @@ impl Flow {
         self.skip_space();
         match self.peek() {
             None => Err(FlowError::End),
-            Some('[') => {
-                self.pos += 1;
-                let mut items = Vec::new();
-                loop {
-                    self.skip_space();
-                    match self.peek() {
-                        None => return Err(FlowError::End),
-                        Some(']') => {
-                            self.pos += 1;
-                            return Ok(Node::Seq(items));
-                        }
-                        _ => {}
-                    }
-                    items.push(self.value()?);
-                    self.separator(']')?;
+            Some('[') => self.seq(),
+            Some('{') => self.map(),
+            Some(q @ ('"' | '\'')) => self.quoted(q),
+            Some(_) => self.plain(),
+        }
+    }
+
+    /// `[a, b]`, from its opening bracket.
+    fn seq(&mut self) -> Result<Node, FlowError> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_space();
+            match self.peek() {
+                None => return Err(FlowError::End),
+                Some(']') => {
+                    self.pos += 1;
+                    return Ok(Node::Seq(items));
                 }
+                _ => {}
             }
-            Some('{') => {
-                self.pos += 1;
-                let mut entries = Vec::new();
-                loop {
-                    self.skip_space();
-                    match self.peek() {
-                        None => return Err(FlowError::End),
-                        Some('}') => {
-                            self.pos += 1;
-                            return Ok(Node::Map(entries));
-                        }
-                        _ => {}
-                    }
-                    let key = self.value()?;
-                    self.skip_space();
-                    let value = if self.peek() == Some(':') {
-                        self.pos += 1;
-                        self.skip_space();
-                        if matches!(self.peek(), Some(',' | '}')) {
-                            Node::Null
-                        } else {
-                            self.value()?
-                        }
-                    } else {
-                        Node::Null
-                    };
-                    entries.push((key, value));
-                    self.separator('}')?;
+            items.push(self.value()?);
+            self.separator(']')?;
+        }
+    }
+
+    /// `{k: v, k2}`, from its opening brace; a key without a value is null.
+    fn map(&mut self) -> Result<Node, FlowError> {
+        self.pos += 1;
+        let mut entries = Vec::new();
+        loop {
+            self.skip_space();
+            match self.peek() {
+                None => return Err(FlowError::End),
+                Some('}') => {
+                    self.pos += 1;
+                    return Ok(Node::Map(entries));
                 }
+                _ => {}
             }
-            Some(q @ ('"' | '\'')) => {
-                let start = self.pos;
+            let key = self.value()?;
+            self.skip_space();
+            let value = if self.peek() == Some(':') {
                 self.pos += 1;
-                loop {
-                    match self.peek() {
-                        None => return Err(FlowError::End),
-                        Some('\\') if q == '"' => self.pos += 2,
-                        Some(c) if c == q => {
-                            if q == '\'' && self.chars.get(self.pos + 1) == Some(&'\'') {
-                                self.pos += 2;
-                                continue;
-                            }
-                            self.pos += 1;
-                            break;
-                        }
-                        Some(_) => self.pos += 1,
-                    }
+                self.skip_space();
+                if matches!(self.peek(), Some(',' | '}')) {
+                    Node::Null
+                } else {
+                    self.value()?
                 }
-                let raw: String = self.chars[start..self.pos].iter().collect();
-                unquote(&raw).map_err(FlowError::Bad)
-            }
-            Some(_) => {
-                let start = self.pos;
-                while let Some(c) = self.peek() {
-                    let ends_key = c == ':'
-                        && self
-                            .chars
-                            .get(self.pos + 1)
-                            .is_none_or(|n| n.is_whitespace() || ",[]{}".contains(*n));
-                    if ",[]{}".contains(c) || ends_key {
-                        break;
+            } else {
+                Node::Null
+            };
+            entries.push((key, value));
+            self.separator('}')?;
+        }
+    }
+
+    /// A quoted scalar, from its opening quote `q`.
+    fn quoted(&mut self, q: char) -> Result<Node, FlowError> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            match self.peek() {
+                None => return Err(FlowError::End),
+                Some('\\') if q == '"' => self.pos += 2,
+                Some(c) if c == q => {
+                    if q == '\'' && self.chars.get(self.pos + 1) == Some(&'\'') {
+                        self.pos += 2;
+                        continue;
                     }
                     self.pos += 1;
+                    break;
                 }
-                let text: String = self.chars[start..self.pos].iter().collect();
-                let text = text.trim();
-                if text.is_empty() {
-                    return Err(FlowError::Bad(format!(
-                        "unexpected `{}` in a flow collection",
-                        self.peek().unwrap_or(' ')
-                    )));
-                }
-                Ok(Node::Scalar {
-                    text: text.to_string(),
-                    plain: true,
-                })
+                Some(_) => self.pos += 1,
             }
         }
+        let raw: String = self.chars[start..self.pos].iter().collect();
+        unquote(&raw).map_err(FlowError::Bad)
+    }
+
+    /// A plain scalar: up to a flow indicator or a `:` that ends a key.
+    fn plain(&mut self) -> Result<Node, FlowError> {
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            let ends_key = c == ':'
+                && self
+                    .chars
+                    .get(self.pos + 1)
+                    .is_none_or(|n| n.is_whitespace() || ",[]{}".contains(*n));
+            if ",[]{}".contains(c) || ends_key {
+                break;
+            }
+            self.pos += 1;
+        }
+        let text: String = self.chars[start..self.pos].iter().collect();
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(FlowError::Bad(format!(
+                "unexpected `{}` in a flow collection",
+                self.peek().unwrap_or(' ')
+            )));
+        }
+        Ok(Node::Scalar {
+            text: text.to_string(),
+            plain: true,
+        })
     }
 
     /// After an item: `,` or the closing bracket (left for the caller).

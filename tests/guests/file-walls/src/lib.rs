@@ -11,6 +11,9 @@
 //! the tests never create). Config option `outside` names a host directory
 //! beside the root, tried by its absolute path.
 
+// A test guest: each long handler is one list of attempts, read top to bottom.
+#![allow(clippy::too_many_lines)]
+
 use std::fs;
 use std::io::Write as _;
 

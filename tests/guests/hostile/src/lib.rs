@@ -6,6 +6,9 @@
 //! which handlers' writes survived (in the `stored-*` modes it also stores
 //! the event it ran for under key `marker`).
 
+// A test guest: each long handler is one list of attempts, read top to bottom.
+#![allow(clippy::too_many_lines)]
+
 use wasm_charm::model::ConfigValue;
 use wasm_charm::prelude::*;
 

@@ -3,6 +3,9 @@
 //! `CONTEXT …`); handler `calls` makes the model calls config option `calls`
 //! names and logs each answer as `CALL <name> <answer>` (Rust's `Debug`).
 
+// A test guest: each long handler is one list of attempts, read top to bottom.
+#![allow(clippy::too_many_lines)]
+
 use wasm_charm::model::{self, PortRange, Protocol, Relation};
 use wasm_charm::prelude::*;
 

@@ -2,6 +2,9 @@
 //! that config option `calls` names, on container `web`, and logs each
 //! answer as `CALL <name> <answer>` (Rust's `Debug`).
 
+// A test guest: each long handler is one list of attempts, read top to bottom.
+#![allow(clippy::too_many_lines)]
+
 use wasm_charm::pebble::{
     self, AddLayerOptions, CheckLevel, MakeDirOptions, PushOptions, RemovePathOptions,
 };
