@@ -39,6 +39,7 @@ pub mod probe;
 pub mod record;
 pub mod replay;
 pub mod runtime;
+pub mod sandbox;
 pub mod scenario;
 pub mod show;
 pub mod status;

@@ -15,13 +15,10 @@
 //! every call is `not-in-action` and runs nothing. What the pipeline does
 //! with a handler's return value during an action is `crate::dispatch`'s.
 
-mod interface;
 pub mod results;
 
 #[cfg(test)]
 mod tests;
-
-pub use interface::ActionInterface;
 
 use crate::bindings::Event;
 use crate::bindings::action::{ActionError, Host, ToolFailure};

@@ -6,11 +6,11 @@
 
 use super::policy::{self, Situation, Then, Verdict};
 use super::{EventRun, Halt, model};
-use crate::action::ActionInterface;
 use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler};
 use crate::event;
 use crate::hook_tools::HOST_CALLS_TIMEOUT;
+use crate::interfaces::ActionInterface;
 use crate::interfaces::{EventStates, HandlerWrites, Keep};
 use crate::model::Model;
 use crate::runtime::{Outcome, Output};

@@ -31,7 +31,6 @@ mod tests;
 pub use declarations::MAX_HANDLERS;
 pub use scopes::PROBE_BUDGET;
 
-use crate::action::ActionInterface;
 use crate::actions;
 use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler};
@@ -39,6 +38,7 @@ use crate::charm_dir::CharmDir;
 use crate::context::{EventContext, Ignored};
 use crate::hook_tools::HOST_CALLS_TIMEOUT;
 use crate::hook_tools::HookTools;
+use crate::interfaces::ActionInterface;
 use crate::interfaces::{EventStates, ModelInterface, Setup};
 use crate::juju_env::JujuEnv;
 use crate::model::Model;

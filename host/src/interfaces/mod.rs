@@ -32,8 +32,22 @@
 //! downcast on every host call, and lose the types the pipeline reads
 //! ([`EventStates::get`]). The field names appear in the registry line and in
 //! the generated code only.
+//!
+//! **Where the units live.** Each unit is a file here (`interfaces/status.rs`
+//! adapts `crate::status` to the trait), not inside its interface's module:
+//! the units read the store, the event context and each other's states,
+//! which sit beside or above the interface modules, so a unit inside
+//! `crate::status` would make `status` and `interfaces` import each other.
+//! The interface modules below know nothing of the pipeline.
 
+mod action;
+mod instance;
 mod model;
+mod pebble;
+mod probe;
+mod status;
+mod stored;
+mod workload;
 #[macro_use]
 mod states;
 #[cfg(test)]
@@ -45,26 +59,28 @@ use crate::context::EventContext;
 use crate::hook_tools::HookTools;
 use crate::model::Model;
 use crate::probe::Prober;
-use crate::runtime::HandlerState;
 use crate::status::store::ScopeStore;
 use crate::workload::Machine;
 use std::sync::Arc;
 use std::time::Instant;
 use wasmtime::component::Linker;
 
+pub use instance::HandlerState;
+// The two units the pipeline names: the model (the host's own log lines,
+// status-set, leadership) and the action (failing it).
+pub use action::ActionInterface;
 pub use model::ModelInterface;
 
 // The registered interfaces, one line each (`field: Type`); every loop calls
-// them in this order. The model's unit is `interfaces::model`, beside the
-// registry, while `crate::model` is being split.
+// them in this order.
 registry! {
-    status: crate::status::StatusInterface,
-    model: crate::interfaces::ModelInterface,
-    probe: crate::probe::ProbeInterface,
-    stored: crate::stored::StoredInterface,
-    action: crate::action::ActionInterface,
-    pebble: crate::pebble::PebbleInterface,
-    workload: crate::workload::WorkloadInterface,
+    status: status::StatusInterface,
+    model: model::ModelInterface,
+    probe: probe::ProbeInterface,
+    stored: stored::StoredInterface,
+    action: action::ActionInterface,
+    pebble: pebble::PebbleInterface,
+    workload: workload::WorkloadInterface,
 }
 
 /// One host interface: how it links, builds its states, runs with each

@@ -5,13 +5,13 @@
 //! ([`Model::commit_handler`]); the kept ones are sent at the end of an event
 //! that succeeded ([`Model::flush`]), which Juju commits with the hook.
 
+use super::HandlerState;
 use super::{Declaring, Interface, Keep, Setup, Start};
 use crate::bindings::Event;
 use crate::context::EventContext;
 use crate::event;
 use crate::hook_tools::{HookTools, Unavailable};
 use crate::model::{Identity, Model, describe_error};
-use crate::runtime::HandlerState;
 use std::sync::Arc;
 use wasmtime::component::Linker;
 

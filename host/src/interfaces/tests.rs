@@ -4,18 +4,18 @@
 //! nothing of an event.
 
 use super::*;
-use crate::action::ActionInterface;
 use crate::bindings::status::Host as _;
 use crate::bindings::stored::Host as _;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};
 use crate::charm_dir::{Actions, ConfigSchema, Endpoint, Manifest, Metadata, Role};
 use crate::hook_tools::ToolOutput;
 use crate::hook_tools::table::ToolTable;
+use crate::interfaces::ActionInterface;
+use crate::interfaces::probe::ProbeInterface;
+use crate::interfaces::status::StatusInterface;
+use crate::interfaces::stored::StoredInterface;
 use crate::juju_env::JujuEnv;
-use crate::probe::ProbeInterface;
-use crate::status::StatusInterface;
 use crate::status::store::Target;
-use crate::stored::StoredInterface;
 use crate::workload::SystemMachine;
 use crate::workload_root::WorkloadRoot;
 use std::time::Duration;

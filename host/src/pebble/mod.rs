@@ -10,10 +10,7 @@
 
 pub mod client;
 pub mod exec;
-mod interface;
 pub mod websocket;
-
-pub use interface::PebbleInterface;
 
 use crate::bindings::pebble::{
     ApiError, CheckInfo, CheckLevel, FileInfo, Host, PebbleError, ServiceInfo,

@@ -21,7 +21,6 @@
 
 pub mod clock;
 mod http;
-mod interface;
 mod pebble;
 mod process;
 pub mod run;
@@ -34,7 +33,6 @@ mod tests;
 
 pub use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use interface::ProbeInterface;
 pub use run::{Outcome, ProbeEnv, ProbeTap, Prober};
 pub use state::{ProbeState, ScopeStatus};
 

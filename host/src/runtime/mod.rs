@@ -5,23 +5,21 @@
 
 pub mod cache;
 pub mod declarations;
-pub mod limits;
-pub mod output;
 pub mod preopens;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
 use crate::deadline;
-use crate::interfaces::{EventStates, InstanceStates, Start};
-use limits::StoreLimits;
-use output::OutputTail;
+use crate::interfaces::{EventStates, HandlerState, InstanceStates, Start};
+use crate::sandbox::Sandbox;
+use crate::sandbox::output::OutputTail;
 use preopens::Preopens;
 use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, Store, Trap};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::WasiCtx;
 
 /// The engine configuration, one function for compiling and for loading, since
 /// an artifact only loads into an engine configured like the one that made it.
@@ -68,28 +66,6 @@ pub enum LoadError {
         path: std::path::PathBuf,
         message: String,
     },
-}
-
-/// Per-instance state: WASI (nothing granted but the declared directories,
-/// for a handler), the limiter, the captured output, and the host side of
-/// every registered charm interface (`crate::interfaces`).
-pub struct HandlerState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    limiter: StoreLimits,
-    stdout: OutputTail,
-    stderr: OutputTail,
-    /// What the interfaces' WIT functions reach.
-    pub states: InstanceStates,
-}
-
-impl WasiView for HandlerState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
 }
 
 /// How a handler ended.
@@ -373,8 +349,8 @@ impl Instance<'_> {
         Finished {
             result,
             output: Output {
-                stdout: state.stdout.text(),
-                stderr: state.stderr.text(),
+                stdout: state.sandbox.stdout.text(),
+                stderr: state.sandbox.stderr.text(),
             },
             states: Some(state.states),
         }
@@ -403,15 +379,11 @@ fn new_store(
         }
     }
     let state = HandlerState {
-        wasi: wasi.build(),
-        table: ResourceTable::new(),
-        limiter: StoreLimits::new(limits.memory_bytes),
-        stdout,
-        stderr,
+        sandbox: Sandbox::new(&mut wasi, stdout, stderr, limits.memory_bytes),
         states,
     };
     let mut store = Store::new(engine, state);
-    store.limiter(|s| &mut s.limiter);
+    store.limiter(|s| &mut s.sandbox.limiter);
     store.set_epoch_deadline(1);
     Ok(store)
 }
@@ -518,9 +490,9 @@ fn time_limit(limits: &Limits) -> String {
 
 /// Say what a trap means, for a charm author reading `juju debug-log`.
 fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> String {
-    let mut why = if let Some(what) = state.limiter.exceeded_count() {
+    let mut why = if let Some(what) = state.sandbox.limiter.exceeded_count() {
         format!("exceeded this host's limit of {what} per handler instance")
-    } else if state.limiter.memory_exceeded {
+    } else if state.sandbox.limiter.memory_exceeded {
         format!(
             "exceeded its memory limit of {} MiB (limits.memory-mib in wasm-charm.yaml)",
             limits.memory_bytes >> 20
@@ -543,7 +515,7 @@ fn describe_trap(e: &wasmtime::Error, state: &HandlerState, limits: &Limits) -> 
             None => format!("failed: {e:#}"),
         }
     };
-    let stderr = state.stderr.text();
+    let stderr = state.sandbox.stderr.text();
     if !stderr.trim().is_empty() {
         why.push_str("; its stderr ends with: ");
         why.push_str(stderr.trim());

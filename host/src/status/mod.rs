@@ -5,15 +5,12 @@
 //! the handler returned; a trap drops them.
 
 pub mod backend;
-mod interface;
 pub mod merge;
 pub mod store;
 pub mod store_choice;
 pub mod store_chunks;
 pub mod store_file;
 pub mod store_juju;
-
-pub use interface::StatusInterface;
 
 use crate::bindings::status::Host;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};

@@ -15,10 +15,8 @@
 //! half of a unit's 2 MiB, leaving the rest to the scopes.
 
 pub mod data;
-mod interface;
 
 pub use data::{Changes, Data};
-pub use interface::StoredInterface;
 
 use crate::bindings::stored::Host;
 use data::entry_bytes;

@@ -16,7 +16,6 @@
 //!   tool's answer reads. `process`: running one child, bounded.
 
 mod commands;
-mod interface;
 pub mod machine;
 pub(crate) mod packages;
 mod process;
@@ -24,7 +23,6 @@ pub(crate) mod services;
 
 pub use crate::charm_dir::{MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
 pub use commands::PATH as COMMAND_PATH;
-pub use interface::WorkloadInterface;
 pub use machine::{Machine, SystemMachine};
 
 use crate::bindings::model::LogLevel;

@@ -1,9 +1,9 @@
 //! The `pebble` interface as one unit: the declared containers' Pebble,
 //! reached at the call; nothing to keep or drop.
 
-use super::Pebble;
-use crate::interfaces::{Declaring, Interface, Setup, Start};
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::{Declaring, Interface, Setup, Start};
+use crate::pebble::Pebble;
 use wasmtime::component::Linker;
 
 pub struct PebbleInterface;
@@ -14,7 +14,7 @@ impl Interface for PebbleInterface {
     type Writes = ();
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+        crate::pebble::add_to_linker(linker, |s| s.states.get_mut::<Self>())
     }
 
     fn event(setup: &Setup<'_>) -> Pebble {

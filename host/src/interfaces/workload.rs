@@ -4,10 +4,10 @@
 //! probes watching it, through the `probe` interface's state, and warnings
 //! go to the unit log at the call, through the model's.
 
-use super::{Access, Calls, Handle};
-use crate::interfaces::{Declaring, Interface, ModelInterface, Setup, Start};
-use crate::probe::ProbeInterface;
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::probe::ProbeInterface;
+use super::{Declaring, Interface, ModelInterface, Setup, Start};
+use crate::workload::{Access, Calls, Handle};
 use wasmtime::component::Linker;
 
 pub struct WorkloadInterface;
@@ -24,7 +24,7 @@ impl Interface for WorkloadInterface {
     type Writes = ();
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| {
+        crate::workload::add_to_linker(linker, |s| {
             let mut states = s.states.split();
             Handle {
                 calls: &mut states.take::<Self>().calls,

@@ -2,10 +2,10 @@
 //! the earlier handlers left it, and its [`Changes`] reach the store only
 //! when it returned.
 
-use super::{Changes, Stored};
-use crate::interfaces::{Declaring, Interface, Keep, Setup, Start};
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::{Declaring, Interface, Keep, Setup, Start};
 use crate::status::store::ScopeStore;
+use crate::stored::{Changes, Stored};
 use wasmtime::component::Linker;
 
 pub struct StoredInterface;
@@ -16,7 +16,7 @@ impl Interface for StoredInterface {
     type Writes = Changes;
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+        crate::stored::add_to_linker(linker, |s| s.states.get_mut::<Self>())
     }
 
     fn event(_setup: &Setup<'_>) -> Stored {

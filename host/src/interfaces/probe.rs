@@ -2,9 +2,9 @@
 //! restarts ([`Choices`]) reach the store's probe states only when it
 //! returned; its warnings (an undeclared probe) are logged either way.
 
-use super::{Choices, Probes, gates};
-use crate::interfaces::{Declaring, Interface, Keep, Setup, Start};
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::{Declaring, Interface, Keep, Setup, Start};
+use crate::probe::{Choices, Probes, gates};
 use crate::status::store::ScopeStore;
 use std::sync::Arc;
 use wasmtime::component::Linker;
@@ -17,7 +17,7 @@ impl Interface for ProbeInterface {
     type Writes = Choices;
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+        crate::probe::add_to_linker(linker, |s| s.states.get_mut::<Self>())
     }
 
     fn event(setup: &Setup<'_>) -> Probes {

@@ -1,10 +1,10 @@
 //! The `status` interface as one unit: a handler's scope writes collect in
 //! [`ScopeWrites`] and reach the store only when it returned.
 
-use super::ScopeWrites;
-use super::store::{ScopeStore, Target, Write};
-use crate::interfaces::{Declaring, Interface, Keep, Setup, Start};
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::{Declaring, Interface, Keep, Setup, Start};
+use crate::status::ScopeWrites;
+use crate::status::store::{ScopeStore, Target, Write};
 use wasmtime::component::Linker;
 
 pub struct StatusInterface;
@@ -15,7 +15,7 @@ impl Interface for StatusInterface {
     type Writes = Vec<Write>;
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+        crate::status::add_to_linker(linker, |s| s.states.get_mut::<Self>())
     }
 
     fn event(setup: &Setup<'_>) -> ScopeWrites {

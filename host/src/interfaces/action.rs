@@ -2,9 +2,9 @@
 //! Results, failures and progress go to Juju at the call, so a handler
 //! leaves no writes to keep or drop.
 
-use super::Action;
-use crate::interfaces::{Declaring, Interface, Setup, Start};
-use crate::runtime::HandlerState;
+use super::HandlerState;
+use super::{Declaring, Interface, Setup, Start};
+use crate::action::Action;
 use wasmtime::component::Linker;
 
 pub struct ActionInterface;
@@ -15,7 +15,7 @@ impl Interface for ActionInterface {
     type Writes = ();
 
     fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
-        super::add_to_linker(linker, |s| s.states.get_mut::<Self>())
+        crate::action::add_to_linker(linker, |s| s.states.get_mut::<Self>())
     }
 
     fn event(setup: &Setup<'_>) -> Action {
