@@ -20,7 +20,7 @@ pub use self::wasm_charm::charm::types::{
 pub use self::wasm_charm::charm::workload;
 
 /// The version of the WIT package this host implements.
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.3.0";
 /// The WIT package name, as it appears in component import names.
 pub const WIT_PACKAGE: &str = "wasm-charm:charm";
 
