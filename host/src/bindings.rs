@@ -10,6 +10,7 @@ wasmtime::component::bindgen!({
 pub use self::wasm_charm::charm::action;
 pub use self::wasm_charm::charm::model;
 pub use self::wasm_charm::charm::pebble;
+pub use self::wasm_charm::charm::ports;
 pub use self::wasm_charm::charm::probe;
 pub use self::wasm_charm::charm::status;
 pub use self::wasm_charm::charm::stored;

@@ -44,6 +44,7 @@ mod action;
 mod instance;
 mod model;
 mod pebble;
+mod ports;
 mod probe;
 mod status;
 mod stored;
@@ -76,6 +77,7 @@ pub use model::ModelInterface;
 registry! {
     status: status::StatusInterface,
     model: model::ModelInterface,
+    ports: ports::PortsInterface,
     probe: probe::ProbeInterface,
     stored: stored::StoredInterface,
     action: action::ActionInterface,

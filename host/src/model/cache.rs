@@ -5,8 +5,9 @@
 
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
-    CloudSpec, ConfigOption, Databag, Goals, Network, OpenedPort, SecretInfo, StorageInstance,
+    CloudSpec, ConfigOption, Databag, Goals, Network, SecretInfo, StorageInstance,
 };
+use crate::bindings::ports::OpenedPort;
 use std::collections::{BTreeMap, HashMap};
 
 /// One databag's content: key → value.

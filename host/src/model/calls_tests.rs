@@ -7,9 +7,10 @@ use super::errors::classify;
 use super::{Identity, Model, describe_error, ports};
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
-    BindAddress, Databag, GoalStatus, Host, InterfaceAddress, LocalBag, ModelError, PortRange,
-    Protocol, SecretOptions, SecretOwner, SecretRead,
+    BindAddress, Databag, GoalStatus, Host, InterfaceAddress, LocalBag, ModelError, SecretOptions,
+    SecretOwner, SecretRead,
 };
+use crate::bindings::ports::{Host as _, PortRange, Protocol};
 use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
 use crate::hook_tools::table::{Calls, ToolTable};

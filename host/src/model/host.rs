@@ -2,14 +2,11 @@
 //! the module of its topic.
 
 use super::tool_calls::Caller;
-use super::{
-    Model, host_config, host_network, host_ports, host_relations, host_secrets, host_storage,
-};
+use super::{Model, host_config, host_network, host_relations, host_secrets, host_storage};
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
     CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
-    Network, OpenedPort, PortRange, SecretInfo, SecretOptions, SecretOwner, SecretRead,
-    StorageInstance,
+    Network, SecretInfo, SecretOptions, SecretOwner, SecretRead, StorageInstance,
 };
 
 impl Host for Model {
@@ -76,26 +73,6 @@ impl Host for Model {
             .juju
             .clone()
             .unwrap_or_else(crate::juju_env::empty_context)
-    }
-
-    fn open_port(
-        &mut self,
-        port: PortRange,
-        endpoints: Option<Vec<String>>,
-    ) -> Result<(), ModelError> {
-        host_ports::request(self, true, port, endpoints)
-    }
-
-    fn close_port(
-        &mut self,
-        port: PortRange,
-        endpoints: Option<Vec<String>>,
-    ) -> Result<(), ModelError> {
-        host_ports::request(self, false, port, endpoints)
-    }
-
-    fn opened_ports(&mut self) -> Result<Vec<OpenedPort>, ModelError> {
-        host_ports::opened_ports(self)
     }
 
     fn storage_list(&mut self, name: Option<String>) -> Result<Vec<String>, ModelError> {

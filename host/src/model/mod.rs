@@ -28,7 +28,7 @@ mod facts;
 mod host;
 mod host_config;
 mod host_network;
-mod host_ports;
+pub mod host_ports;
 mod host_relations;
 mod host_secrets;
 mod host_storage;
