@@ -47,6 +47,7 @@ mod pebble;
 mod ports;
 mod probe;
 mod status;
+mod storage;
 mod stored;
 mod workload;
 #[macro_use]
@@ -78,6 +79,7 @@ registry! {
     status: status::StatusInterface,
     model: model::ModelInterface,
     ports: ports::PortsInterface,
+    storage: storage::StorageInterface,
     probe: probe::ProbeInterface,
     stored: stored::StoredInterface,
     action: action::ActionInterface,

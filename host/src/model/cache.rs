@@ -4,10 +4,9 @@
 //! kept. Writes are not seen here: the transaction overlays them.
 
 use crate::bindings::RelationRef;
-use crate::bindings::model::{
-    CloudSpec, ConfigOption, Databag, Goals, Network, SecretInfo, StorageInstance,
-};
+use crate::bindings::model::{CloudSpec, ConfigOption, Databag, Goals, Network, SecretInfo};
 use crate::bindings::ports::OpenedPort;
+use crate::bindings::storage::StorageInstance;
 use std::collections::{BTreeMap, HashMap};
 
 /// One databag's content: key → value.

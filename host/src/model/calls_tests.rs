@@ -11,6 +11,7 @@ use crate::bindings::model::{
     SecretOwner, SecretRead,
 };
 use crate::bindings::ports::{Host as _, PortRange, Protocol};
+use crate::bindings::storage::Host as _;
 use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
 use crate::hook_tools::table::{Calls, ToolTable};

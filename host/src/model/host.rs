@@ -6,7 +6,7 @@ use super::{Model, host_config, host_network, host_relations, host_secrets, host
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
     CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
-    Network, SecretInfo, SecretOptions, SecretOwner, SecretRead, StorageInstance,
+    Network, SecretInfo, SecretOptions, SecretOwner, SecretRead,
 };
 
 impl Host for Model {
@@ -73,14 +73,6 @@ impl Host for Model {
             .juju
             .clone()
             .unwrap_or_else(crate::juju_env::empty_context)
-    }
-
-    fn storage_list(&mut self, name: Option<String>) -> Result<Vec<String>, ModelError> {
-        host_storage::storage_list(self, name)
-    }
-
-    fn storage_get(&mut self, id: String) -> Result<StorageInstance, ModelError> {
-        host_storage::storage_get(self, id)
     }
 
     fn network_get(

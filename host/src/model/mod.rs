@@ -31,7 +31,7 @@ mod host_network;
 pub mod host_ports;
 mod host_relations;
 mod host_secrets;
-mod host_storage;
+pub mod host_storage;
 mod log;
 mod names;
 pub mod ports;

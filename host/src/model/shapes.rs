@@ -4,8 +4,8 @@
 
 use crate::bindings::model::{
     BindAddress, CloudCredential, CloudSpec, GoalStatus, Goals, InterfaceAddress, Network,
-    StorageInstance,
 };
+use crate::bindings::storage::StorageInstance;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
