@@ -9,6 +9,7 @@ wasmtime::component::bindgen!({
 
 pub use self::wasm_charm::charm::action;
 pub use self::wasm_charm::charm::model;
+pub use self::wasm_charm::charm::network;
 pub use self::wasm_charm::charm::pebble;
 pub use self::wasm_charm::charm::ports;
 pub use self::wasm_charm::charm::probe;

@@ -43,6 +43,7 @@
 mod action;
 mod instance;
 mod model;
+mod network;
 mod pebble;
 mod ports;
 mod probe;
@@ -80,6 +81,7 @@ registry! {
     model: model::ModelInterface,
     ports: ports::PortsInterface,
     storage: storage::StorageInterface,
+    network: network::NetworkInterface,
     probe: probe::ProbeInterface,
     stored: stored::StoredInterface,
     action: action::ActionInterface,

@@ -4,7 +4,8 @@
 //! kept. Writes are not seen here: the transaction overlays them.
 
 use crate::bindings::RelationRef;
-use crate::bindings::model::{CloudSpec, ConfigOption, Databag, Goals, Network, SecretInfo};
+use crate::bindings::model::{CloudSpec, ConfigOption, Databag, Goals, SecretInfo};
+use crate::bindings::network::Network;
 use crate::bindings::ports::OpenedPort;
 use crate::bindings::storage::StorageInstance;
 use std::collections::{BTreeMap, HashMap};

@@ -7,9 +7,9 @@ use super::errors::classify;
 use super::{Identity, Model, describe_error, ports};
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
-    BindAddress, Databag, GoalStatus, Host, InterfaceAddress, LocalBag, ModelError, SecretOptions,
-    SecretOwner, SecretRead,
+    Databag, GoalStatus, Host, LocalBag, ModelError, SecretOptions, SecretOwner, SecretRead,
 };
+use crate::bindings::network::{BindAddress, Host as _, InterfaceAddress};
 use crate::bindings::ports::{Host as _, PortRange, Protocol};
 use crate::bindings::storage::Host as _;
 use crate::charm_dir::ConfigSchema;

@@ -6,7 +6,7 @@ use super::{Model, host_config, host_network, host_relations, host_secrets, host
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
     CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
-    Network, SecretInfo, SecretOptions, SecretOwner, SecretRead,
+    SecretInfo, SecretOptions, SecretOwner, SecretRead,
 };
 
 impl Host for Model {
@@ -73,14 +73,6 @@ impl Host for Model {
             .juju
             .clone()
             .unwrap_or_else(crate::juju_env::empty_context)
-    }
-
-    fn network_get(
-        &mut self,
-        binding: String,
-        relation: Option<RelationRef>,
-    ) -> Result<Network, ModelError> {
-        host_network::network_get(self, binding, relation)
     }
 
     fn goal_state(&mut self) -> Result<Goals, ModelError> {

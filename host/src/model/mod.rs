@@ -27,7 +27,7 @@ mod errors;
 mod facts;
 mod host;
 mod host_config;
-mod host_network;
+pub mod host_network;
 pub mod host_ports;
 mod host_relations;
 mod host_secrets;
