@@ -47,6 +47,7 @@ mod network;
 mod pebble;
 mod ports;
 mod probe;
+mod secrets;
 mod status;
 mod storage;
 mod stored;
@@ -82,6 +83,7 @@ registry! {
     ports: ports::PortsInterface,
     storage: storage::StorageInterface,
     network: network::NetworkInterface,
+    secrets: secrets::SecretsInterface,
     probe: probe::ProbeInterface,
     stored: stored::StoredInterface,
     action: action::ActionInterface,

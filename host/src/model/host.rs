@@ -2,11 +2,10 @@
 //! the module of its topic.
 
 use super::tool_calls::Caller;
-use super::{Model, host_config, host_network, host_relations, host_secrets, host_storage};
+use super::{Model, host_config, host_network, host_relations, host_storage};
 use crate::bindings::RelationRef;
 use crate::bindings::model::{
     CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
-    SecretInfo, SecretOptions, SecretOwner, SecretRead,
 };
 
 impl Host for Model {
@@ -85,66 +84,5 @@ impl Host for Model {
 
     fn resource_get(&mut self, name: String) -> Result<String, ModelError> {
         host_storage::resource_get(self, name)
-    }
-
-    fn secret_get(
-        &mut self,
-        id: Option<String>,
-        label: Option<String>,
-        read: SecretRead,
-    ) -> Result<Vec<(String, String)>, ModelError> {
-        host_secrets::secret_get(self, id, label, read)
-    }
-
-    fn secret_info_get(
-        &mut self,
-        id: Option<String>,
-        label: Option<String>,
-    ) -> Result<SecretInfo, ModelError> {
-        host_secrets::secret_info_get(self, id, label)
-    }
-
-    fn secret_add(
-        &mut self,
-        content: Vec<(String, String)>,
-        options: SecretOptions,
-        owner: SecretOwner,
-    ) -> Result<String, ModelError> {
-        host_secrets::secret_add(self, content, options, owner)
-    }
-
-    fn secret_set(
-        &mut self,
-        id: String,
-        content: Option<Vec<(String, String)>>,
-        options: SecretOptions,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_set(self, id, content, options)
-    }
-
-    fn secret_grant(
-        &mut self,
-        id: String,
-        relation: RelationRef,
-        unit: Option<String>,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_access(self, true, id, relation, unit)
-    }
-
-    fn secret_revoke(
-        &mut self,
-        id: String,
-        relation: RelationRef,
-        unit: Option<String>,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_access(self, false, id, relation, unit)
-    }
-
-    fn secret_remove(&mut self, id: String, revision: Option<u32>) -> Result<(), ModelError> {
-        host_secrets::secret_remove(self, id, revision)
-    }
-
-    fn secret_ids(&mut self) -> Result<Vec<String>, ModelError> {
-        host_secrets::secret_ids(self)
     }
 }

@@ -30,7 +30,7 @@ mod host_config;
 pub mod host_network;
 pub mod host_ports;
 mod host_relations;
-mod host_secrets;
+pub mod host_secrets;
 pub mod host_storage;
 mod log;
 mod names;
