@@ -58,13 +58,14 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
     assert_lines(
         &report,
         &[
-            "WIT: wasm-charm:charm@0.3.0 (types, model, handlers) (this host implements 0.3.0)",
+            "WIT: wasm-charm:charm@0.3.0 (types, model, relations, handlers) (this host implements 0.3.0)",
             "handlers (3):",
             "  config (priority normal): install, config-changed",
             "  pilot (priority normal): install; relation-created, relation-joined, \
              relation-changed, relation-departed, relation-broken of istio-pilot",
             "  leader (priority normal): install, leader-elected, config-changed",
             "  wasm-charm:charm/model@0.3.0",
+            "  wasm-charm:charm/relations@0.3.0",
             "exports: wasm-charm:charm/handlers@0.3.0",
             "relations:",
             "  istio-pilot: requires istio-pilot, limit 1",
@@ -204,7 +205,7 @@ fn a_bare_component_its_handlers_and_wit_version() {
         &report,
         &[
             &format!("component {}", wasm.display()),
-            "WIT: wasm-charm:charm@0.3.0 (types, model, handlers) (this host implements 0.3.0)",
+            "WIT: wasm-charm:charm@0.3.0 (types, model, relations, handlers) (this host implements 0.3.0)",
             "  config (priority normal): install, config-changed",
         ],
     );

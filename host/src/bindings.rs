@@ -13,6 +13,7 @@ pub use self::wasm_charm::charm::network;
 pub use self::wasm_charm::charm::pebble;
 pub use self::wasm_charm::charm::ports;
 pub use self::wasm_charm::charm::probe;
+pub use self::wasm_charm::charm::relations;
 pub use self::wasm_charm::charm::secrets;
 pub use self::wasm_charm::charm::status;
 pub use self::wasm_charm::charm::storage;

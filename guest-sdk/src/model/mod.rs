@@ -43,6 +43,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::__bindings::wasm_charm::charm::model as wit;
+use crate::__bindings::wasm_charm::charm::relations as wit_relations;
 use crate::{Error, RelationEvent, RelationRef};
 
 mod juju;
@@ -74,7 +75,7 @@ pub use crate::__bindings::wasm_charm::charm::model::ConfigValue;
 /// }
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::Databag;
+pub use crate::__bindings::wasm_charm::charm::relations::Databag;
 pub use juju::{CloudCredential, CloudSpec, JujuContext, context, get_cloud_spec};
 pub use network::{
     BindAddress, Binding, GoalStatus, Goals, InterfaceAddress, Network, get_binding, goal_state,
@@ -414,7 +415,7 @@ pub fn set_workload_version(version: &str) -> Result<(), ModelError> {
 /// ```
 #[doc(alias = "relation-ids")]
 pub fn relations(endpoint: &str) -> Result<Vec<Relation>, ModelError> {
-    Ok(wit::relation_ids(endpoint)?
+    Ok(wit_relations::relation_ids(endpoint)?
         .into_iter()
         .map(Relation::new)
         .collect())
@@ -526,7 +527,7 @@ impl Relation {
     /// ```
     #[doc(alias = "relation-list")]
     pub fn app(&self) -> Result<Option<String>, ModelError> {
-        wit::relation_app(&self.relation)
+        wit_relations::relation_app(&self.relation)
     }
 
     /// The remote units currently in the relation, sorted (ops'
@@ -545,7 +546,7 @@ impl Relation {
     /// ```
     #[doc(alias = "relation-list")]
     pub fn units(&self) -> Result<Vec<String>, ModelError> {
-        wit::relation_units(&self.relation)
+        wit_relations::relation_units(&self.relation)
     }
 
     /// The remote application's databag (ops' `relation.data[relation.app]`).
@@ -616,7 +617,7 @@ impl Relation {
     /// ```
     #[doc(alias = "relation-get")]
     pub fn data(&self, bag: &Databag) -> Result<BTreeMap<String, String>, ModelError> {
-        Ok(wit::relation_get(&self.relation, bag)?
+        Ok(wit_relations::relation_get(&self.relation, bag)?
             .into_iter()
             .collect())
     }
@@ -635,7 +636,11 @@ impl Relation {
         &self,
         changes: &[(K, V)],
     ) -> Result<(), ModelError> {
-        wit::relation_set(&self.relation, wit::LocalBag::Unit, &owned(changes))
+        wit_relations::relation_set(
+            &self.relation,
+            wit_relations::LocalBag::Unit,
+            &owned(changes),
+        )
     }
 
     /// Change keys of this application's databag (leader only); an empty
@@ -656,7 +661,11 @@ impl Relation {
         &self,
         changes: &[(K, V)],
     ) -> Result<(), ModelError> {
-        wit::relation_set(&self.relation, wit::LocalBag::App, &owned(changes))
+        wit_relations::relation_set(
+            &self.relation,
+            wit_relations::LocalBag::App,
+            &owned(changes),
+        )
     }
 }
 

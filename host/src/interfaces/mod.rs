@@ -47,6 +47,7 @@ mod network;
 mod pebble;
 mod ports;
 mod probe;
+mod relations;
 mod secrets;
 mod status;
 mod storage;
@@ -80,6 +81,7 @@ pub use model::ModelInterface;
 registry! {
     status: status::StatusInterface,
     model: model::ModelInterface,
+    relations: relations::RelationsInterface,
     ports: ports::PortsInterface,
     storage: storage::StorageInterface,
     network: network::NetworkInterface,

@@ -2,10 +2,9 @@
 //! the module of its topic.
 
 use super::tool_calls::Caller;
-use super::{Model, host_config, host_network, host_relations, host_storage};
-use crate::bindings::RelationRef;
+use super::{Model, host_config, host_network, host_storage};
 use crate::bindings::model::{
-    CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
+    CloudSpec, ConfigOption, Goals, Host, JujuContext, LogLevel, ModelError,
 };
 
 impl Host for Model {
@@ -27,35 +26,6 @@ impl Host for Model {
 
     fn model_name(&mut self) -> String {
         self.facts.identity.model.clone()
-    }
-
-    fn relation_ids(&mut self, endpoint: String) -> Result<Vec<RelationRef>, ModelError> {
-        host_relations::relation_ids(self, endpoint)
-    }
-
-    fn relation_units(&mut self, relation: RelationRef) -> Result<Vec<String>, ModelError> {
-        host_relations::relation_units(self, relation)
-    }
-
-    fn relation_app(&mut self, relation: RelationRef) -> Result<Option<String>, ModelError> {
-        host_relations::relation_app(self, relation)
-    }
-
-    fn relation_get(
-        &mut self,
-        relation: RelationRef,
-        bag: Databag,
-    ) -> Result<Vec<(String, String)>, ModelError> {
-        host_relations::relation_get(self, relation, bag)
-    }
-
-    fn relation_set(
-        &mut self,
-        relation: RelationRef,
-        bag: LocalBag,
-        changes: Vec<(String, String)>,
-    ) -> Result<(), ModelError> {
-        host_relations::relation_set(self, relation, bag, changes)
     }
 
     fn log(&mut self, level: LogLevel, message: String) {

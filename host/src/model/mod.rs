@@ -29,7 +29,7 @@ mod host;
 mod host_config;
 pub mod host_network;
 pub mod host_ports;
-mod host_relations;
+pub mod host_relations;
 pub mod host_secrets;
 pub mod host_storage;
 mod log;
