@@ -241,13 +241,12 @@ fn core_module_is_refused_with_what_to_build() {
     assert_no_calls(&unit);
 }
 
-#[test]
-fn component_of_an_incompatible_wit_version_is_refused_before_it_runs() {
-    // A unit whose charm is future-wit: its metadata and component, no
-    // config, no manifest, no cached artifact.
+/// A unit whose charm is future-wit's metadata and `component`: no config,
+/// no manifest, no cached artifact.
+fn unit_of_future_wit(component: &[u8]) -> Unit {
     let unit = unit("ok");
     let charm = unit.charm_dir();
-    std::fs::copy(future_wit_component(), charm.join("charm.wasm")).expect("copy component");
+    std::fs::write(charm.join("charm.wasm"), component).expect("write component");
     std::fs::copy(
         workspace_root().join("tests/guests/future-wit/metadata.yaml"),
         charm.join("metadata.yaml"),
@@ -257,19 +256,76 @@ fn component_of_an_incompatible_wit_version_is_refused_before_it_runs() {
         std::fs::remove_file(charm.join(file)).expect("remove a hostile charm file");
     }
     std::fs::remove_dir_all(charm.join(".wasm-charm")).expect("remove the cache");
+    unit
+}
 
+/// Dispatches `install` on `unit` and asserts the hook failed before any
+/// guest code ran; the error, which names the component.
+fn refused_before_it_runs(unit: &Unit) -> String {
     let out = unit.dispatch("install");
     assert_failure(&out);
     let err = stderr(&out);
-    assert!(err.contains("@0.3.0"), "stderr: {err}");
-    assert!(err.contains("wasm-charm:charm@0.2.0"), "stderr: {err}");
+    let wasm = unit.charm_dir().join("charm.wasm");
+    assert!(err.contains(&wasm.display().to_string()), "stderr: {err}");
+    // No guest code ran: no status, no log, nothing stored.
+    assert_no_calls(unit);
+    assert!(!store_path(unit).exists());
+    err
+}
+
+#[test]
+fn component_of_an_incompatible_wit_version_is_refused_before_it_runs() {
+    let component = std::fs::read(future_wit_component()).expect("read future-wit");
+    let err = refused_before_it_runs(&unit_of_future_wit(&component));
+    // Names the interface and version it found, the host's, and what to do.
     assert!(
-        err.contains(&charm.join("charm.wasm").display().to_string()),
+        err.contains("the component targets wasm-charm:charm/"),
         "stderr: {err}"
     );
-    // No guest code ran: no status, no log, nothing stored.
-    assert_no_calls(&unit);
-    assert!(!store_path(&unit).exists());
+    assert!(
+        err.contains("@0.4.0, but this host implements wasm-charm:charm@0.3.0; rebuild the charm against the host's SDK, or use a host of that version"),
+        "stderr: {err}"
+    );
+}
+
+#[test]
+fn component_of_the_previous_wit_version_is_refused_naming_what_to_do() {
+    // future-wit with its contract's version relabelled `0.2.0`: a component
+    // as one built against the previous contract names its imports (the
+    // versions have the same length, so the binary stays well formed).
+    let component = relabelled(
+        &std::fs::read(future_wit_component()).expect("read future-wit"),
+        b"@0.4.0",
+        b"@0.2.0",
+    );
+    let err = refused_before_it_runs(&unit_of_future_wit(&component));
+    assert!(
+        err.contains("the component targets wasm-charm:charm/"),
+        "stderr: {err}"
+    );
+    assert!(
+        err.contains("@0.2.0, but this host implements wasm-charm:charm@0.3.0; rebuild the charm against the host's SDK"),
+        "stderr: {err}"
+    );
+}
+
+/// `bytes` with every `from` replaced by `to`, of the same length.
+fn relabelled(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    let mut found = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+        found += 1;
+    }
+    assert!(
+        found > 0,
+        "no {} in the component",
+        String::from_utf8_lossy(from)
+    );
+    out
 }
 
 #[test]
@@ -289,8 +345,8 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
         .expect("run wasm-charm pack");
     assert_failure(&out);
     let err = stderr(&out);
-    assert!(err.contains("@0.3.0"), "stderr: {err}");
-    assert!(err.contains("wasm-charm:charm@0.2.0"), "stderr: {err}");
+    assert!(err.contains("@0.4.0"), "stderr: {err}");
+    assert!(err.contains("wasm-charm:charm@0.3.0"), "stderr: {err}");
     assert!(
         !out_dir.path().join("future-wit").exists(),
         "a refused charm was assembled anyway"

@@ -58,14 +58,15 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
     assert_lines(
         &report,
         &[
-            "WIT: wasm-charm:charm@0.2.0 (types, model, handlers) (this host implements 0.2.0)",
+            "WIT: wasm-charm:charm@0.3.0 (types, model, relations, handlers) (this host implements 0.3.0)",
             "handlers (3):",
             "  config (priority normal): install, config-changed",
             "  pilot (priority normal): install; relation-created, relation-joined, \
              relation-changed, relation-departed, relation-broken of istio-pilot",
             "  leader (priority normal): install, leader-elected, config-changed",
-            "  wasm-charm:charm/model@0.2.0",
-            "exports: wasm-charm:charm/handlers@0.2.0",
+            "  wasm-charm:charm/model@0.3.0",
+            "  wasm-charm:charm/relations@0.3.0",
+            "exports: wasm-charm:charm/handlers@0.3.0",
             "relations:",
             "  istio-pilot: requires istio-pilot, limit 1",
             "config:",
@@ -111,8 +112,8 @@ fn the_api_service_its_handlers_actions_probes_workload_and_limits() {
     assert_lines(
         &report,
         &[
-            "WIT: wasm-charm:charm@0.2.0 (types, status, model, probe, stored, workload, handlers) \
-             (this host implements 0.2.0)",
+            "WIT: wasm-charm:charm@0.3.0 (types, status, model, probe, stored, workload, handlers) \
+             (this host implements 0.3.0)",
             "handlers (5):",
             "  package (priority normal): install, start, upgrade-charm, config-changed",
             "  workload (priority normal): install, start, upgrade-charm, config-changed",
@@ -204,7 +205,7 @@ fn a_bare_component_its_handlers_and_wit_version() {
         &report,
         &[
             &format!("component {}", wasm.display()),
-            "WIT: wasm-charm:charm@0.2.0 (types, model, handlers) (this host implements 0.2.0)",
+            "WIT: wasm-charm:charm@0.3.0 (types, model, relations, handlers) (this host implements 0.3.0)",
             "  config (priority normal): install, config-changed",
         ],
     );
@@ -220,13 +221,13 @@ fn an_incompatible_component_shows_its_version_and_fails() {
     assert_failure(&out);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
-        report.contains("WIT: wasm-charm:charm@0.3.0 (types, status, handlers, incompatible: "),
+        report.contains("WIT: wasm-charm:charm@0.4.0 (types, status, handlers, incompatible: "),
         "{report}"
     );
     assert!(report.contains("handlers: not read: "), "{report}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("@0.3.0"), "{err}");
-    assert!(err.contains("wasm-charm:charm@0.2.0"), "{err}");
+    assert!(err.contains("@0.4.0"), "{err}");
+    assert!(err.contains("wasm-charm:charm@0.3.0"), "{err}");
 }
 
 #[test]

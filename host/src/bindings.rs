@@ -9,9 +9,14 @@ wasmtime::component::bindgen!({
 
 pub use self::wasm_charm::charm::action;
 pub use self::wasm_charm::charm::model;
+pub use self::wasm_charm::charm::network;
 pub use self::wasm_charm::charm::pebble;
+pub use self::wasm_charm::charm::ports;
 pub use self::wasm_charm::charm::probe;
+pub use self::wasm_charm::charm::relations;
+pub use self::wasm_charm::charm::secrets;
 pub use self::wasm_charm::charm::status;
+pub use self::wasm_charm::charm::storage;
 pub use self::wasm_charm::charm::stored;
 pub use self::wasm_charm::charm::types::{
     ActionEvent, CheckEvent, Event, EventKind, Handler, NoticeEvent, Observation, Priority,
@@ -20,7 +25,7 @@ pub use self::wasm_charm::charm::types::{
 pub use self::wasm_charm::charm::workload;
 
 /// The version of the WIT package this host implements.
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.3.0";
 /// The WIT package name, as it appears in component import names.
 pub const WIT_PACKAGE: &str = "wasm-charm:charm";
 

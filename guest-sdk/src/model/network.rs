@@ -2,18 +2,9 @@
 //! and `goal-state`.
 
 use super::{ModelError, Relation, wit};
+use crate::__bindings::wasm_charm::charm::network as wit_network;
 use crate::{RelationEvent, RelationRef};
 
-/// One network interface a binding is bound to (ops' `NetworkInterface`).
-///
-/// ```no_run
-/// let network = wasm_charm::model::get_binding("website").network()?;
-/// for interface in &network.bind_addresses {
-///     println!("{} ({})", interface.interface_name, interface.mac_address);
-/// }
-/// # Ok::<(), wasm_charm::Error>(())
-/// ```
-pub use crate::__bindings::wasm_charm::charm::model::BindAddress;
 /// A unit's or a related application's goal status.
 ///
 /// ```no_run
@@ -32,6 +23,16 @@ pub use crate::__bindings::wasm_charm::charm::model::GoalStatus;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
 pub use crate::__bindings::wasm_charm::charm::model::Goals;
+/// One network interface a binding is bound to (ops' `NetworkInterface`).
+///
+/// ```no_run
+/// let network = wasm_charm::model::get_binding("website").network()?;
+/// for interface in &network.bind_addresses {
+///     println!("{} ({})", interface.interface_name, interface.mac_address);
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::network::BindAddress;
 /// One address of a network interface.
 ///
 /// ```no_run
@@ -43,7 +44,7 @@ pub use crate::__bindings::wasm_charm::charm::model::Goals;
 ///     .collect();
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::InterfaceAddress;
+pub use crate::__bindings::wasm_charm::charm::network::InterfaceAddress;
 /// What `network-get` says of a binding (ops' `Network`).
 ///
 /// ```no_run
@@ -51,7 +52,7 @@ pub use crate::__bindings::wasm_charm::charm::model::InterfaceAddress;
 /// let egress = &network.egress_subnets;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::Network;
+pub use crate::__bindings::wasm_charm::charm::network::Network;
 
 /// A binding: an endpoint or extra-binding name, seen from one relation
 /// when made from one (ops' `Binding`). Its [`network`](Binding::network)
@@ -116,7 +117,7 @@ impl Binding {
     /// ```
     #[doc(alias = "network-get")]
     pub fn network(&self) -> Result<Network, ModelError> {
-        wit::network_get(&self.name, self.relation.as_ref())
+        wit_network::network_get(&self.name, self.relation.as_ref())
     }
 }
 

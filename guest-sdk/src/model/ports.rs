@@ -1,7 +1,8 @@
 //! Ports: ops' `Unit.open_port`, `close_port` and `opened_ports`
 //! (`open-port`, `close-port`, `opened-ports`).
 
-use super::{ModelError, wit};
+use super::ModelError;
+use crate::__bindings::wasm_charm::charm::ports as wit;
 
 /// One line of `opened-ports`: the ports, and the endpoints they are open
 /// for (`None`: every endpoint). ops' `Port`.
@@ -12,7 +13,7 @@ use super::{ModelError, wit};
 /// }
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::OpenedPort;
+pub use crate::__bindings::wasm_charm::charm::ports::OpenedPort;
 /// A port or a range of ports of one protocol; ICMP has none.
 ///
 /// ```
@@ -20,7 +21,7 @@ pub use crate::__bindings::wasm_charm::charm::model::OpenedPort;
 ///
 /// assert_eq!(PortRange::tcp(8080), PortRange::range(Protocol::Tcp, 8080, 8080));
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::PortRange;
+pub use crate::__bindings::wasm_charm::charm::ports::PortRange;
 /// A port protocol, as `open-port` takes it.
 ///
 /// ```
@@ -28,7 +29,7 @@ pub use crate::__bindings::wasm_charm::charm::model::PortRange;
 ///
 /// assert_eq!(PortRange::udp(53).protocol, Protocol::Udp);
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::Protocol;
+pub use crate::__bindings::wasm_charm::charm::ports::Protocol;
 
 impl PortRange {
     /// One TCP port.

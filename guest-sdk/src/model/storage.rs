@@ -1,6 +1,7 @@
 //! Storage: `storage-list`, `storage-get`, and ops' `Model.storages`.
 
-use super::{ModelError, wit};
+use super::ModelError;
+use crate::__bindings::wasm_charm::charm::storage as wit;
 
 /// One storage instance attached to this unit (ops' `Storage`: its
 /// `full_id` is [`id`](StorageInstance::id), its `location` is
@@ -11,7 +12,7 @@ use super::{ModelError, wit};
 /// println!("{} at {}", data.kind, data.location);
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub use crate::__bindings::wasm_charm::charm::model::StorageInstance;
+pub use crate::__bindings::wasm_charm::charm::storage::StorageInstance;
 
 /// The ids of the instances of storage `name` (metadata.yaml) attached to
 /// this unit, sorted (`data/0`, `data/1`).

@@ -43,9 +43,14 @@
 mod action;
 mod instance;
 mod model;
+mod network;
 mod pebble;
+mod ports;
 mod probe;
+mod relations;
+mod secrets;
 mod status;
+mod storage;
 mod stored;
 mod workload;
 #[macro_use]
@@ -76,6 +81,11 @@ pub use model::ModelInterface;
 registry! {
     status: status::StatusInterface,
     model: model::ModelInterface,
+    relations: relations::RelationsInterface,
+    ports: ports::PortsInterface,
+    storage: storage::StorageInterface,
+    network: network::NetworkInterface,
+    secrets: secrets::SecretsInterface,
     probe: probe::ProbeInterface,
     stored: stored::StoredInterface,
     action: action::ActionInterface,

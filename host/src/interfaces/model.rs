@@ -1,9 +1,12 @@
 //! The `model` interface as one unit: the Juju model over hook tools
 //! ([`crate::model::Model`]), one for the whole event, handed from handler to
-//! handler. A handler's relation, port and secret writes stay in the model
-//! apart from the kept ones until the handler returned
-//! ([`Model::commit_handler`]); the kept ones are sent at the end of an event
-//! that succeeded ([`Model::flush`]), which Juju commits with the hook.
+//! handler. The `relations`, `secrets`, `ports`, `storage` and `network`
+//! interfaces share it: their units hold no state and their WIT functions
+//! reach this unit's instance state. A handler's relation, port and secret
+//! writes stay in the model apart from the kept ones until the handler
+//! returned ([`Model::commit_handler`]); the kept ones are sent at the end of
+//! an event that succeeded ([`Model::flush`]), which Juju commits with the
+//! hook.
 
 use super::HandlerState;
 use super::{Declaring, Interface, Keep, Setup, Start};

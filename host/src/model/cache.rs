@@ -4,9 +4,12 @@
 //! kept. Writes are not seen here: the transaction overlays them.
 
 use crate::bindings::RelationRef;
-use crate::bindings::model::{
-    CloudSpec, ConfigOption, Databag, Goals, Network, OpenedPort, SecretInfo, StorageInstance,
-};
+use crate::bindings::model::{CloudSpec, ConfigOption, Goals};
+use crate::bindings::network::Network;
+use crate::bindings::ports::OpenedPort;
+use crate::bindings::relations::Databag;
+use crate::bindings::secrets::SecretInfo;
+use crate::bindings::storage::StorageInstance;
 use std::collections::{BTreeMap, HashMap};
 
 /// One databag's content: key → value.

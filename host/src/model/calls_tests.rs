@@ -6,10 +6,12 @@
 use super::errors::classify;
 use super::{Identity, Model, describe_error, ports};
 use crate::bindings::RelationRef;
-use crate::bindings::model::{
-    BindAddress, Databag, GoalStatus, Host, InterfaceAddress, LocalBag, ModelError, PortRange,
-    Protocol, SecretOptions, SecretOwner, SecretRead,
-};
+use crate::bindings::model::{GoalStatus, Host, ModelError};
+use crate::bindings::network::{BindAddress, Host as _, InterfaceAddress};
+use crate::bindings::ports::{Host as _, PortRange, Protocol};
+use crate::bindings::relations::{Databag, Host as _, LocalBag};
+use crate::bindings::secrets::{Host as _, SecretOptions, SecretOwner, SecretRead};
+use crate::bindings::storage::Host as _;
 use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
 use crate::hook_tools::table::{Calls, ToolTable};

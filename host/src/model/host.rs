@@ -2,14 +2,9 @@
 //! the module of its topic.
 
 use super::tool_calls::Caller;
-use super::{
-    Model, host_config, host_network, host_ports, host_relations, host_secrets, host_storage,
-};
-use crate::bindings::RelationRef;
+use super::{Model, host_config, host_network, host_storage};
 use crate::bindings::model::{
-    CloudSpec, ConfigOption, Databag, Goals, Host, JujuContext, LocalBag, LogLevel, ModelError,
-    Network, OpenedPort, PortRange, SecretInfo, SecretOptions, SecretOwner, SecretRead,
-    StorageInstance,
+    CloudSpec, ConfigOption, Goals, Host, JujuContext, LogLevel, ModelError,
 };
 
 impl Host for Model {
@@ -33,35 +28,6 @@ impl Host for Model {
         self.facts.identity.model.clone()
     }
 
-    fn relation_ids(&mut self, endpoint: String) -> Result<Vec<RelationRef>, ModelError> {
-        host_relations::relation_ids(self, endpoint)
-    }
-
-    fn relation_units(&mut self, relation: RelationRef) -> Result<Vec<String>, ModelError> {
-        host_relations::relation_units(self, relation)
-    }
-
-    fn relation_app(&mut self, relation: RelationRef) -> Result<Option<String>, ModelError> {
-        host_relations::relation_app(self, relation)
-    }
-
-    fn relation_get(
-        &mut self,
-        relation: RelationRef,
-        bag: Databag,
-    ) -> Result<Vec<(String, String)>, ModelError> {
-        host_relations::relation_get(self, relation, bag)
-    }
-
-    fn relation_set(
-        &mut self,
-        relation: RelationRef,
-        bag: LocalBag,
-        changes: Vec<(String, String)>,
-    ) -> Result<(), ModelError> {
-        host_relations::relation_set(self, relation, bag, changes)
-    }
-
     fn log(&mut self, level: LogLevel, message: String) {
         self.guest_log(level, &message);
     }
@@ -78,42 +44,6 @@ impl Host for Model {
             .unwrap_or_else(crate::juju_env::empty_context)
     }
 
-    fn open_port(
-        &mut self,
-        port: PortRange,
-        endpoints: Option<Vec<String>>,
-    ) -> Result<(), ModelError> {
-        host_ports::request(self, true, port, endpoints)
-    }
-
-    fn close_port(
-        &mut self,
-        port: PortRange,
-        endpoints: Option<Vec<String>>,
-    ) -> Result<(), ModelError> {
-        host_ports::request(self, false, port, endpoints)
-    }
-
-    fn opened_ports(&mut self) -> Result<Vec<OpenedPort>, ModelError> {
-        host_ports::opened_ports(self)
-    }
-
-    fn storage_list(&mut self, name: Option<String>) -> Result<Vec<String>, ModelError> {
-        host_storage::storage_list(self, name)
-    }
-
-    fn storage_get(&mut self, id: String) -> Result<StorageInstance, ModelError> {
-        host_storage::storage_get(self, id)
-    }
-
-    fn network_get(
-        &mut self,
-        binding: String,
-        relation: Option<RelationRef>,
-    ) -> Result<Network, ModelError> {
-        host_network::network_get(self, binding, relation)
-    }
-
     fn goal_state(&mut self) -> Result<Goals, ModelError> {
         host_network::goal_state(self)
     }
@@ -124,66 +54,5 @@ impl Host for Model {
 
     fn resource_get(&mut self, name: String) -> Result<String, ModelError> {
         host_storage::resource_get(self, name)
-    }
-
-    fn secret_get(
-        &mut self,
-        id: Option<String>,
-        label: Option<String>,
-        read: SecretRead,
-    ) -> Result<Vec<(String, String)>, ModelError> {
-        host_secrets::secret_get(self, id, label, read)
-    }
-
-    fn secret_info_get(
-        &mut self,
-        id: Option<String>,
-        label: Option<String>,
-    ) -> Result<SecretInfo, ModelError> {
-        host_secrets::secret_info_get(self, id, label)
-    }
-
-    fn secret_add(
-        &mut self,
-        content: Vec<(String, String)>,
-        options: SecretOptions,
-        owner: SecretOwner,
-    ) -> Result<String, ModelError> {
-        host_secrets::secret_add(self, content, options, owner)
-    }
-
-    fn secret_set(
-        &mut self,
-        id: String,
-        content: Option<Vec<(String, String)>>,
-        options: SecretOptions,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_set(self, id, content, options)
-    }
-
-    fn secret_grant(
-        &mut self,
-        id: String,
-        relation: RelationRef,
-        unit: Option<String>,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_access(self, true, id, relation, unit)
-    }
-
-    fn secret_revoke(
-        &mut self,
-        id: String,
-        relation: RelationRef,
-        unit: Option<String>,
-    ) -> Result<(), ModelError> {
-        host_secrets::secret_access(self, false, id, relation, unit)
-    }
-
-    fn secret_remove(&mut self, id: String, revision: Option<u32>) -> Result<(), ModelError> {
-        host_secrets::secret_remove(self, id, revision)
-    }
-
-    fn secret_ids(&mut self) -> Result<Vec<String>, ModelError> {
-        host_secrets::secret_ids(self)
     }
 }

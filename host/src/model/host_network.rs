@@ -1,15 +1,37 @@
-//! The guest's calls about where the unit runs: its bindings' network
-//! (`network-get`), the model's goal state and the cloud's credential, each
-//! read once per event.
+//! Where the unit runs, each read once per event: its bindings' network
+//! (`network-get`), the WIT `network` interface answered by the event's
+//! [`Model`], and the model's goal state and the cloud's credential (the
+//! `model` interface's).
 
 use super::Model;
 use super::names::{check_name, rel_arg};
 use super::shapes;
 use super::tool_calls::Caller;
 use crate::bindings::RelationRef;
-use crate::bindings::model::{CloudSpec, Goals, ModelError, Network};
+use crate::bindings::model::{CloudSpec, Goals, ModelError};
+use crate::bindings::network::{Host, Network};
+use wasmtime::component::{HasSelf, Linker};
 
-pub(super) fn network_get(
+impl Host for Model {
+    fn network_get(
+        &mut self,
+        binding: String,
+        relation: Option<RelationRef>,
+    ) -> Result<Network, ModelError> {
+        network_get(self, binding, relation)
+    }
+}
+
+/// Register the `network` interface, answered by the event's [`Model`] that
+/// `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::network::add_to_linker::<T, HasSelf<Model>>(linker, get)
+}
+
+fn network_get(
     m: &mut Model,
     binding: String,
     relation: Option<RelationRef>,

@@ -1,14 +1,48 @@
-//! The guest's port calls: `open-port` and `close-port` buffered in the
-//! running handler's transaction, `opened-ports` read once per event.
+//! The WIT `ports` interface, answered by the event's [`Model`]: `open-port`
+//! and `close-port` buffered in the running handler's transaction,
+//! `opened-ports` read once per event.
 
 use super::Model;
 use super::errors::failure;
 use super::ports::{self, PortRequest};
 use super::tool_calls::Caller;
-use crate::bindings::model::{ModelError, OpenedPort, PortRange};
+use crate::bindings::model::ModelError;
+use crate::bindings::ports::{Host, OpenedPort, PortRange};
+use wasmtime::component::{HasSelf, Linker};
+
+impl Host for Model {
+    fn open_port(
+        &mut self,
+        port: PortRange,
+        endpoints: Option<Vec<String>>,
+    ) -> Result<(), ModelError> {
+        request(self, true, port, endpoints)
+    }
+
+    fn close_port(
+        &mut self,
+        port: PortRange,
+        endpoints: Option<Vec<String>>,
+    ) -> Result<(), ModelError> {
+        request(self, false, port, endpoints)
+    }
+
+    fn opened_ports(&mut self) -> Result<Vec<OpenedPort>, ModelError> {
+        opened_ports(self)
+    }
+}
+
+/// Register the `ports` interface, answered by the event's [`Model`] that
+/// `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::ports::add_to_linker::<T, HasSelf<Model>>(linker, get)
+}
 
 /// Buffer an `open-port` (`open`) or `close-port` of the running handler.
-pub(super) fn request(
+fn request(
     m: &mut Model,
     open: bool,
     port: PortRange,
@@ -26,7 +60,7 @@ pub(super) fn request(
     m.transaction.request_port(request)
 }
 
-pub(super) fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
+fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
     if let Some(p) = &m.cache.opened_ports {
         return Ok(p.clone());
     }

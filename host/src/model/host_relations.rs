@@ -1,6 +1,6 @@
-//! The guest's relation calls: ids, units, the remote app, and the
-//! databags, read through the event's cache and written through the
-//! running handler's transaction.
+//! The WIT `relations` interface, answered by the event's [`Model`]: ids,
+//! units, the remote app, and the databags, read through the event's cache
+//! and written through the running handler's transaction.
 
 use super::Model;
 use super::budget::MAX_RELATION_WRITE;
@@ -10,13 +10,52 @@ use super::host_config::is_leader;
 use super::names::{is_unit_name, rel_arg};
 use super::tool_calls::Caller;
 use crate::bindings::RelationRef;
-use crate::bindings::model::{Databag, LocalBag, ModelError};
+use crate::bindings::model::ModelError;
 use crate::bindings::parse_relation_id;
+use crate::bindings::relations::{Databag, Host, LocalBag};
+use wasmtime::component::{HasSelf, Linker};
 
-pub(super) fn relation_ids(
-    m: &mut Model,
-    endpoint: String,
-) -> Result<Vec<RelationRef>, ModelError> {
+impl Host for Model {
+    fn relation_ids(&mut self, endpoint: String) -> Result<Vec<RelationRef>, ModelError> {
+        relation_ids(self, endpoint)
+    }
+
+    fn relation_units(&mut self, relation: RelationRef) -> Result<Vec<String>, ModelError> {
+        relation_units(self, relation)
+    }
+
+    fn relation_app(&mut self, relation: RelationRef) -> Result<Option<String>, ModelError> {
+        relation_app(self, relation)
+    }
+
+    fn relation_get(
+        &mut self,
+        relation: RelationRef,
+        bag: Databag,
+    ) -> Result<Vec<(String, String)>, ModelError> {
+        relation_get(self, relation, bag)
+    }
+
+    fn relation_set(
+        &mut self,
+        relation: RelationRef,
+        bag: LocalBag,
+        changes: Vec<(String, String)>,
+    ) -> Result<(), ModelError> {
+        relation_set(self, relation, bag, changes)
+    }
+}
+
+/// Register the `relations` interface, answered by the event's [`Model`]
+/// that `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::relations::add_to_linker::<T, HasSelf<Model>>(linker, get)
+}
+
+fn relation_ids(m: &mut Model, endpoint: String) -> Result<Vec<RelationRef>, ModelError> {
     m.facts.check_endpoint(&endpoint)?;
     if let Some(ids) = m.cache.ids.get(&endpoint) {
         return Ok(ids.clone());
@@ -39,10 +78,7 @@ pub(super) fn relation_ids(
     Ok(ids)
 }
 
-pub(super) fn relation_units(
-    m: &mut Model,
-    relation: RelationRef,
-) -> Result<Vec<String>, ModelError> {
+fn relation_units(m: &mut Model, relation: RelationRef) -> Result<Vec<String>, ModelError> {
     m.facts.check_endpoint(&relation.endpoint)?;
     if let Some(u) = m.cache.units.get(&relation.id) {
         return Ok(u.clone());
@@ -62,15 +98,12 @@ pub(super) fn relation_units(
     Ok(units)
 }
 
-pub(super) fn relation_app(
-    m: &mut Model,
-    relation: RelationRef,
-) -> Result<Option<String>, ModelError> {
+fn relation_app(m: &mut Model, relation: RelationRef) -> Result<Option<String>, ModelError> {
     m.facts.check_endpoint(&relation.endpoint)?;
     remote_app(m, &relation)
 }
 
-pub(super) fn relation_get(
+fn relation_get(
     m: &mut Model,
     relation: RelationRef,
     bag: Databag,
@@ -89,7 +122,7 @@ pub(super) fn relation_get(
     Ok(data.into_iter().collect())
 }
 
-pub(super) fn relation_set(
+fn relation_set(
     m: &mut Model,
     relation: RelationRef,
     bag: LocalBag,
@@ -216,7 +249,8 @@ fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
 #[cfg(test)]
 mod tests {
     use crate::bindings::RelationRef;
-    use crate::bindings::model::{Databag, Host, LocalBag, ModelError};
+    use crate::bindings::model::ModelError;
+    use crate::bindings::relations::{Databag, Host, LocalBag};
     use crate::hook_tools::ToolOutput;
     use crate::model::MAX_RELATION_BYTES_PER_EVENT;
     use crate::model::tests::{model, rel, tool_calls};

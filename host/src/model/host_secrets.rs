@@ -1,4 +1,5 @@
-//! The guest's secret calls: reads at the call (`current` content and info
+//! The WIT `secrets` interface, answered by the event's [`Model`]: reads at
+//! the call (`current` content and info
 //! cached for the event), `secret-add` at the call since its id is its
 //! answer, and the other writes buffered in the running handler's
 //! transaction. Content travels in private files, never in argv.
@@ -9,7 +10,81 @@ use super::names::{check_unit_name, rel_arg};
 use super::secrets::{self, SecretRequest};
 use super::tool_calls::Caller;
 use crate::bindings::RelationRef;
-use crate::bindings::model::{ModelError, SecretInfo, SecretOptions, SecretOwner, SecretRead};
+use crate::bindings::model::ModelError;
+use crate::bindings::secrets::{Host, SecretInfo, SecretOptions, SecretOwner, SecretRead};
+use wasmtime::component::{HasSelf, Linker};
+
+impl Host for Model {
+    fn secret_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+        read: SecretRead,
+    ) -> Result<Vec<(String, String)>, ModelError> {
+        secret_get(self, id, label, read)
+    }
+
+    fn secret_info_get(
+        &mut self,
+        id: Option<String>,
+        label: Option<String>,
+    ) -> Result<SecretInfo, ModelError> {
+        secret_info_get(self, id, label)
+    }
+
+    fn secret_add(
+        &mut self,
+        content: Vec<(String, String)>,
+        options: SecretOptions,
+        owner: SecretOwner,
+    ) -> Result<String, ModelError> {
+        secret_add(self, content, options, owner)
+    }
+
+    fn secret_set(
+        &mut self,
+        id: String,
+        content: Option<Vec<(String, String)>>,
+        options: SecretOptions,
+    ) -> Result<(), ModelError> {
+        secret_set(self, id, content, options)
+    }
+
+    fn secret_grant(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        secret_access(self, true, id, relation, unit)
+    }
+
+    fn secret_revoke(
+        &mut self,
+        id: String,
+        relation: RelationRef,
+        unit: Option<String>,
+    ) -> Result<(), ModelError> {
+        secret_access(self, false, id, relation, unit)
+    }
+
+    fn secret_remove(&mut self, id: String, revision: Option<u32>) -> Result<(), ModelError> {
+        secret_remove(self, id, revision)
+    }
+
+    fn secret_ids(&mut self) -> Result<Vec<String>, ModelError> {
+        secret_ids(self)
+    }
+}
+
+/// Register the `secrets` interface, answered by the event's [`Model`] that
+/// `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::secrets::add_to_linker::<T, HasSelf<Model>>(linker, get)
+}
 use std::collections::BTreeMap;
 
 impl Model {
@@ -82,7 +157,7 @@ fn access_args(
     Ok(args)
 }
 
-pub(super) fn secret_get(
+fn secret_get(
     m: &mut Model,
     id: Option<String>,
     label: Option<String>,
@@ -110,7 +185,7 @@ pub(super) fn secret_get(
     Ok(content)
 }
 
-pub(super) fn secret_info_get(
+fn secret_info_get(
     m: &mut Model,
     id: Option<String>,
     label: Option<String>,
@@ -137,7 +212,7 @@ pub(super) fn secret_info_get(
     Ok(info)
 }
 
-pub(super) fn secret_add(
+fn secret_add(
     m: &mut Model,
     content: Vec<(String, String)>,
     options: SecretOptions,
@@ -166,7 +241,7 @@ pub(super) fn secret_add(
     Ok(uri)
 }
 
-pub(super) fn secret_set(
+fn secret_set(
     m: &mut Model,
     id: String,
     content: Option<Vec<(String, String)>>,
@@ -191,7 +266,7 @@ pub(super) fn secret_set(
 }
 
 /// Buffer `secret-grant` (`grant`) or `secret-revoke` of the running handler.
-pub(super) fn secret_access(
+fn secret_access(
     m: &mut Model,
     grant: bool,
     id: String,
@@ -210,11 +285,7 @@ pub(super) fn secret_access(
     })
 }
 
-pub(super) fn secret_remove(
-    m: &mut Model,
-    id: String,
-    revision: Option<u32>,
-) -> Result<(), ModelError> {
+fn secret_remove(m: &mut Model, id: String, revision: Option<u32>) -> Result<(), ModelError> {
     secrets::check_arg("id", &id)?;
     let mut args = Vec::new();
     if let Some(r) = revision {
@@ -233,7 +304,7 @@ pub(super) fn secret_remove(
     })
 }
 
-pub(super) fn secret_ids(m: &mut Model) -> Result<Vec<String>, ModelError> {
+fn secret_ids(m: &mut Model) -> Result<Vec<String>, ModelError> {
     if let Some(ids) = &m.cache.secret_ids {
         return Ok(ids.clone());
     }

@@ -1,14 +1,36 @@
-//! The guest's calls for what the unit is given on disk: its storage
-//! instances and its resources, each read once per event.
+//! What the unit is given on disk, each read once per event: its storage
+//! instances, the WIT `storage` interface answered by the event's
+//! [`Model`], and its resources (`resource-get`, the `model` interface's).
 
 use super::Model;
 use super::errors::failure;
 use super::names::{check_name, check_storage_id};
 use super::shapes;
 use super::tool_calls::Caller;
-use crate::bindings::model::{ModelError, StorageInstance};
+use crate::bindings::model::ModelError;
+use crate::bindings::storage::{Host, StorageInstance};
+use wasmtime::component::{HasSelf, Linker};
 
-pub(super) fn storage_list(m: &mut Model, name: Option<String>) -> Result<Vec<String>, ModelError> {
+impl Host for Model {
+    fn storage_list(&mut self, name: Option<String>) -> Result<Vec<String>, ModelError> {
+        storage_list(self, name)
+    }
+
+    fn storage_get(&mut self, id: String) -> Result<StorageInstance, ModelError> {
+        storage_get(self, id)
+    }
+}
+
+/// Register the `storage` interface, answered by the event's [`Model`] that
+/// `get` finds in an instance's state.
+pub fn add_to_linker<T: 'static>(
+    linker: &mut Linker<T>,
+    get: fn(&mut T) -> &mut Model,
+) -> wasmtime::Result<()> {
+    crate::bindings::storage::add_to_linker::<T, HasSelf<Model>>(linker, get)
+}
+
+fn storage_list(m: &mut Model, name: Option<String>) -> Result<Vec<String>, ModelError> {
     if let Some(n) = &name {
         check_name("storage", n)?;
     }
@@ -26,7 +48,7 @@ pub(super) fn storage_list(m: &mut Model, name: Option<String>) -> Result<Vec<St
     Ok(ids)
 }
 
-pub(super) fn storage_get(m: &mut Model, id: String) -> Result<StorageInstance, ModelError> {
+fn storage_get(m: &mut Model, id: String) -> Result<StorageInstance, ModelError> {
     check_storage_id(&id)?;
     if let Some(s) = m.cache.storage.get(&id) {
         return Ok(s.clone());

@@ -14,9 +14,12 @@
 //!   the deadline of the calls made now;
 //! * `log`: the unit log, the guest's dropped lines counted and reported.
 //!
-//! The guest's calls (the WIT `Host` impl in `host`, answered by one module
-//! per topic: `host_config`, `host_relations`, `host_ports`,
-//! `host_storage`, `host_network`, `host_secrets`) are bounded; the host's
+//! The guest's calls are bounded: the WIT `model` interface (its `Host` impl
+//! in `host`, answered by `host_config`, `host_storage` and `host_network`)
+//! and the interfaces that share this state, each implemented in its own
+//! module with its `add_to_linker`: `relations` (`host_relations`),
+//! `secrets` (`host_secrets`), `ports` (`host_ports`), `storage`
+//! (`host_storage`) and `network` (`host_network`). The host's
 //! own calls ([`Model::log`], [`Model::run`], [`Model::flush`],
 //! [`Model::leader`]) are never counted nor refused: the host must always be
 //! able to say why a hook failed.
@@ -27,11 +30,11 @@ mod errors;
 mod facts;
 mod host;
 mod host_config;
-mod host_network;
-mod host_ports;
-mod host_relations;
-mod host_secrets;
-mod host_storage;
+pub mod host_network;
+pub mod host_ports;
+pub mod host_relations;
+pub mod host_secrets;
+pub mod host_storage;
 mod log;
 mod names;
 pub mod ports;

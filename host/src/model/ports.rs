@@ -3,7 +3,8 @@
 //! `<port>[/<proto>]`, `<from>-<to>[/<proto>]` or `icmp`, and the requests
 //! of one event, which Juju applies only when the hook succeeds.
 
-use crate::bindings::model::{ModelError, OpenedPort, PortRange, Protocol};
+use crate::bindings::model::ModelError;
+use crate::bindings::ports::{OpenedPort, PortRange, Protocol};
 
 /// Port requests one event may leave pending, all handlers together: each
 /// is one tool call at the end of the event.

@@ -3,7 +3,8 @@
 //! content passed as `key#file=<path>` so that no value is ever in argv, and
 //! the requests of one event Juju applies only when the hook succeeds.
 
-use crate::bindings::model::{ModelError, SecretInfo, SecretOptions, SecretRotate};
+use crate::bindings::model::ModelError;
+use crate::bindings::secrets::{SecretInfo, SecretOptions, SecretRotate};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Write as _;

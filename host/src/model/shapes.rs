@@ -2,10 +2,9 @@
 //! as serde shapes, and their conversion to the WIT records. Keys Juju leaves
 //! out (`omitempty`) default to empty.
 
-use crate::bindings::model::{
-    BindAddress, CloudCredential, CloudSpec, GoalStatus, Goals, InterfaceAddress, Network,
-    StorageInstance,
-};
+use crate::bindings::model::{CloudCredential, CloudSpec, GoalStatus, Goals};
+use crate::bindings::network::{BindAddress, InterfaceAddress, Network};
+use crate::bindings::storage::StorageInstance;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 

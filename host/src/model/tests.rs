@@ -5,7 +5,8 @@
 use super::budget::MAX_GUEST_TOOL_CALLS_PER_EVENT;
 use super::{Identity, Model, describe_error};
 use crate::bindings::RelationRef;
-use crate::bindings::model::{Host, LocalBag, LogLevel, ModelError};
+use crate::bindings::model::{Host, LogLevel, ModelError};
+use crate::bindings::relations::{Host as _, LocalBag};
 use crate::charm_dir::{ConfigSchema, ConfigType};
 use crate::hook_tools::ToolOutput;
 use crate::hook_tools::table::{Calls, ToolTable};

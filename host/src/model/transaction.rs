@@ -226,7 +226,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bindings::model::{Host, LocalBag};
+    use crate::bindings::relations::{Host, LocalBag};
     use crate::hook_tools::ToolOutput;
     use crate::model::tests::{model, rel};
 

@@ -542,11 +542,13 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(incompatibility("0.2.0"), None);
-        assert!(incompatibility("0.2.1").unwrap().contains("newer host"));
-        // A charm built against 0.1 (before probes could gate) is refused.
+        assert_eq!(incompatibility("0.3.0"), None);
+        assert!(incompatibility("0.3.1").unwrap().contains("newer host"));
+        // A charm built against 0.2 (one `model` interface for the whole
+        // Juju model) or 0.1 (before probes could gate) is refused.
+        assert!(incompatibility("0.2.0").unwrap().contains("rebuild"));
         assert!(incompatibility("0.1.0").unwrap().contains("rebuild"));
-        assert!(incompatibility("0.3.0").unwrap().contains("rebuild"));
+        assert!(incompatibility("0.4.0").unwrap().contains("rebuild"));
         assert!(incompatibility("1.0.0").unwrap().contains("rebuild"));
         assert!(incompatibility("").is_some());
     }

@@ -1,13 +1,13 @@
 //! A guest built against a future, incompatible version of the contract:
-//! `wasm-charm:charm@0.3.0`, whose `status` interface has one more function,
+//! `wasm-charm:charm@0.4.0`, whose `status` interface has one more function,
 //! `set-many`. Its handler calls `set-many`, so the component really imports
-//! `wasm-charm:charm/status@0.3.0`; a host implementing 0.2.0 must refuse it
+//! `wasm-charm:charm/status@0.4.0`; a host implementing 0.3.0 must refuse it
 //! before running any of its code.
 
 wit_bindgen::generate!({
     world: "charm",
     inline: r#"
-        package wasm-charm:charm@0.3.0;
+        package wasm-charm:charm@0.4.0;
 
         interface types {
             enum status-kind { active, maintenance, waiting, blocked }
@@ -72,7 +72,7 @@ wit_bindgen::generate!({
             use types.{status, target, priority};
             set: func(target: target, scope: string, status: status, priority: priority) -> result<_, string>;
             clear: func(target: target, scope: string) -> result<_, string>;
-            /// New in 0.3.0: set several scopes of one target at once.
+            /// New in 0.4.0: set several scopes of one target at once.
             set-many: func(target: target, scopes: list<tuple<string, status>>, priority: priority) -> result<_, string>;
         }
 

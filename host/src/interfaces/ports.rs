@@ -1,0 +1,31 @@
+//! The `ports` interface as one unit: the unit's open ports, answered by the
+//! event's model (`crate::model::host_ports`), whose per-handler transaction
+//! buffers the requests and whose tool-call budget and cache the calls
+//! share. So the unit holds no state of its own: its WIT functions reach the
+//! model interface's instance state, and the model keeps, drops and sends
+//! the requests with its own writes.
+
+use super::{Declaring, HandlerState, Interface, ModelInterface, Setup, Start};
+use wasmtime::component::Linker;
+
+pub struct PortsInterface;
+
+impl Interface for PortsInterface {
+    type Event = ();
+    type Instance = ();
+    type Writes = ();
+
+    fn link(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
+        crate::model::host_ports::add_to_linker(linker, |s| s.states.get_mut::<ModelInterface>())
+    }
+
+    fn event(_setup: &Setup<'_>) {}
+
+    fn declaring(_declaring: &Declaring<'_>) {}
+
+    fn instance((): (), _start: &Start<'_>) {}
+
+    fn finish((): (), _warnings: &mut Vec<String>) -> ((), ()) {
+        ((), ())
+    }
+}
