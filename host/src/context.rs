@@ -8,11 +8,12 @@ use crate::bindings::Event;
 use crate::charm_dir::CharmDir;
 use crate::event::{self, EventError, Resolved};
 use crate::juju_env::JujuEnv;
-use crate::model::Identity;
+use crate::model::{EventFacts, Identity};
 use crate::status::store_file;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// One event's immutable context.
 #[derive(Debug)]
@@ -32,6 +33,9 @@ pub struct EventContext<'c> {
     pub workload_root: WorkloadRoot,
     /// Seconds since the Unix epoch, for the scopes' history.
     pub now: u64,
+    /// What the model knows of the event without asking Juju, built once
+    /// and shared by every model of the event.
+    pub model_facts: Arc<EventFacts>,
 }
 
 /// What the environment names, when it is no event of this charm.
@@ -60,15 +64,39 @@ impl<'c> EventContext<'c> {
             model: env.model_name().to_string(),
             juju: Some(env.juju_context()),
         };
+        let endpoints: BTreeSet<String> = charm.metadata.endpoints.keys().cloned().collect();
+        let model_facts = Arc::new(model_facts(charm, &event, &identity, &endpoints));
         Ok(Ok(EventContext {
             charm,
             described: event::describe(&event),
             event,
             identity,
-            endpoints: charm.metadata.endpoints.keys().cloned().collect(),
+            endpoints,
+            model_facts,
             state_dir: charm.path.join(store_file::STATE_DIR),
             workload_root: workload_root.clone(),
             now,
         }))
     }
+}
+
+/// The model's facts of `event`: the charm's config options, endpoints and
+/// bindings, who this unit is, and the relation the event is about.
+fn model_facts(
+    charm: &CharmDir,
+    event: &Event,
+    identity: &Identity,
+    endpoints: &BTreeSet<String>,
+) -> EventFacts {
+    let mut facts = EventFacts::new(charm.config.clone(), identity.clone());
+    facts.set_endpoints(endpoints.clone());
+    facts.set_extra_bindings(charm.metadata.extra_bindings.iter().cloned().collect());
+    if let Some(r) = event::relation_of(event) {
+        let broken = matches!(event, Event::RelationBroken(_));
+        facts.set_event_relation(&r.relation, &r.remote_app, broken);
+        if let (Event::RelationDeparted(_), Some(unit)) = (event, &r.departing_unit) {
+            facts.set_departing_unit(&r.relation, unit);
+        }
+    }
+    facts
 }

@@ -10,11 +10,9 @@
 
 use super::HandlerState;
 use super::{Declaring, Interface, Keep, Setup, Start};
-use crate::bindings::Event;
 use crate::context::EventContext;
-use crate::event;
 use crate::hook_tools::{HookTools, Unavailable};
-use crate::model::{Identity, Model, describe_error};
+use crate::model::{EventFacts, Identity, Model, describe_error};
 use std::sync::Arc;
 use wasmtime::component::Linker;
 
@@ -50,9 +48,9 @@ impl Interface for ModelInterface {
             ),
             None => Default::default(),
         };
-        let mut model = Model::new(tools, config, Identity::default());
-        model.set_endpoints(endpoints);
-        model
+        let mut facts = EventFacts::new(config, Identity::default());
+        facts.set_endpoints(endpoints);
+        Model::for_event(tools, Arc::new(facts))
     }
 
     fn instance(mut model: Model, start: &Start<'_>) -> Model {
@@ -75,20 +73,8 @@ impl Interface for ModelInterface {
     }
 }
 
-/// The model of the event `ctx`, answered by `tools`.
+/// The model of the event `ctx`, answered by `tools`: the event's facts
+/// are shared, not copied.
 fn for_event(tools: Arc<dyn HookTools>, ctx: &EventContext<'_>) -> Model {
-    let mut model = Model::new(tools, ctx.charm.config.clone(), ctx.identity.clone());
-    model.set_endpoints(ctx.endpoints.clone());
-    model.set_extra_bindings(ctx.charm.metadata.extra_bindings.iter().cloned().collect());
-    if let Some(r) = event::relation_of(&ctx.event) {
-        model.set_event_relation(
-            &r.relation,
-            &r.remote_app,
-            matches!(ctx.event, Event::RelationBroken(_)),
-        );
-        if let (Event::RelationDeparted(_), Some(unit)) = (&ctx.event, &r.departing_unit) {
-            model.set_departing_unit(&r.relation, unit);
-        }
-    }
-    model
+    Model::for_event(tools, ctx.model_facts.clone())
 }

@@ -51,12 +51,14 @@ pub use errors::describe_error;
 pub use facts::{EventFacts, Identity};
 pub use names::{MAX_NAME, is_app_name, is_unit_name};
 
+#[cfg(test)]
 use crate::bindings::RelationRef;
 use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::HookTools;
 use budget::Budget;
 use cache::ReadCache;
 use log::LogAccount;
+#[cfg(test)]
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -96,22 +98,30 @@ impl Model {
         &self.facts
     }
 
-    /// See [`EventFacts::set_endpoints`].
+    /// See [`EventFacts::set_endpoints`]; tests set the facts one by one, an event
+    /// builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
     pub fn set_endpoints(&mut self, endpoints: BTreeSet<String>) {
         Arc::make_mut(&mut self.facts).set_endpoints(endpoints);
     }
 
-    /// See [`EventFacts::set_extra_bindings`].
+    /// See [`EventFacts::set_extra_bindings`]; tests set the facts one by one, an event
+    /// builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
     pub fn set_extra_bindings(&mut self, extra: BTreeSet<String>) {
         Arc::make_mut(&mut self.facts).set_extra_bindings(extra);
     }
 
-    /// See [`EventFacts::set_event_relation`].
+    /// See [`EventFacts::set_event_relation`]; tests set the facts one by one, an event
+    /// builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
     pub fn set_event_relation(&mut self, relation: &RelationRef, remote_app: &str, broken: bool) {
         Arc::make_mut(&mut self.facts).set_event_relation(relation, remote_app, broken);
     }
 
-    /// See [`EventFacts::set_departing_unit`].
+    /// See [`EventFacts::set_departing_unit`]; tests set the facts one by one, an event
+    /// builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
     pub fn set_departing_unit(&mut self, relation: &RelationRef, unit: &str) {
         Arc::make_mut(&mut self.facts).set_departing_unit(relation, unit);
     }
