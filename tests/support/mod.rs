@@ -786,3 +786,55 @@ pub fn move_probe_times_back(store: &mut Value, by_ms: u64) {
         }
     }
 }
+
+/// `wasm-charm sim dispatch <charm> --state <state> <args>`: the charm's
+/// own `dispatch` process against the simulated Juju of `run`.
+pub fn sim_dispatch(charm: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .args(["sim", "dispatch"])
+        .arg(charm)
+        .arg("--state")
+        .arg(state)
+        .args(args)
+        .env_remove("WASM_CHARM_ROOT")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wasm-charm sim dispatch")
+}
+
+/// The ops peer's charm directory, `<workspace>/target/ops-peer/charm`,
+/// set up by `tests/ops-peer/setup.sh` (a venv with ops from PyPI) unless
+/// an earlier run completed it. A lock file keeps two test processes from
+/// setting it up at once.
+pub fn ops_peer_charm() -> PathBuf {
+    let root = workspace_root();
+    let setup = root.join("tests/ops-peer/setup.sh");
+    let dir = root.join("target/ops-peer");
+    let charm = dir.join("charm");
+    let python = charm.join("venv/bin/python");
+    let ready = || python.exists() && dir.join("env.sh").is_file();
+    fs::create_dir_all(root.join("target")).expect("create target/");
+    let lock_path = root.join("target/ops-peer.lock");
+    let lock = fs::File::create(&lock_path)
+        .unwrap_or_else(|e| panic!("create {}: {e}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
+    if !ready() {
+        let output = Command::new("bash")
+            .arg(&setup)
+            .arg(&dir)
+            .env_remove("OPERATOR_DISPATCH")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", setup.display()));
+        assert!(
+            output.status.success() && ready(),
+            "`{} {}` failed ({}); it pip-installs ops from PyPI:\n{}",
+            setup.display(),
+            dir.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+        );
+    }
+    charm
+}

@@ -24,9 +24,11 @@ pub mod run_args;
 mod secret_codec;
 pub mod secrets;
 pub mod sim;
+pub mod sim_dispatch;
 pub mod simulator;
 pub mod state_file;
 mod status_command;
+pub mod tool_session;
 pub mod tools;
 
 pub use run_args::{RunArgs, UsageError};
@@ -138,7 +140,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
 
 /// The directory the charm's declared directories are looked up under:
 /// `--root`, `$WASM_CHARM_ROOT`, else beside the state file.
-fn workload_root(
+pub(crate) fn workload_root(
     args: &RunArgs,
     charm: &CharmDir,
     state_path: &Path,
@@ -258,7 +260,11 @@ pub(crate) fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
 /// metadata.yaml in `networks`, its resources in `resources`, and secrets by
 /// Juju's ids (`secret:<20 characters>`) with an owner. Anything else would
 /// never be read, so it is a usage error naming the file and the field.
-fn check_state(charm: &CharmDir, state: &SimState, path: &Path) -> Result<(), UsageError> {
+pub(crate) fn check_state(
+    charm: &CharmDir,
+    state: &SimState,
+    path: &Path,
+) -> Result<(), UsageError> {
     let listed = |names: &mut dyn Iterator<Item = &String>| {
         let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
         if names.is_empty() {

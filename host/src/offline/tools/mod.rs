@@ -25,6 +25,44 @@ mod storage;
 mod unit;
 
 use crate::hook_tools::{HookTools, ToolOutput};
+
+/// Every tool the simulated Juju answers: the names `sim dispatch` serves.
+pub const NAMES: &[&str] = &[
+    "config-get",
+    "is-leader",
+    "relation-ids",
+    "relation-list",
+    "relation-get",
+    "relation-set",
+    "juju-log",
+    "status-set",
+    "status-get",
+    "application-version-set",
+    "action-get",
+    "action-set",
+    "action-log",
+    "action-fail",
+    "open-port",
+    "close-port",
+    "opened-ports",
+    "storage-list",
+    "storage-get",
+    "network-get",
+    "goal-state",
+    "credential-get",
+    "resource-get",
+    "secret-add",
+    "secret-set",
+    "secret-get",
+    "secret-info-get",
+    "secret-ids",
+    "secret-grant",
+    "secret-revoke",
+    "secret-remove",
+    "state-get",
+    "state-set",
+    "state-delete",
+];
 use crate::offline::sim::SimTools;
 use args::Answer;
 

@@ -94,9 +94,17 @@ impl SimTools {
         let want_app = a.bool(&["--app"]);
         let leader = state.leader;
         let mut changes: Bag = match a.flag(&["--file"]) {
-            Some("-") => serde_json::from_slice(stdin.unwrap_or_default()).map_err(|e| {
-                ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-            })?,
+            // Juju reads a YAML map (JSON is YAML too); nothing is no change.
+            Some("-") => {
+                let text = String::from_utf8_lossy(stdin.unwrap_or_default());
+                if text.trim().is_empty() {
+                    Bag::new()
+                } else {
+                    serde_saphyr::from_str(&text).map_err(|e| {
+                        ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
+                    })?
+                }
+            }
             Some(f) => {
                 return Err(ToolOutput::error(
                     1,
