@@ -204,6 +204,11 @@ pub struct SimTools {
     /// The relation of a relation hook (`JUJU_RELATION_ID`): the default of
     /// the secret tools' `-r`, as in Juju.
     pub relation: Option<String>,
+    /// The remote unit and application of a relation hook
+    /// (`JUJU_REMOTE_UNIT`, `JUJU_REMOTE_APP`): whose data `relation-get`
+    /// reads when the call names nobody, as in Juju.
+    pub remote_unit: Option<String>,
+    pub remote_app: Option<String>,
     /// metadata.yaml's relation endpoints and extra bindings: the bindings
     /// `network-get` knows.
     pub bindings: BTreeSet<String>,

@@ -148,6 +148,8 @@ impl Simulator<'_> {
                 .zip(env.get("JUJU_DEPARTING_UNIT"))
                 .map(|(r, u)| (r.to_string(), u.to_string())),
             relation: env.get("JUJU_RELATION_ID").map(str::to_string),
+            remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
+            remote_app: env.get("JUJU_REMOTE_APP").map(str::to_string),
             bindings: super::bindings(self.charm),
             state_dir: std::path::absolute(&self.state_dir).with_context(|| {
                 format!("{}: cannot find its directory", self.state_dir.display())

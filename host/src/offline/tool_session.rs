@@ -42,6 +42,10 @@ pub struct ToolContext {
     pub action: Option<String>,
     pub departing: Option<(String, String)>,
     pub relation: Option<String>,
+    #[serde(default)]
+    pub remote_unit: Option<String>,
+    #[serde(default)]
+    pub remote_app: Option<String>,
     pub bindings: BTreeSet<String>,
     pub state_dir: PathBuf,
     pub now: u64,
@@ -55,6 +59,8 @@ impl ToolContext {
             action: tools.action.clone(),
             departing: tools.departing.clone(),
             relation: tools.relation.clone(),
+            remote_unit: tools.remote_unit.clone(),
+            remote_app: tools.remote_app.clone(),
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
@@ -69,6 +75,8 @@ impl ToolContext {
             action: self.action.clone(),
             departing: self.departing.clone(),
             relation: self.relation.clone(),
+            remote_unit: self.remote_unit.clone(),
+            remote_app: self.remote_app.clone(),
             bindings: self.bindings.clone(),
             state_dir: self.state_dir.clone(),
             now: self.now,

@@ -17,6 +17,8 @@ pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         action: None,
         departing: None,
         relation: None,
+        remote_unit: None,
+        remote_app: None,
         bindings: ["db".to_string(), "peer".into(), "admin".into()].into(),
         state_dir: "/nonexistent".into(),
         // 2026-11-29T16:22:16Z
