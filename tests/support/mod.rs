@@ -185,6 +185,9 @@ fn remove_stale_packs(charms: &Path, name: &str) {
 /// `PATH`, and the fake's state, call log and debug log, all in a temporary
 /// directory removed on drop.
 pub struct Unit {
+    /// The tools are the Rust simulator's (`wasm-charm` under each tool's
+    /// name, over a session file) rather than the Python fake's.
+    simulated: bool,
     dir: tempfile::TempDir,
     unit_name: String,
     charm: PathBuf,
@@ -203,7 +206,17 @@ impl Unit {
     /// copied where linking fails. The unit's directory is created beside
     /// `packed`, so the hard link stays on one file system.
     pub fn new(packed: &Path, unit_name: &str) -> Unit {
-        Unit::create(packed, unit_name, |charm| copy_charm(packed, charm))
+        Unit::create(packed, unit_name, false, |charm| copy_charm(packed, charm))
+    }
+
+    /// As [`Unit::new`], on the Rust simulator's hook tools instead of the
+    /// Python fake's: `wasm-charm` linked under each tool's name, answering
+    /// from a session file (`{"state": …}`, the state in `run`'s format,
+    /// which for the keys the tests use is the fake's), each hook ended by
+    /// the simulator's own commit rule (`offline::end_hook`). The state,
+    /// the calls and the `juju-log` lines read as for the fake.
+    pub fn on_simulator(packed: &Path, unit_name: &str) -> Unit {
+        Unit::create(packed, unit_name, true, |charm| copy_charm(packed, charm))
     }
 
     /// A unit named `unit_name` running a fresh copy of any charm directory
@@ -224,7 +237,7 @@ impl Unit {
         linked: &[&str],
         skipped: &[&str],
     ) -> Unit {
-        Unit::create(charm_source, unit_name, |charm| {
+        Unit::create(charm_source, unit_name, false, |charm| {
             copy_charm_dir(charm_source, charm, linked, skipped)
         })
     }
@@ -234,6 +247,7 @@ impl Unit {
     fn create(
         source: &Path,
         unit_name: &str,
+        simulated: bool,
         fill: impl FnOnce(&Path) -> std::io::Result<()>,
     ) -> Unit {
         let parent = source.parent().unwrap_or(Path::new("."));
@@ -249,7 +263,11 @@ impl Unit {
 
         let tools = root.join("tools");
         fs::create_dir(&tools).expect("create tools dir");
-        let script = fake_juju_script();
+        let script = if simulated {
+            PathBuf::from(env!("CARGO_BIN_EXE_wasm-charm"))
+        } else {
+            fake_juju_script()
+        };
         assert!(script.is_file(), "missing {}", script.display());
         for tool in TOOLS {
             std::os::unix::fs::symlink(&script, tools.join(tool))
@@ -257,6 +275,7 @@ impl Unit {
         }
 
         let unit = Unit {
+            simulated,
             dir,
             unit_name: unit_name.to_string(),
             charm,
@@ -312,6 +331,16 @@ impl Unit {
 
     /// The fake's current state (see `tests/fake-juju/README.md`).
     pub fn state(&self) -> Value {
+        let file = self.state_file();
+        if self.simulated {
+            file["state"].clone()
+        } else {
+            file
+        }
+    }
+
+    /// The state file as it is: the fake's state, or the simulator's session.
+    fn state_file(&self) -> Value {
         let text = fs::read_to_string(&self.state)
             .unwrap_or_else(|e| panic!("read {}: {e}", self.state.display()));
         serde_json::from_str(&text)
@@ -320,6 +349,11 @@ impl Unit {
 
     /// Replaces the fake's state (atomically: the tools never see half a file).
     pub fn set_state(&self, state: Value) {
+        let state = if self.simulated {
+            json!({"state": state})
+        } else {
+            state
+        };
         let tmp = self.state.with_extension("json.tmp");
         let text = serde_json::to_string_pretty(&state).expect("serialise state");
         fs::write(&tmp, text).expect("write state");
@@ -398,7 +432,8 @@ impl Unit {
             .env("LANG", "C.UTF-8")
             .env("FAKE_JUJU_STATE", &self.state)
             .env("FAKE_JUJU_LOG", &self.calls)
-            .env("FAKE_JUJU_DEBUG_LOG", &self.debug);
+            .env("FAKE_JUJU_DEBUG_LOG", &self.debug)
+            .env("WASM_CHARM_SIM_SESSION", &self.state);
         for (key, value) in extra_env {
             cmd.env(key, value);
         }
@@ -407,6 +442,9 @@ impl Unit {
 
     /// Runs `cmd` and ends its hook ([`Unit::end_hook`]) as Juju would.
     fn run_dispatch(&self, cmd: Command, dispatch_path: &str) -> Output {
+        if self.simulated {
+            return self.run_simulated(cmd, dispatch_path);
+        }
         let context = context_id(&cmd);
         let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
             .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
@@ -418,6 +456,49 @@ impl Unit {
             out.status = std::process::ExitStatus::from_raw(1 << 8);
             out.stderr.extend_from_slice(error.as_bytes());
         }
+        out
+    }
+
+    /// Runs `cmd` on the simulator's tools and ends its hook by the
+    /// simulator's commit rule: the writes kept when it exited 0 (and the
+    /// commit was not refused, else exit 1), dropped otherwise.
+    fn run_simulated(&self, cmd: Command, dispatch_path: &str) -> Output {
+        use wasm_charm_host::offline::sim::SimState;
+        let env =
+            wasm_charm_host::juju_env::JujuEnv::from_vars(cmd.get_envs().filter_map(|(k, v)| {
+                Some((
+                    k.to_string_lossy().into_owned(),
+                    v?.to_string_lossy().into_owned(),
+                ))
+            }));
+        let read = |file: &Value| -> SimState {
+            serde_json::from_value(file["state"].clone())
+                .unwrap_or_else(|e| panic!("the session's state: {e}\n{file:#}"))
+        };
+        let before = read(&self.state_file());
+        let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
+            .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
+        let mut file = self.state_file();
+        let now = wasm_charm_host::juju::unix_now();
+        let ended = wasm_charm_host::offline::end_hook(
+            &before,
+            read(&file),
+            &env,
+            out.status.success(),
+            now,
+        );
+        if let Some(why) = ended.refused {
+            use std::os::unix::process::ExitStatusExt as _;
+            out.status = std::process::ExitStatus::from_raw(1 << 8);
+            out.stderr.extend_from_slice(why.as_bytes());
+        }
+        file["state"] = serde_json::to_value(&ended.state).expect("encode the state");
+        file.as_object_mut()
+            .expect("the session is a map")
+            .remove("pending-secrets");
+        let tmp = self.state.with_extension("json.tmp");
+        fs::write(&tmp, file.to_string()).expect("write the session");
+        fs::rename(&tmp, &self.state).expect("replace the session");
         out
     }
 
@@ -492,6 +573,19 @@ impl Unit {
 
     /// Every hook-tool call so far, in order: `[tool, arg, …]` each.
     pub fn calls(&self) -> Vec<Vec<String>> {
+        if self.simulated {
+            let state = self.state();
+            return state["calls"]
+                .as_array()
+                .map(|calls| {
+                    calls
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(unquote_call)
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
         let bytes = fs::read(&self.calls).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         text.split('\u{1c}')
@@ -510,11 +604,24 @@ impl Unit {
 
     /// Forgets the calls so far.
     pub fn clear_calls(&self) {
+        if self.simulated {
+            self.update_state(|s| s["calls"] = json!([]));
+            return;
+        }
         fs::write(&self.calls, "").expect("truncate calls.log");
     }
 
     /// What `juju-log` wrote: one `LEVEL message` line per call.
     pub fn debug_log(&self) -> String {
+        if self.simulated {
+            let state = self.state();
+            let lines = state["log"].as_array().cloned().unwrap_or_default();
+            return lines
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|line| format!("{line}\n"))
+                .collect();
+        }
         fs::read_to_string(&self.debug).unwrap_or_default()
     }
 
@@ -586,6 +693,36 @@ fn copy_tree(from: &Path, to: &Path, top: bool) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A call as the simulator records it (`tool arg 'quoted arg'`, with
+/// `  → exit N` when it failed) as its argv.
+fn unquote_call(line: &str) -> Vec<String> {
+    let line = line.split("  → exit ").next().unwrap_or(line);
+    let mut argv = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => argv.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '\\' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.next());
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    argv.extend(word);
+    argv
 }
 
 /// 32 lowercase hex digits, like the 16 random bytes of a Juju context id.

@@ -104,7 +104,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         .context("cannot make the hook's directory")?;
     let session = hook.path().join("session.json");
     Session {
-        context: ToolContext::of(&tools),
+        context: Some(ToolContext::of(&tools)),
         state: before.clone(),
         pending_secrets: Default::default(),
     }

@@ -27,7 +27,10 @@ pub const SESSION_VAR: &str = "WASM_CHARM_SIM_SESSION";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Session {
-    pub context: ToolContext,
+    /// What `sim dispatch` knew of the event; when absent, the tools read
+    /// the hook's context from its environment, as Juju's do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ToolContext>,
     pub state: SimState,
     #[serde(default)]
     pub pending_secrets: PendingSecrets,
@@ -64,6 +67,31 @@ impl ToolContext {
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
+        }
+    }
+
+    /// The hook's context as Juju gives it to a process (reference §1.4):
+    /// the unit, the action, the relation and its remote side; the charm's
+    /// config defaults and bindings from `JUJU_CHARM_DIR`; resources
+    /// relative to the session's directory.
+    fn from_env(session: &Path) -> ToolContext {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let charm = var("JUJU_CHARM_DIR")
+            .and_then(|dir| crate::charm_dir::CharmDir::load(Path::new(&dir)).ok());
+        ToolContext {
+            unit: var("JUJU_UNIT_NAME").unwrap_or_default(),
+            defaults: charm
+                .as_ref()
+                .map(|c| c.config.defaults.clone())
+                .unwrap_or_default(),
+            action: var("JUJU_ACTION_NAME"),
+            departing: var("JUJU_RELATION_ID").zip(var("JUJU_DEPARTING_UNIT")),
+            relation: var("JUJU_RELATION_ID"),
+            remote_unit: var("JUJU_REMOTE_UNIT"),
+            remote_app: var("JUJU_REMOTE_APP"),
+            bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
+            state_dir: crate::atomic_file::parent(session).to_path_buf(),
+            now: crate::juju::unix_now(),
         }
     }
 
@@ -137,7 +165,11 @@ fn answer(tool: &str, args: &[String]) -> anyhow::Result<ToolOutput> {
     let _lock = lock(&path)?;
     let mut session = Session::read(&path)?;
     let shared = Arc::new(Mutex::new(std::mem::take(&mut session.state)));
-    let tools = session.context.tools(shared.clone());
+    let context = session
+        .context
+        .clone()
+        .unwrap_or_else(|| ToolContext::from_env(&path));
+    let tools = context.tools(shared.clone());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // Juju sets no timeout on a tool.
     let deadline = Instant::now() + Duration::from_secs(24 * 3600);
@@ -218,14 +250,14 @@ mod tests {
         let state = t.state.lock().unwrap().clone();
         assert!(!state.pending_secrets.creates.is_empty());
         let session = Session {
-            context: ToolContext::of(&t),
+            context: Some(ToolContext::of(&t)),
             state: state.clone(),
             pending_secrets: PendingSecrets::default(),
         };
         session.write(&path).unwrap();
         let back = Session::read(&path).unwrap();
         assert_eq!(back.state, state);
-        assert_eq!(back.context.unit, "gw/0");
+        assert_eq!(back.context.map(|c| c.unit).as_deref(), Some("gw/0"));
     }
 
     #[test]
