@@ -462,3 +462,51 @@ fn action_log_keeps_each_progress_message_at_once() {
     assert_eq!(call(&mut t, "action-log", &["--", "-1 of", "2"]).code, 0);
     assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
 }
+
+#[test]
+fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
+    let mut state = SimState {
+        leader: false,
+        ..SimState::default()
+    };
+    let bag = |k: &str| [(k.to_string(), "v".to_string())].into();
+    state.relations.insert(
+        "db:1".into(),
+        SimRelation {
+            app: "pg".into(),
+            local_app_data: bag("shared"),
+            ..SimRelation::default()
+        },
+    );
+    state.relations.insert(
+        "peer:2".into(),
+        SimRelation {
+            app: "gw".into(),
+            local_app_data: bag("p"),
+            ..SimRelation::default()
+        },
+    );
+    let mut t = tools(state);
+    let args = ["--format=json", "-r", "db:1", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, "ERROR permission denied\n")
+    );
+    let args = ["--format=json", "-r", "peer:2", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!((out.code, out.stdout), (0, b"{\"p\":\"v\"}\n".to_vec()));
+    t.state.lock().unwrap().leader = true;
+    let args = ["--format=json", "-r", "db:1", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!(
+        (out.code, out.stdout),
+        (0, b"{\"shared\":\"v\"}\n".to_vec())
+    );
+    // Nobody else's bag is readable.
+    let out = call(&mut t, "relation-get", &["-r", "db:1", "-", "other/0"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, "ERROR permission denied\n")
+    );
+}
