@@ -205,8 +205,15 @@ impl Unit {
     /// The copy is recursive; `dispatch` (the host binary) is hard-linked, or
     /// copied where linking fails. The unit's directory is created beside
     /// `packed`, so the hard link stays on one file system.
+    ///
+    /// With `WASM_CHARM_TEST_TOOLS=simulator` in the environment, the unit
+    /// is [`Unit::on_simulator`]'s instead: a way to run any test file on
+    /// the Rust simulator and see what it lacks.
     pub fn new(packed: &Path, unit_name: &str) -> Unit {
-        Unit::create(packed, unit_name, false, |charm| copy_charm(packed, charm))
+        let simulated = std::env::var_os("WASM_CHARM_TEST_TOOLS").is_some_and(|v| v == "simulator");
+        Unit::create(packed, unit_name, simulated, |charm| {
+            copy_charm(packed, charm)
+        })
     }
 
     /// As [`Unit::new`], on the Rust simulator's hook tools instead of the
@@ -627,6 +634,10 @@ impl Unit {
 
     /// Forgets what `juju-log` wrote so far.
     pub fn clear_debug_log(&self) {
+        if self.simulated {
+            self.update_state(|s| s["log"] = json!([]));
+            return;
+        }
         fs::write(&self.debug, "").expect("truncate debug.log");
     }
 }
