@@ -59,6 +59,24 @@ fn with(mut state: Value, key: &str, value: Value) -> Value {
     state
 }
 
+/// A key one byte past Juju's 256.
+const LONG_KEY: &str = concat!(
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=v",
+);
+
+fn storage() -> Value {
+    with(
+        base(),
+        "storage",
+        json!({"data/0": {"kind": "filesystem", "location": "/srv/data"},
+               "data/1": {"kind": "filesystem", "location": "/srv/data1"},
+               "logs/0": {"kind": "block", "location": "/dev/vdb"}}),
+    )
+}
+
 fn non_leader() -> Value {
     with(base(), "leader", json!(false))
 }
@@ -585,6 +603,119 @@ fn corpus() -> Vec<Case> {
             &["it broke"],
             None,
         ),
+        case("action-log", b(), ACTION, "action-log", &["halfway"], None),
+        case(
+            "action-log outside an action",
+            b(),
+            &[],
+            "action-log",
+            &["halfway"],
+            None,
+        ),
+        case(
+            "status-get app as leader",
+            b(),
+            &[],
+            "status-get",
+            &["--format=json", "--application"],
+            None,
+        ),
+        case(
+            "status-get app, non-leader",
+            non_leader(),
+            &[],
+            "status-get",
+            &["--application"],
+            None,
+        ),
+        case(
+            "state-set a key too long",
+            b(),
+            &[],
+            "state-set",
+            &[LONG_KEY],
+            None,
+        ),
+        case(
+            "state-delete two keys",
+            b(),
+            &[],
+            "state-delete",
+            &["a", "b"],
+            None,
+        ),
+        case(
+            "storage-list",
+            storage(),
+            &[],
+            "storage-list",
+            &["--format=json"],
+            None,
+        ),
+        case(
+            "storage-list by name",
+            storage(),
+            &[],
+            "storage-list",
+            &["data"],
+            None,
+        ),
+        case(
+            "storage-get",
+            storage(),
+            &[],
+            "storage-get",
+            &["--format=json", "-s", "data/0"],
+            None,
+        ),
+        case(
+            "storage-get one key",
+            storage(),
+            &[],
+            "storage-get",
+            &["-s", "data/0", "location"],
+            None,
+        ),
+        case(
+            "storage-get from the hook",
+            storage(),
+            &[("JUJU_STORAGE_ID", "data/0")],
+            "storage-get",
+            &["--format=json"],
+            None,
+        ),
+        case(
+            "storage-get unknown",
+            storage(),
+            &[],
+            "storage-get",
+            &["-s", "data/9"],
+            None,
+        ),
+        case(
+            "credential-get untrusted",
+            b(),
+            &[],
+            "credential-get",
+            &["--format=json"],
+            None,
+        ),
+        case(
+            "resource-get unknown",
+            b(),
+            &[],
+            "resource-get",
+            &["image"],
+            None,
+        ),
+        case(
+            "an unknown flag",
+            b(),
+            &[],
+            "relation-get",
+            &["--bogus"],
+            None,
+        ),
     ]
 }
 
@@ -676,18 +807,11 @@ fn rust(dir: &Path, case: &Case) -> Answer {
     let tool = dir.join("rs").join(case.tool);
     std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_wasm-charm"), &tool).unwrap();
-    let env = |k: &str| case.env.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
     let mut state = case.state.clone();
     state["unit"] = json!(UNIT);
-    let session = json!({
-        "context": {
-            "unit": UNIT, "defaults": {}, "action": env("JUJU_ACTION_NAME"),
-            "departing": null, "relation": env("JUJU_RELATION_ID"),
-            "remote-unit": env("JUJU_REMOTE_UNIT"), "remote-app": env("JUJU_REMOTE_APP"),
-            "bindings": ["db", "peer"], "state-dir": dir, "now": 0,
-        },
-        "state": state,
-    });
+    // No context: the tools read the hook's from its environment, as
+    // Juju's do.
+    let session = json!({ "state": state });
     let path = dir.join("session.json");
     std::fs::write(&path, session.to_string()).unwrap();
     let var = path.display().to_string();

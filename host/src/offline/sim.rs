@@ -209,6 +209,9 @@ pub struct SimTools {
     /// reads when the call names nobody, as in Juju.
     pub remote_unit: Option<String>,
     pub remote_app: Option<String>,
+    /// The storage instance of a storage hook (`JUJU_STORAGE_ID`): the
+    /// default of `storage-get`'s `-s`, as in Juju.
+    pub storage: Option<String>,
     /// metadata.yaml's relation endpoints and extra bindings: the bindings
     /// `network-get` knows.
     pub bindings: BTreeSet<String>,

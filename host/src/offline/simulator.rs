@@ -150,6 +150,7 @@ impl Simulator<'_> {
             relation: env.get("JUJU_RELATION_ID").map(str::to_string),
             remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
             remote_app: env.get("JUJU_REMOTE_APP").map(str::to_string),
+            storage: env.get("JUJU_STORAGE_ID").map(str::to_string),
             bindings: super::bindings(self.charm),
             state_dir: std::path::absolute(&self.state_dir).with_context(|| {
                 format!("{}: cannot find its directory", self.state_dir.display())

@@ -49,6 +49,8 @@ pub struct ToolContext {
     pub remote_unit: Option<String>,
     #[serde(default)]
     pub remote_app: Option<String>,
+    #[serde(default)]
+    pub storage: Option<String>,
     pub bindings: BTreeSet<String>,
     pub state_dir: PathBuf,
     pub now: u64,
@@ -64,6 +66,7 @@ impl ToolContext {
             relation: tools.relation.clone(),
             remote_unit: tools.remote_unit.clone(),
             remote_app: tools.remote_app.clone(),
+            storage: tools.storage.clone(),
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
@@ -89,6 +92,7 @@ impl ToolContext {
             relation: var("JUJU_RELATION_ID"),
             remote_unit: var("JUJU_REMOTE_UNIT"),
             remote_app: var("JUJU_REMOTE_APP"),
+            storage: var("JUJU_STORAGE_ID"),
             bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
             state_dir: crate::atomic_file::parent(session).to_path_buf(),
             now: crate::juju::unix_now(),
@@ -105,6 +109,7 @@ impl ToolContext {
             relation: self.relation.clone(),
             remote_unit: self.remote_unit.clone(),
             remote_app: self.remote_app.clone(),
+            storage: self.storage.clone(),
             bindings: self.bindings.clone(),
             state_dir: self.state_dir.clone(),
             now: self.now,

@@ -19,6 +19,7 @@ pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         relation: None,
         remote_unit: None,
         remote_app: None,
+        storage: None,
         bindings: ["db".to_string(), "peer".into(), "admin".into()].into(),
         state_dir: "/nonexistent".into(),
         // 2026-11-29T16:22:16Z
