@@ -12,7 +12,9 @@
 //! and the one commit rule) over `sim`, `pebble`, `machine` and `tools`;
 //! `state_file`, `context` (flags to state and environment), `report` and
 //! `status_command` over those; `tools` (the simulated Juju's hook tools,
-//! with their table) at the top.
+//! with their table) at the top. `tool_session` serves those tools to
+//! processes (`wasm-charm` under a tool's name) and `sim_dispatch` runs a
+//! charm's own `dispatch` against them (`wasm-charm sim dispatch`).
 
 pub mod context;
 pub mod deployment;
