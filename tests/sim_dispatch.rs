@@ -238,3 +238,25 @@ fn a_tool_outside_a_hook_says_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_containers_simulated_pebble_serves_the_dispatch_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let charm = dir.path().join("web");
+    copy_charm(&packed("examples/web-k8s"), &charm).unwrap();
+    let st = dir.path().join("state.yaml");
+    let out = ok(&sim_dispatch(&charm, &st, &["--event", "web-pebble-ready"]));
+    assert!(
+        out.contains("pebble web: push /etc/web/web.conf\n"),
+        "{out}"
+    );
+    assert!(out.contains("unit status: active \"Serving\""), "{out}");
+    let s = state(&st);
+    let conf = s["containers"]["web"]["files"]["/etc/web/web.conf"].as_str();
+    assert!(conf.is_some_and(|c| c.contains("port = 8080\n")), "{s:#}");
+    // The socket lives only while the event runs.
+    let socket = dir
+        .path()
+        .join("state.root/charm/containers/web/pebble.socket");
+    assert!(!socket.exists(), "{}", socket.display());
+}

@@ -114,7 +114,9 @@ enum SimCommand {
     /// each tool's name, first on `PATH`; the environment is Juju's for the
     /// event. The process's writes are kept when it exits 0 and dropped
     /// otherwise, as Juju commits a hook. The state file and the flags are
-    /// `run`'s; the charm's workload and Pebble are not simulated here.
+    /// `run`'s, and so are the containers' simulated Pebbles (under the
+    /// workload root, given to the process as WASM_CHARM_ROOT); the machine
+    /// is the real one: a charm's workload calls are not simulated here.
     Dispatch(Box<offline::RunArgs>),
 }
 

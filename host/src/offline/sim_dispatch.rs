@@ -6,6 +6,7 @@
 //! (`end_hook`).
 
 use super::context;
+use super::pebble;
 use super::report::print_event_record;
 use super::run_args::{RunArgs, UsageError};
 use super::simulator::{Simulator, end_hook, start_event};
@@ -95,6 +96,15 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     let env = context::hook_env(args, &charm, &event, &mut state, &unit)?;
     let now = crate::juju::unix_now();
     start_event(&mut state, &unit, params);
+    // Each container's simulated Pebble, served where the process finds it
+    // under the workload root, as `run` serves it; it acts at once.
+    let containers = pebble::Containers::start(
+        &charm,
+        &root,
+        std::mem::take(&mut state.containers),
+        &state_path,
+        now,
+    )?;
     let before = state.clone();
     let shared = Arc::new(Mutex::new(state));
     let tools = simulator.tools(&env, &shared, unit, now)?;
@@ -113,10 +123,11 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     // The root `run` would use, when the charm has one there to use.
     let root_var = (!root.is_machine() && root.path().is_dir()).then(|| root.path().to_path_buf());
     let status = run_dispatch(&charm.path, &env, &bin, &session, root_var.as_deref())?;
-    let after = {
+    let mut after = {
         let _lock = super::tool_session::lock(&session)?;
         Session::read(&session)?.state
     };
+    after.containers = containers.finish();
     let ended = end_hook(&before, after, &env, status.success(), now);
     save_state(&state_path, &ended.state, &machine)?;
     Ok(Dispatched {
