@@ -865,7 +865,15 @@ pub fn offline_ok(charm: &Path, state: &Path, args: &[&str]) -> String {
 /// A unit `gateway/0` of the gateway example whose handlers all succeed: the
 /// leader, `kind=ingress`, and a pilot relation with its data.
 pub fn ready_gateway() -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    ready(Unit::new(&packed("examples/gateway"), "gateway/0"))
+}
+
+/// [`ready_gateway`] on the Rust simulator's tools ([`Unit::on_simulator`]).
+pub fn ready_gateway_on_simulator() -> Unit {
+    ready(Unit::on_simulator(&packed("examples/gateway"), "gateway/0"))
+}
+
+fn ready(unit: Unit) -> Unit {
     unit.set_state(serde_json::json!({
         "leader": true,
         "config": {"kind": "ingress"},
