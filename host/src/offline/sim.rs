@@ -56,6 +56,24 @@ pub struct SimStatuses {
     pub app: Option<Written>,
 }
 
+/// A hook tool's failure the operator scripts in the state: the call is
+/// recorded, then answered with this output and exit code instead of the
+/// tool's (a controller that refuses, a tool that breaks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ScriptedFailure {
+    #[serde(default = "one")]
+    pub code: i32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdout: String,
+}
+
+fn one() -> i32 {
+    1
+}
+
 /// Everything the simulated Juju knows: the state file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -77,6 +95,10 @@ pub struct SimState {
     /// named here run for real.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub probes: BTreeMap<String, ScriptedProbe>,
+    /// Hook tools that fail, by name, as the operator scripts them (kept
+    /// from run to run until edited).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fail: BTreeMap<String, ScriptedFailure>,
     /// What `status-set` last wrote.
     #[serde(default)]
     pub status: SimStatuses,
@@ -166,6 +188,7 @@ impl Default for SimState {
             config: BTreeMap::new(),
             relations: BTreeMap::new(),
             probes: BTreeMap::new(),
+            fail: BTreeMap::new(),
             status: SimStatuses::default(),
             application_version: None,
             log: Vec::new(),

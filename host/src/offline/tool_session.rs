@@ -166,7 +166,7 @@ fn answer(tool: &str, args: &[String]) -> anyhow::Result<ToolOutput> {
         .with_context(|| {
             format!("{tool}: not in a hook of the simulated Juju ({SESSION_VAR} is not set)")
         })?;
-    let (args, stdin) = input(tool, args)?;
+    let stdin = input(args)?;
     let _lock = lock(&path)?;
     let mut session = Session::read(&path)?;
     let shared = Arc::new(Mutex::new(std::mem::take(&mut session.state)));
@@ -185,47 +185,20 @@ fn answer(tool: &str, args: &[String]) -> anyhow::Result<ToolOutput> {
     Ok(out)
 }
 
-/// The arguments and stdin the embedded tool takes: `--file -` reads stdin,
-/// and `--file <path>` (read by Juju's tool client, not the controller)
-/// becomes the file's content on stdin.
-fn input(tool: &str, args: &[String]) -> anyhow::Result<(Vec<String>, Option<Vec<u8>>)> {
-    if !matches!(tool, "relation-set" | "state-set") {
-        return Ok((args.to_vec(), None));
+/// The stdin a call gives its tool: read only by `--file -`, as Juju's
+/// tools read it (a tool that never reads it must not wait on it).
+fn input(args: &[String]) -> anyhow::Result<Option<Vec<u8>>> {
+    let flags: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
+    let reads = flags.iter().any(|a| *a == "--file=-")
+        || flags.windows(2).any(|w| w[0] == "--file" && w[1] == "-");
+    if !reads {
+        return Ok(None);
     }
-    let mut out = Vec::with_capacity(args.len());
-    let mut file = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--" {
-            out.push(a.clone());
-            out.extend(it.by_ref().cloned());
-            break;
-        }
-        let named = match a.strip_prefix("--file") {
-            Some("") => it.next().cloned(),
-            Some(rest) => rest.strip_prefix('=').map(str::to_string),
-            None => None,
-        };
-        match named {
-            Some(name) => {
-                file = Some(name);
-                out.push("--file=-".to_string());
-            }
-            None => out.push(a.clone()),
-        }
-    }
-    let stdin = match file.as_deref() {
-        None => None,
-        Some("-") => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .context("cannot read stdin")?;
-            Some(bytes)
-        }
-        Some(name) => Some(std::fs::read(name).with_context(|| format!("cannot read {name}"))?),
-    };
-    Ok((out, stdin))
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    Ok(Some(bytes))
 }
 
 #[cfg(test)]
@@ -266,16 +239,10 @@ mod tests {
     }
 
     #[test]
-    fn a_file_argument_becomes_stdin() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("bag.yaml");
-        std::fs::write(&file, "a: b\n").unwrap();
-        let name = file.display().to_string();
-        let args = ["-r", "db:1", "--file", name.as_str(), "k=v"].map(String::from);
-        let (args, stdin) = input("relation-set", &args).unwrap();
-        assert_eq!(args, ["-r", "db:1", "--file=-", "k=v"]);
-        assert_eq!(stdin.as_deref(), Some(&b"a: b\n"[..]));
-        let other = ["--file", "x"].map(String::from);
-        assert_eq!(input("secret-add", &other).unwrap(), (other.to_vec(), None));
+    fn only_file_dash_reads_stdin() {
+        let none = ["-r", "db:1", "--file", "bag.yaml", "k=v"].map(String::from);
+        assert_eq!(input(&none).unwrap(), None);
+        let past_flags = ["--", "--file=-"].map(String::from);
+        assert_eq!(input(&past_flags).unwrap(), None);
     }
 }

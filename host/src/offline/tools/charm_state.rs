@@ -5,7 +5,7 @@
 //! hook that exited 0 with the state past the unit's quota, as Juju's
 //! commit does.
 
-use super::args::{Answer, format, output, parse, unrecognized};
+use super::args::{Answer, format, output, parse, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{SimState, SimTools};
 use crate::status::store_chunks::{MAX_UNIT_STATE, MAX_VALUE, juju_size};
@@ -51,27 +51,7 @@ impl SimTools {
         stdin: Option<&[u8]>,
     ) -> Answer {
         let a = parse(args, &["--file"], &[])?;
-        let mut pairs: BTreeMap<String, String> = match a.flag(&["--file"]) {
-            None => BTreeMap::new(),
-            Some("-") => {
-                let text = std::str::from_utf8(stdin.unwrap_or_default()).map_err(|e| {
-                    ToolOutput::error(1, format!("cannot read settings from stdin: {e}"))
-                })?;
-                if text.trim().is_empty() {
-                    BTreeMap::new()
-                } else {
-                    serde_saphyr::from_str(text).map_err(|e| {
-                        ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-                    })?
-                }
-            }
-            Some(f) => {
-                return Err(ToolOutput::error(
-                    1,
-                    format!("the simulated Juju reads --file only from stdin, not {f}"),
-                ));
-            }
-        };
+        let mut pairs: BTreeMap<String, String> = settings_file(a.flag(&["--file"]), stdin)?;
         for kv in &a.positional {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
                 ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))

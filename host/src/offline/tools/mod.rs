@@ -123,7 +123,22 @@ impl HookTools for SimTools {
         stdin: Option<&[u8]>,
         _deadline: std::time::Instant,
     ) -> std::io::Result<ToolOutput> {
-        let out = self.answer(tool, args, stdin).unwrap_or_else(|e| e);
+        let scripted = {
+            let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.fail.get(tool).map(|f| ToolOutput {
+                code: f.code,
+                stdout: f.stdout.clone().into_bytes(),
+                stderr: if f.stderr.is_empty() || f.stderr.ends_with('\n') {
+                    f.stderr.clone()
+                } else {
+                    format!("{}\n", f.stderr)
+                },
+            })
+        };
+        let out = match scripted {
+            Some(out) => out,
+            None => self.answer(tool, args, stdin).unwrap_or_else(|e| e),
+        };
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let mut line = tool.to_string();
         for a in args {

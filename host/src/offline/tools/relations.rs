@@ -1,7 +1,7 @@
 //! The relation tools (reference §2): `relation-ids`, `relation-list`,
 //! `relation-get`, `relation-set`.
 
-use super::args::{Answer, Args, format, output, parse, relation, unrecognized};
+use super::args::{Answer, Args, format, output, parse, relation, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{Bag, SimState, SimTools};
 
@@ -153,26 +153,7 @@ impl SimTools {
         )?;
         let want_app = a.bool(&["--app"]);
         let leader = state.leader;
-        let mut changes: Bag = match a.flag(&["--file"]) {
-            // Juju reads a YAML map (JSON is YAML too); nothing is no change.
-            Some("-") => {
-                let text = String::from_utf8_lossy(stdin.unwrap_or_default());
-                if text.trim().is_empty() {
-                    Bag::new()
-                } else {
-                    serde_saphyr::from_str(&text).map_err(|e| {
-                        ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-                    })?
-                }
-            }
-            Some(f) => {
-                return Err(ToolOutput::error(
-                    1,
-                    format!("the simulated Juju reads --file only from stdin, not {f}"),
-                ));
-            }
-            None => Bag::new(),
-        };
+        let mut changes: Bag = settings_file(a.flag(&["--file"]), stdin)?;
         for kv in &a.positional {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
                 ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))

@@ -511,3 +511,27 @@ fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
         (1, "ERROR permission denied\n")
     );
 }
+
+#[test]
+fn a_scripted_failure_answers_instead_of_the_tool_and_is_recorded() {
+    let state: SimState = serde_saphyr::from_str(
+        "fail:\n  relation-get: {code: 2, stderr: 'ERROR permission denied'}\n  is-leader: {}\n",
+    )
+    .unwrap();
+    let mut t = tools(state);
+    let out = call(&mut t, "relation-get", &["-r", "db:1"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (2, "ERROR permission denied\n")
+    );
+    let out = call(&mut t, "is-leader", &[]);
+    assert_eq!(
+        (out.code, out.stdout, out.stderr.as_str()),
+        (1, Vec::new(), "")
+    );
+    let calls = t.state.lock().unwrap().calls.clone();
+    assert_eq!(
+        calls,
+        ["relation-get -r db:1  → exit 2", "is-leader  → exit 1"]
+    );
+}
