@@ -188,6 +188,9 @@ pub struct Unit {
     /// The tools are the Rust simulator's (`wasm-charm` under each tool's
     /// name, over a session file) rather than the Python fake's.
     simulated: bool,
+    /// On the simulator: the state and environment of the hook
+    /// [`Unit::dispatch_command`] last built, for [`Unit::end_hook`].
+    hook: Mutex<Option<SimulatedHook>>,
     dir: tempfile::TempDir,
     unit_name: String,
     charm: PathBuf,
@@ -283,6 +286,7 @@ impl Unit {
 
         let unit = Unit {
             simulated,
+            hook: Mutex::new(None),
             dir,
             unit_name: unit_name.to_string(),
             charm,
@@ -444,6 +448,21 @@ impl Unit {
         for (key, value) in extra_env {
             cmd.env(key, value);
         }
+        if self.simulated {
+            let env = cmd
+                .get_envs()
+                .filter_map(|(k, v)| {
+                    Some((
+                        k.to_string_lossy().into_owned(),
+                        v?.to_string_lossy().into_owned(),
+                    ))
+                })
+                .collect();
+            *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(SimulatedHook {
+                state: self.state_file()["state"].clone(),
+                env,
+            });
+        }
         cmd
     }
 
@@ -470,35 +489,36 @@ impl Unit {
     /// simulator's commit rule: the writes kept when it exited 0 (and the
     /// commit was not refused, else exit 1), dropped otherwise.
     fn run_simulated(&self, cmd: Command, dispatch_path: &str) -> Output {
-        use wasm_charm_host::offline::sim::SimState;
-        let env =
-            wasm_charm_host::juju_env::JujuEnv::from_vars(cmd.get_envs().filter_map(|(k, v)| {
-                Some((
-                    k.to_string_lossy().into_owned(),
-                    v?.to_string_lossy().into_owned(),
-                ))
-            }));
-        let read = |file: &Value| -> SimState {
-            serde_json::from_value(file["state"].clone())
-                .unwrap_or_else(|e| panic!("the session's state: {e}\n{file:#}"))
-        };
-        let before = read(&self.state_file());
         let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
             .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
-        let mut file = self.state_file();
-        let now = wasm_charm_host::juju::unix_now();
-        let ended = wasm_charm_host::offline::end_hook(
-            &before,
-            read(&file),
-            &env,
-            out.status.success(),
-            now,
-        );
-        if let Some(why) = ended.refused {
+        if let Err(why) = self.end_simulated_hook(out.status.success()) {
             use std::os::unix::process::ExitStatusExt as _;
             out.status = std::process::ExitStatus::from_raw(1 << 8);
             out.stderr.extend_from_slice(why.as_bytes());
         }
+        out
+    }
+
+    /// Ends the hook [`Unit::dispatch_command`] last built, by the
+    /// simulator's commit rule (`offline::end_hook`): from the state it
+    /// started with to the state its tools left. `Err`: the commit was
+    /// refused, which fails the hook.
+    fn end_simulated_hook(&self, exited_zero: bool) -> Result<(), String> {
+        use wasm_charm_host::offline::sim::SimState;
+        let Some(hook) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Ok(());
+        };
+        let read = |state: Value| -> SimState {
+            serde_json::from_value(state).unwrap_or_else(|e| panic!("the session's state: {e}"))
+        };
+        let mut file = self.state_file();
+        let ended = wasm_charm_host::offline::end_hook(
+            &read(hook.state),
+            read(file["state"].clone()),
+            &wasm_charm_host::juju_env::JujuEnv::from_vars(hook.env),
+            exited_zero,
+            wasm_charm_host::juju::unix_now(),
+        );
         file["state"] = serde_json::to_value(&ended.state).expect("encode the state");
         file.as_object_mut()
             .expect("the session is a map")
@@ -506,7 +526,7 @@ impl Unit {
         let tmp = self.state.with_extension("json.tmp");
         fs::write(&tmp, file.to_string()).expect("write the session");
         fs::rename(&tmp, &self.state).expect("replace the session");
-        out
+        ended.refused.map_or(Ok(()), Err)
     }
 
     /// Ends the hook run with `JUJU_CONTEXT_ID=context_id` as Juju does:
@@ -518,6 +538,9 @@ impl Unit {
     /// state over `max-charm-state-size`); nothing is kept then, and Juju
     /// would count the hook as failed. Panics if the fake cannot be run.
     pub fn end_hook(&self, context_id: &str, exited_zero: bool) -> Result<(), String> {
+        if self.simulated {
+            return self.end_simulated_hook(exited_zero);
+        }
         let action = if exited_zero { "commit" } else { "discard" };
         let script = fake_juju_script();
         let out = Command::new(&script)
@@ -581,17 +604,27 @@ impl Unit {
     /// Every hook-tool call so far, in order: `[tool, arg, …]` each.
     pub fn calls(&self) -> Vec<Vec<String>> {
         if self.simulated {
+            // The simulator's record, then the calls of tools a test
+            // replaced ([`Unit::replace_tool`]), which it never sees.
             let state = self.state();
-            return state["calls"]
-                .as_array()
-                .map(|calls| {
-                    calls
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(unquote_call)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let replaced = fs::read(&self.calls).unwrap_or_default();
+            let replaced = String::from_utf8_lossy(&replaced).into_owned();
+            let replaced = replaced
+                .split('\u{1c}')
+                .filter(|record| !record.is_empty())
+                .map(|record| {
+                    record
+                        .split('\u{1e}')
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                });
+            let recorded = state["calls"].as_array().cloned().unwrap_or_default();
+            return recorded
+                .iter()
+                .filter_map(Value::as_str)
+                .map(unquote_call)
+                .chain(replaced)
+                .collect();
         }
         let bytes = fs::read(&self.calls).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
@@ -613,7 +646,6 @@ impl Unit {
     pub fn clear_calls(&self) {
         if self.simulated {
             self.update_state(|s| s["calls"] = json!([]));
-            return;
         }
         fs::write(&self.calls, "").expect("truncate calls.log");
     }
@@ -640,6 +672,12 @@ impl Unit {
         }
         fs::write(&self.debug, "").expect("truncate debug.log");
     }
+}
+
+/// A hook on the simulator, as it started: its state and environment.
+struct SimulatedHook {
+    state: Value,
+    env: Vec<(String, String)>,
 }
 
 /// The `JUJU_CONTEXT_ID` a command built by [`Unit::dispatch_command`] runs

@@ -129,6 +129,11 @@ pub struct SimState {
     /// charm with `store: juju` keeps its scope store.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub charm_state: BTreeMap<String, String>,
+    /// The controller's `max-charm-state-size` in bytes, the charm state's
+    /// total that Juju checks when it commits a hook; 2 MiB when absent,
+    /// 0 for no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_charm_state_size: Option<usize>,
     /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
     /// they are open for (`*`: every endpoint).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -198,6 +203,7 @@ impl Default for SimState {
             action_failed: None,
             scopes: None,
             charm_state: BTreeMap::new(),
+            max_charm_state_size: None,
             opened_ports: BTreeMap::new(),
             storage: BTreeMap::new(),
             networks: BTreeMap::new(),

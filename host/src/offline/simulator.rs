@@ -227,7 +227,7 @@ pub fn end_hook(
     now: u64,
 ) -> Ended {
     let refused = if succeeded && after.charm_state != before.charm_state {
-        tools::charm_state::refused_at_commit(&after.charm_state)
+        tools::charm_state::refused_at_commit(&after.charm_state, after.max_charm_state_size)
     } else {
         None
     };

@@ -92,10 +92,16 @@ impl SimTools {
 
 /// Why Juju would refuse to commit `charm_state`: past the unit's quota,
 /// in Juju's words; `None` when it fits.
-pub fn refused_at_commit(charm_state: &BTreeMap<String, String>) -> Option<String> {
-    (juju_size(charm_state) > MAX_UNIT_STATE).then(|| {
+pub fn refused_at_commit(
+    charm_state: &BTreeMap<String, String>,
+    limit: Option<usize>,
+) -> Option<String> {
+    // The controller's `max-charm-state-size`, Juju's default unless the
+    // state sets it; 0: no limit.
+    let limit = limit.unwrap_or(MAX_UNIT_STATE);
+    (limit > 0 && juju_size(charm_state) > limit).then(|| {
         format!(
-            "committing requested changes failed: max allowed charm state size ({MAX_UNIT_STATE}) exceeded"
+            "committing requested changes failed: max allowed charm state size ({limit}) exceeded"
         )
     })
 }
@@ -198,7 +204,7 @@ mod tests {
             state.keys().collect::<Vec<_>>(),
             ["wasm-charm.store", "wasm-charm.store.0"]
         );
-        assert_eq!(refused_at_commit(&state), None);
+        assert_eq!(refused_at_commit(&state, None), None);
         assert_eq!(JujuStore::new(t).load().unwrap(), store);
     }
 
@@ -207,10 +213,10 @@ mod tests {
         let mut state: BTreeMap<String, String> = (0..31)
             .map(|i| (format!("k{i:02}"), "x".repeat(MAX_VALUE)))
             .collect();
-        assert_eq!(refused_at_commit(&state), None);
+        assert_eq!(refused_at_commit(&state, None), None);
         state.insert("k31".into(), "x".repeat(MAX_VALUE));
         assert_eq!(
-            refused_at_commit(&state).as_deref(),
+            refused_at_commit(&state, None).as_deref(),
             Some(
                 "committing requested changes failed: max allowed charm state size (2097152) exceeded"
             )
