@@ -247,7 +247,21 @@ impl Unit {
         linked: &[&str],
         skipped: &[&str],
     ) -> Unit {
-        Unit::create(charm_source, unit_name, false, |charm| {
+        let simulated = std::env::var_os("WASM_CHARM_TEST_TOOLS").is_some_and(|v| v == "simulator");
+        Unit::create(charm_source, unit_name, simulated, |charm| {
+            copy_charm_dir(charm_source, charm, linked, skipped)
+        })
+    }
+
+    /// As [`Unit::with_charm_dir`], on the Rust simulator's tools
+    /// ([`Unit::on_simulator`]).
+    pub fn with_charm_dir_on_simulator(
+        charm_source: &Path,
+        unit_name: &str,
+        linked: &[&str],
+        skipped: &[&str],
+    ) -> Unit {
+        Unit::create(charm_source, unit_name, true, |charm| {
             copy_charm_dir(charm_source, charm, linked, skipped)
         })
     }
@@ -341,13 +355,21 @@ impl Unit {
     }
 
     /// The fake's current state (see `tests/fake-juju/README.md`).
+    ///
+    /// On the simulator, the state without what the last events left
+    /// (`calls`, `log`): those are [`Unit::calls`] and
+    /// [`Unit::debug_log`], as the fake keeps them in files of their own.
     pub fn state(&self) -> Value {
-        let file = self.state_file();
-        if self.simulated {
-            file["state"].clone()
-        } else {
-            file
+        let mut file = self.state_file();
+        if !self.simulated {
+            return file;
         }
+        let mut state = file["state"].take();
+        if let Some(map) = state.as_object_mut() {
+            map.remove("calls");
+            map.remove("log");
+        }
+        state
     }
 
     /// The state file as it is: the fake's state, or the simulator's session.
@@ -361,6 +383,21 @@ impl Unit {
     /// Replaces the fake's state (atomically: the tools never see half a file).
     pub fn set_state(&self, state: Value) {
         let state = if self.simulated {
+            // What the events left stays, unless the caller gives its own.
+            let mut state = state;
+            let record = if self.state.exists() {
+                self.state_file()["state"].clone()
+            } else {
+                Value::Null
+            };
+            for key in ["calls", "log"] {
+                if state.get(key).is_none()
+                    && let Some(kept) = record.get(key)
+                    && let Some(map) = state.as_object_mut()
+                {
+                    map.insert(key.to_string(), kept.clone());
+                }
+            }
             json!({"state": state})
         } else {
             state
@@ -606,7 +643,7 @@ impl Unit {
         if self.simulated {
             // The simulator's record, then the calls of tools a test
             // replaced ([`Unit::replace_tool`]), which it never sees.
-            let state = self.state();
+            let state = self.state_file()["state"].clone();
             let replaced = fs::read(&self.calls).unwrap_or_default();
             let replaced = String::from_utf8_lossy(&replaced).into_owned();
             let replaced = replaced
@@ -653,7 +690,7 @@ impl Unit {
     /// What `juju-log` wrote: one `LEVEL message` line per call.
     pub fn debug_log(&self) -> String {
         if self.simulated {
-            let state = self.state();
+            let state = self.state_file()["state"].clone();
             let lines = state["log"].as_array().cloned().unwrap_or_default();
             return lines
                 .iter()
