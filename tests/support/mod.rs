@@ -1,26 +1,36 @@
 //! Test support for the integration tests: run the `wasm-charm` host the way
-//! Juju runs it, against fake hook tools.
+//! Juju runs it, against simulated hook tools.
 //!
 //! A [`Unit`] is one simulated Juju unit in a temporary directory: a copy of a
-//! packed charm ([`Unit::new`]) or of any other charm directory, such as the
-//! `ops` peer's ([`Unit::with_charm_dir`]), a tools directory of fake hook
-//! tools (symlinks to `tests/fake-juju/fake_juju.py`) put first on `PATH`, the
-//! fake's JSON state, its call log and its debug log. [`Unit::dispatch`] runs
-//! `<charm>/dispatch` with a cleared environment holding exactly what Juju
-//! sets (juju-protocol.md §1.2–§1.4), the charm directory as working directory
-//! and stdin closed. See `tests/fake-juju/README.md` for the state format.
+//! packed charm or of any other charm directory, such as the `ops` peer's, a
+//! tools directory put first on `PATH`, its state, its call log and its debug
+//! log. [`Unit::dispatch`] runs `<charm>/dispatch` with a cleared environment
+//! holding exactly what Juju sets (juju-protocol.md §1.2–§1.4), the charm
+//! directory as working directory and stdin closed.
 //!
-//! The fake commits like Juju (§1.6 of the protocol notes): `relation-set`,
-//! `state-set` and `state-delete` are held in the state's `pending` area,
-//! tagged with the hook's `JUJU_CONTEXT_ID`, and only the hook's own reads see
-//! them. Every dispatch run here ends its hook with [`Unit::end_hook`]: the
-//! pending writes are committed when the process exited 0 and dropped
-//! otherwise; when the commit itself fails (the charm state over its total
-//! quota) the returned [`Output`] says exit 1, as Juju then counts the hook
-//! failed. A test that runs the process itself ([`Unit::dispatch_command`])
-//! ends the hook with [`Unit::end_hook`] and [`context_id`], or leaves the
-//! writes pending, where the next hook drops them (as Juju would for a hook
-//! that never finished).
+//! The tools are one of two simulated Jujus:
+//!
+//! * the Rust simulator of `wasm-charm run` ([`Unit::on_simulator`],
+//!   [`Unit::with_charm_dir_on_simulator`]): `wasm-charm` linked under each
+//!   tool's name, answering from a session file (`{"state": …}`, the state in
+//!   `run`'s format), each hook ended by the simulator's own commit rule
+//!   (`offline::end_hook`): kept when the process exited 0, dropped
+//!   otherwise, and a commit Juju would refuse (the charm state past its
+//!   quota) fails the hook with exit 1. Most test files run on it.
+//! * the Python fake (`tests/fake-juju/fake_juju.py`; [`Unit::new`],
+//!   [`Unit::with_charm_dir`]), kept as the differential check
+//!   (`tests/sim_differential.rs`) and for the tests whose states use its own
+//!   forms (see its README). It commits like Juju too (§1.6 of the protocol
+//!   notes): `relation-set`, `state-set` and `state-delete` are held in the
+//!   state's `pending` area, tagged with the hook's `JUJU_CONTEXT_ID`, and
+//!   only the hook's own reads see them. Every dispatch run here ends its
+//!   hook with [`Unit::end_hook`]: the pending writes are committed when the
+//!   process exited 0 and dropped otherwise; when the commit itself fails the
+//!   returned [`Output`] says exit 1. A test that runs the process itself
+//!   ([`Unit::dispatch_command`]) ends the hook with [`Unit::end_hook`] and
+//!   [`context_id`], or leaves the writes pending, where the next hook drops
+//!   them (as Juju would for a hook that never finished). See
+//!   `tests/fake-juju/README.md` for its state format.
 //!
 //! Each test file includes this with `mod support;`; not every test uses every
 //! item.
