@@ -68,7 +68,7 @@ fn progress(unit: &Unit) -> Vec<String> {
 /// A unit of the backup example serving `users` and `orders`, installed:
 /// active "Ready for backups".
 fn backup_unit() -> Unit {
-    let unit = Unit::new(&packed("examples/backup"), "backup/0");
+    let unit = Unit::on_simulator(&packed("examples/backup"), "backup/0");
     unit.update_state(|s| s["config"] = json!({"databases": "users,orders"}));
     assert_success(&unit.dispatch("install"));
     assert_eq!(
@@ -334,7 +334,7 @@ fn the_backup_action_offline_prints_its_progress_results_and_failure() {
 // ------------------------------------------------------------ every call
 
 fn modes_unit() -> Unit {
-    let unit = Unit::new(&packed(MODES), "action-modes/0");
+    let unit = Unit::on_simulator(&packed(MODES), "action-modes/0");
     assert_success(&unit.dispatch("install"));
     unit
 }
@@ -345,7 +345,7 @@ fn exercise(unit: &Unit, mode: &str) -> Output {
 
 #[test]
 fn outside_an_action_every_call_is_an_error_value_and_runs_no_tool() {
-    let unit = Unit::new(&packed(MODES), "action-modes/0");
+    let unit = Unit::on_simulator(&packed(MODES), "action-modes/0");
     assert_success(&unit.dispatch("install"));
     let log = unit.debug_log();
     for call in ["params", "set-results", "fail", "log"] {

@@ -27,7 +27,7 @@ fn stderr(out: &Output) -> String {
 /// The gateway with two problems: the pilot relation missing since install,
 /// and the config broken again after it was fixed once.
 fn blocked_gateway() -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     unit.set_state(json!({
         "leader": true,
         "config": {"kind": ""},
@@ -260,7 +260,7 @@ const SELF_CHECK_ENV: &[(&str, &str)] = &[
 /// on a port nothing listens on; `web`, gated, on `listening`; and
 /// `paused`, which does not gate (`gate: false`), on the closed port too.
 fn probed_gateway(closed: u16, listening: u16) -> Unit {
-    let unit = support::ready_gateway();
+    let unit = support::ready_gateway_on_simulator();
     unit.append_to(
         "actions.yaml",
         "self-check:\n  description: Run every probe now.\n",

@@ -400,7 +400,7 @@ const PROBES: &[(&str, bool, bool)] = &[
 /// each probe with one attempt, and runs the migration program where the
 /// fake package installs it.
 fn api_unit(machine: &FakeMachine) -> Unit {
-    let unit = Unit::new(&packed("examples/api-service"), "api-service/0");
+    let unit = Unit::on_simulator(&packed("examples/api-service"), "api-service/0");
     unit.set_state(json!({
         "leader": true,
         "config": {"release": "2024.1", "debug": false, "port": machine.port()},

@@ -137,7 +137,7 @@ fn walk(base: &Path, dir: &Path, entries: &mut BTreeMap<PathBuf, Entry>) {
 /// A unit of the packed file-walls charm, config `outside` naming the
 /// sibling directory.
 fn unit(machine: &Machine) -> Unit {
-    let unit = Unit::new(&packed(FILE_WALLS), "file-walls/0");
+    let unit = Unit::on_simulator(&packed(FILE_WALLS), "file-walls/0");
     let outside = machine.outside().display().to_string();
     unit.update_state(|s| s["config"] = json!({"outside": outside}));
     unit

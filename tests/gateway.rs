@@ -9,7 +9,7 @@ use serde_json::json;
 use support::{Unit, assert_success, packed};
 
 fn gateway(leader: bool) -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     // Juju's config-get returns the defaults of config.yaml.
     unit.set_state(json!({
         "leader": leader,

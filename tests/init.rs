@@ -95,7 +95,7 @@ fn a_new_project_tests_packs_and_runs_on_its_own() {
         charm.as_os_str(),
     ]));
     assert!(dir.path().join("build/mycharm.charm").is_file());
-    let unit = Unit::new(&charm, "mycharm/0");
+    let unit = Unit::on_simulator(&charm, "mycharm/0");
     unit.set_state(json!({
         "leader": true,
         "config": {"port": 8080},

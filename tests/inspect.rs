@@ -157,7 +157,7 @@ fn the_declared_workload_files_services_commands_and_packages() {
     );
 
     // Every kind, on a copy of the gateway whose manifest declares them.
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     unit.append_to(
         "wasm-charm.yaml",
         "workload:\n\

@@ -64,7 +64,7 @@ fn count(calls: &[String], tool: &str) -> usize {
 
 /// The gateway with no config: two problems from install on.
 fn gateway(store: &str) -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     unit.set_state(json!({
         "leader": true,
         "config": {"kind": ""},

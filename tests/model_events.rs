@@ -10,7 +10,7 @@ use support::{Unit, assert_success, packed};
 const CONTEXT: &str = r#"CONTEXT JujuContext { model-uuid: "d1a3c0de-0000-4000-8000-00000000f00d", juju-version: "3.6.4", availability-zone: None, machine-id: Some("0"), principal-unit: None, target-base: None, target-series: None, meter-status: None, meter-info: None, api-addresses: ["10.0.0.10:17070"], http-proxy: None, https-proxy: None, ftp-proxy: None, no-proxy: None }"#;
 
 fn unit() -> Unit {
-    let unit = Unit::new(&packed("tests/guests/model-echo"), "echo/0");
+    let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "echo/0");
     unit.update_state(|s| {
         s["relations"]["db:1"] = json!({"app": "pg", "units": ["pg/0", "pg/1"],
             "unit-data": {"pg/0": {}, "pg/1": {"host": "10.0.0.9"}}});

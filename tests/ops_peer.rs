@@ -171,8 +171,13 @@ impl Peers {
     /// defaults (`kind=""`, as Juju's config-get returns them), no relation.
     fn new(leader: bool) -> Peers {
         let peers = Peers {
-            ops: Unit::with_charm_dir(ops_charm(), "gateway/0", &["venv"], &[".unit-state.db"]),
-            wasm: Unit::new(&packed("examples/gateway"), "gateway/0"),
+            ops: Unit::with_charm_dir_on_simulator(
+                ops_charm(),
+                "gateway/0",
+                &["venv"],
+                &[".unit-state.db"],
+            ),
+            wasm: Unit::on_simulator(&packed("examples/gateway"), "gateway/0"),
             wasm_merged: None,
         };
         assert!(

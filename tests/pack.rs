@@ -381,7 +381,7 @@ fn the_static_dispatch_is_static_runs_on_every_base_and_runs_the_gateway() {
     // as Juju dispatches it: the gateway's first events, statuses exact.
     let unpacked = dir.path().join("unpacked");
     unpack(&archive, &unpacked);
-    let unit = Unit::with_charm_dir(&unpacked, "gateway/0", &[], &[]);
+    let unit = Unit::with_charm_dir_on_simulator(&unpacked, "gateway/0", &[], &[]);
     unit.set_state(json!({
         "leader": true,
         "config": {"kind": ""},

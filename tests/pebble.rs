@@ -98,7 +98,7 @@ const LAYER: &str = "services:
 ";
 
 fn unit(calls: &str, layer: &str) -> Unit {
-    let unit = Unit::new(&packed("tests/guests/pebble-calls"), "pc/0");
+    let unit = Unit::on_simulator(&packed("tests/guests/pebble-calls"), "pc/0");
     set(&unit, calls, layer);
     unit
 }

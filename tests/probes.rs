@@ -18,7 +18,7 @@ use support::{Unit, assert_failure, assert_success};
 /// A gateway unit whose handlers all succeed, with probe `api-port` on
 /// 127.0.0.1:`port` (`grace: 0s`: blocked at once, no retry to wait for).
 fn ready_gateway(port: u16) -> Unit {
-    let unit = support::ready_gateway();
+    let unit = support::ready_gateway_on_simulator();
     unit.append_to(
         "wasm-charm.yaml",
         &format!(

@@ -17,7 +17,7 @@ use support::{Unit, assert_success, packed};
 const ON: (&str, &str) = ("WASM_CHARM_RECORD", "on");
 
 fn gateway() -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     unit.set_state(json!({
         "leader": false,
         "config": {"kind": ""},
@@ -328,7 +328,7 @@ fn a_bad_recording_is_refused_naming_the_file_and_line() {
 fn workload_calls_and_probes_are_answered_from_the_recording() {
     // The fake machine of tests/workload.rs: the stand-ins of
     // tests/fake-machine first on PATH, their state in the unit's directory.
-    let unit = Unit::new(&packed("tests/guests/workload-calls"), "workload-calls/0");
+    let unit = Unit::on_simulator(&packed("tests/guests/workload-calls"), "workload-calls/0");
     let machine = unit.dir().join("machine");
     std::fs::create_dir_all(machine.join("units")).unwrap();
     std::fs::write(machine.join("units/api-service"), "").unwrap();

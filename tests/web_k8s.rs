@@ -344,7 +344,7 @@ fn replace_charm_dir(unit: &Unit) {
 fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     let mut pod = Pod::new();
     let port = free_port();
-    let unit = Unit::new(&packed(PROJECT), "web-k8s/0");
+    let unit = Unit::on_simulator(&packed(PROJECT), "web-k8s/0");
     unit.update_state(|s| {
         s["config"] = json!({"port": port, "greeting": "Hello"});
     });
@@ -514,7 +514,7 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
 
 #[test]
 fn the_website_relation_is_told_the_port() {
-    let unit = Unit::new(&packed(PROJECT), "web-k8s/0");
+    let unit = Unit::on_simulator(&packed(PROJECT), "web-k8s/0");
     unit.update_state(|s| {
         s["config"] = json!({"port": 8080, "greeting": "Hello"});
         s["relations"] = json!({"website:3": {

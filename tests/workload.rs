@@ -30,7 +30,7 @@ struct Machine {
 
 impl Machine {
     fn new() -> Machine {
-        let unit = Unit::new(&packed(CHARM), "workload-calls/0");
+        let unit = Unit::on_simulator(&packed(CHARM), "workload-calls/0");
         let dir = unit.dir().join("machine");
         fs::create_dir_all(dir.join("units")).expect("create the fake machine");
         fs::write(dir.join("units/api-service"), "ExecStart=sleep 300\n").expect("write unit");

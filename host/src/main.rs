@@ -22,6 +22,9 @@ enum Command {
     /// Every section and key of the state file: docs/offline-state.md in the
     /// wasm-charm repository.
     Run(Box<offline::RunArgs>),
+    /// The simulated Juju of `run`, served to a charm's own processes.
+    #[command(subcommand)]
+    Sim(SimCommand),
     /// Run scenario files: steps of events on the simulated Juju of `run`,
     /// each with the changes before it and what to expect after it.
     Test(scenario::TestArgs),
@@ -102,6 +105,21 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Run `<charm dir>/dispatch` (any charm's: a wasm-charm host, an ops
+    /// charm's script) as a process against the simulated Juju of `run`.
+    ///
+    /// The hook tools are served from the state file by this binary under
+    /// each tool's name, first on `PATH`; the environment is Juju's for the
+    /// event. The process's writes are kept when it exits 0 and dropped
+    /// otherwise, as Juju commits a hook. The state file and the flags are
+    /// `run`'s, and so are the containers' simulated Pebbles (under the
+    /// workload root, given to the process as WASM_CHARM_ROOT); the machine
+    /// is the real one: a charm's workload calls are not simulated here.
+    Dispatch(Box<offline::RunArgs>),
+}
+
 fn main() -> ExitCode {
     // Before any thread exists: WASI's runtime would otherwise start one
     // worker per core the first time a guest prints.
@@ -123,10 +141,20 @@ fn main() -> ExitCode {
     if invoked_as.as_deref() == Some(std::ffi::OsStr::new("dispatch")) {
         return juju::main();
     }
+    // Under a hook tool's name (a symlink `sim dispatch` makes): that tool
+    // of the simulated Juju.
+    if let Some(tool) = invoked_as
+        .as_deref()
+        .and_then(std::ffi::OsStr::to_str)
+        .filter(|name| offline::tools::NAMES.contains(name))
+    {
+        return offline::tool_session::serve(tool);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Dispatch => return juju::main(),
         Command::Run(args) => offline::main(*args),
+        Command::Sim(SimCommand::Dispatch(args)) => offline::sim_dispatch::main(&args),
         Command::Test(args) => return scenario::main(&args),
         Command::Replay(args) => return replay::main(&args),
         Command::Pack {

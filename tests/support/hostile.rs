@@ -27,7 +27,7 @@ pub fn unit(mode: &str) -> Unit {
 
 /// As [`unit`], leader or not.
 pub fn unit_as(mode: &str, leader: bool) -> Unit {
-    let unit = Unit::new(&packed(HOSTILE), "hostile/0");
+    let unit = Unit::on_simulator(&packed(HOSTILE), "hostile/0");
     unit.update_state(|s| {
         s["leader"] = json!(leader);
         s["config"] = json!({"mode": mode});

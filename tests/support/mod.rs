@@ -1,26 +1,36 @@
 //! Test support for the integration tests: run the `wasm-charm` host the way
-//! Juju runs it, against fake hook tools.
+//! Juju runs it, against simulated hook tools.
 //!
 //! A [`Unit`] is one simulated Juju unit in a temporary directory: a copy of a
-//! packed charm ([`Unit::new`]) or of any other charm directory, such as the
-//! `ops` peer's ([`Unit::with_charm_dir`]), a tools directory of fake hook
-//! tools (symlinks to `tests/fake-juju/fake_juju.py`) put first on `PATH`, the
-//! fake's JSON state, its call log and its debug log. [`Unit::dispatch`] runs
-//! `<charm>/dispatch` with a cleared environment holding exactly what Juju
-//! sets (juju-protocol.md §1.2–§1.4), the charm directory as working directory
-//! and stdin closed. See `tests/fake-juju/README.md` for the state format.
+//! packed charm or of any other charm directory, such as the `ops` peer's, a
+//! tools directory put first on `PATH`, its state, its call log and its debug
+//! log. [`Unit::dispatch`] runs `<charm>/dispatch` with a cleared environment
+//! holding exactly what Juju sets (juju-protocol.md §1.2–§1.4), the charm
+//! directory as working directory and stdin closed.
 //!
-//! The fake commits like Juju (§1.6 of the protocol notes): `relation-set`,
-//! `state-set` and `state-delete` are held in the state's `pending` area,
-//! tagged with the hook's `JUJU_CONTEXT_ID`, and only the hook's own reads see
-//! them. Every dispatch run here ends its hook with [`Unit::end_hook`]: the
-//! pending writes are committed when the process exited 0 and dropped
-//! otherwise; when the commit itself fails (the charm state over its total
-//! quota) the returned [`Output`] says exit 1, as Juju then counts the hook
-//! failed. A test that runs the process itself ([`Unit::dispatch_command`])
-//! ends the hook with [`Unit::end_hook`] and [`context_id`], or leaves the
-//! writes pending, where the next hook drops them (as Juju would for a hook
-//! that never finished).
+//! The tools are one of two simulated Jujus:
+//!
+//! * the Rust simulator of `wasm-charm run` ([`Unit::on_simulator`],
+//!   [`Unit::with_charm_dir_on_simulator`]): `wasm-charm` linked under each
+//!   tool's name, answering from a session file (`{"state": …}`, the state in
+//!   `run`'s format), each hook ended by the simulator's own commit rule
+//!   (`offline::end_hook`): kept when the process exited 0, dropped
+//!   otherwise, and a commit Juju would refuse (the charm state past its
+//!   quota) fails the hook with exit 1. Most test files run on it.
+//! * the Python fake (`tests/fake-juju/fake_juju.py`; [`Unit::new`],
+//!   [`Unit::with_charm_dir`]), kept as the differential check
+//!   (`tests/sim_differential.rs`) and for the tests whose states use its own
+//!   forms (see its README). It commits like Juju too (§1.6 of the protocol
+//!   notes): `relation-set`, `state-set` and `state-delete` are held in the
+//!   state's `pending` area, tagged with the hook's `JUJU_CONTEXT_ID`, and
+//!   only the hook's own reads see them. Every dispatch run here ends its
+//!   hook with [`Unit::end_hook`]: the pending writes are committed when the
+//!   process exited 0 and dropped otherwise; when the commit itself fails the
+//!   returned [`Output`] says exit 1. A test that runs the process itself
+//!   ([`Unit::dispatch_command`]) ends the hook with [`Unit::end_hook`] and
+//!   [`context_id`], or leaves the writes pending, where the next hook drops
+//!   them (as Juju would for a hook that never finished). See
+//!   `tests/fake-juju/README.md` for its state format.
 //!
 //! Each test file includes this with `mod support;`; not every test uses every
 //! item.
@@ -185,6 +195,12 @@ fn remove_stale_packs(charms: &Path, name: &str) {
 /// `PATH`, and the fake's state, call log and debug log, all in a temporary
 /// directory removed on drop.
 pub struct Unit {
+    /// The tools are the Rust simulator's (`wasm-charm` under each tool's
+    /// name, over a session file) rather than the Python fake's.
+    simulated: bool,
+    /// On the simulator: the state and environment of the hook
+    /// [`Unit::dispatch_command`] last built, for [`Unit::end_hook`].
+    hook: Mutex<Option<SimulatedHook>>,
     dir: tempfile::TempDir,
     unit_name: String,
     charm: PathBuf,
@@ -202,8 +218,25 @@ impl Unit {
     /// The copy is recursive; `dispatch` (the host binary) is hard-linked, or
     /// copied where linking fails. The unit's directory is created beside
     /// `packed`, so the hard link stays on one file system.
+    ///
+    /// With `WASM_CHARM_TEST_TOOLS=simulator` in the environment, the unit
+    /// is [`Unit::on_simulator`]'s instead: a way to run any test file on
+    /// the Rust simulator and see what it lacks.
     pub fn new(packed: &Path, unit_name: &str) -> Unit {
-        Unit::create(packed, unit_name, |charm| copy_charm(packed, charm))
+        let simulated = std::env::var_os("WASM_CHARM_TEST_TOOLS").is_some_and(|v| v == "simulator");
+        Unit::create(packed, unit_name, simulated, |charm| {
+            copy_charm(packed, charm)
+        })
+    }
+
+    /// As [`Unit::new`], on the Rust simulator's hook tools instead of the
+    /// Python fake's: `wasm-charm` linked under each tool's name, answering
+    /// from a session file (`{"state": …}`, the state in `run`'s format,
+    /// which for the keys the tests use is the fake's), each hook ended by
+    /// the simulator's own commit rule (`offline::end_hook`). The state,
+    /// the calls and the `juju-log` lines read as for the fake.
+    pub fn on_simulator(packed: &Path, unit_name: &str) -> Unit {
+        Unit::create(packed, unit_name, true, |charm| copy_charm(packed, charm))
     }
 
     /// A unit named `unit_name` running a fresh copy of any charm directory
@@ -224,7 +257,21 @@ impl Unit {
         linked: &[&str],
         skipped: &[&str],
     ) -> Unit {
-        Unit::create(charm_source, unit_name, |charm| {
+        let simulated = std::env::var_os("WASM_CHARM_TEST_TOOLS").is_some_and(|v| v == "simulator");
+        Unit::create(charm_source, unit_name, simulated, |charm| {
+            copy_charm_dir(charm_source, charm, linked, skipped)
+        })
+    }
+
+    /// As [`Unit::with_charm_dir`], on the Rust simulator's tools
+    /// ([`Unit::on_simulator`]).
+    pub fn with_charm_dir_on_simulator(
+        charm_source: &Path,
+        unit_name: &str,
+        linked: &[&str],
+        skipped: &[&str],
+    ) -> Unit {
+        Unit::create(charm_source, unit_name, true, |charm| {
             copy_charm_dir(charm_source, charm, linked, skipped)
         })
     }
@@ -234,6 +281,7 @@ impl Unit {
     fn create(
         source: &Path,
         unit_name: &str,
+        simulated: bool,
         fill: impl FnOnce(&Path) -> std::io::Result<()>,
     ) -> Unit {
         let parent = source.parent().unwrap_or(Path::new("."));
@@ -249,7 +297,11 @@ impl Unit {
 
         let tools = root.join("tools");
         fs::create_dir(&tools).expect("create tools dir");
-        let script = fake_juju_script();
+        let script = if simulated {
+            PathBuf::from(env!("CARGO_BIN_EXE_wasm-charm"))
+        } else {
+            fake_juju_script()
+        };
         assert!(script.is_file(), "missing {}", script.display());
         for tool in TOOLS {
             std::os::unix::fs::symlink(&script, tools.join(tool))
@@ -257,6 +309,8 @@ impl Unit {
         }
 
         let unit = Unit {
+            simulated,
+            hook: Mutex::new(None),
             dir,
             unit_name: unit_name.to_string(),
             charm,
@@ -311,7 +365,25 @@ impl Unit {
     }
 
     /// The fake's current state (see `tests/fake-juju/README.md`).
+    ///
+    /// On the simulator, the state without what the last events left
+    /// (`calls`, `log`): those are [`Unit::calls`] and
+    /// [`Unit::debug_log`], as the fake keeps them in files of their own.
     pub fn state(&self) -> Value {
+        let mut file = self.state_file();
+        if !self.simulated {
+            return file;
+        }
+        let mut state = file["state"].take();
+        if let Some(map) = state.as_object_mut() {
+            map.remove("calls");
+            map.remove("log");
+        }
+        state
+    }
+
+    /// The state file as it is: the fake's state, or the simulator's session.
+    fn state_file(&self) -> Value {
         let text = fs::read_to_string(&self.state)
             .unwrap_or_else(|e| panic!("read {}: {e}", self.state.display()));
         serde_json::from_str(&text)
@@ -320,6 +392,26 @@ impl Unit {
 
     /// Replaces the fake's state (atomically: the tools never see half a file).
     pub fn set_state(&self, state: Value) {
+        let state = if self.simulated {
+            // What the events left stays, unless the caller gives its own.
+            let mut state = state;
+            let record = if self.state.exists() {
+                self.state_file()["state"].clone()
+            } else {
+                Value::Null
+            };
+            for key in ["calls", "log"] {
+                if state.get(key).is_none()
+                    && let Some(kept) = record.get(key)
+                    && let Some(map) = state.as_object_mut()
+                {
+                    map.insert(key.to_string(), kept.clone());
+                }
+            }
+            json!({"state": state})
+        } else {
+            state
+        };
         let tmp = self.state.with_extension("json.tmp");
         let text = serde_json::to_string_pretty(&state).expect("serialise state");
         fs::write(&tmp, text).expect("write state");
@@ -398,15 +490,34 @@ impl Unit {
             .env("LANG", "C.UTF-8")
             .env("FAKE_JUJU_STATE", &self.state)
             .env("FAKE_JUJU_LOG", &self.calls)
-            .env("FAKE_JUJU_DEBUG_LOG", &self.debug);
+            .env("FAKE_JUJU_DEBUG_LOG", &self.debug)
+            .env("WASM_CHARM_SIM_SESSION", &self.state);
         for (key, value) in extra_env {
             cmd.env(key, value);
+        }
+        if self.simulated {
+            let env = cmd
+                .get_envs()
+                .filter_map(|(k, v)| {
+                    Some((
+                        k.to_string_lossy().into_owned(),
+                        v?.to_string_lossy().into_owned(),
+                    ))
+                })
+                .collect();
+            *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(SimulatedHook {
+                state: self.state_file()["state"].clone(),
+                env,
+            });
         }
         cmd
     }
 
     /// Runs `cmd` and ends its hook ([`Unit::end_hook`]) as Juju would.
     fn run_dispatch(&self, cmd: Command, dispatch_path: &str) -> Output {
+        if self.simulated {
+            return self.run_simulated(cmd, dispatch_path);
+        }
         let context = context_id(&cmd);
         let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
             .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
@@ -421,6 +532,50 @@ impl Unit {
         out
     }
 
+    /// Runs `cmd` on the simulator's tools and ends its hook by the
+    /// simulator's commit rule: the writes kept when it exited 0 (and the
+    /// commit was not refused, else exit 1), dropped otherwise.
+    fn run_simulated(&self, cmd: Command, dispatch_path: &str) -> Output {
+        let mut out = run_with_timeout(cmd, DISPATCH_TIMEOUT)
+            .unwrap_or_else(|e| panic!("dispatch {dispatch_path} for {}: {e}", self.unit_name));
+        if let Err(why) = self.end_simulated_hook(out.status.success()) {
+            use std::os::unix::process::ExitStatusExt as _;
+            out.status = std::process::ExitStatus::from_raw(1 << 8);
+            out.stderr.extend_from_slice(why.as_bytes());
+        }
+        out
+    }
+
+    /// Ends the hook [`Unit::dispatch_command`] last built, by the
+    /// simulator's commit rule (`offline::end_hook`): from the state it
+    /// started with to the state its tools left. `Err`: the commit was
+    /// refused, which fails the hook.
+    fn end_simulated_hook(&self, exited_zero: bool) -> Result<(), String> {
+        use wasm_charm_host::offline::sim::SimState;
+        let Some(hook) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Ok(());
+        };
+        let read = |state: Value| -> SimState {
+            serde_json::from_value(state).unwrap_or_else(|e| panic!("the session's state: {e}"))
+        };
+        let mut file = self.state_file();
+        let ended = wasm_charm_host::offline::end_hook(
+            &read(hook.state),
+            read(file["state"].clone()),
+            &wasm_charm_host::juju_env::JujuEnv::from_vars(hook.env),
+            exited_zero,
+            wasm_charm_host::juju::unix_now(),
+        );
+        file["state"] = serde_json::to_value(&ended.state).expect("encode the state");
+        file.as_object_mut()
+            .expect("the session is a map")
+            .remove("pending-secrets");
+        let tmp = self.state.with_extension("json.tmp");
+        fs::write(&tmp, file.to_string()).expect("write the session");
+        fs::rename(&tmp, &self.state).expect("replace the session");
+        ended.refused.map_or(Ok(()), Err)
+    }
+
     /// Ends the hook run with `JUJU_CONTEXT_ID=context_id` as Juju does:
     /// commits the writes the fake holds for it (`relation-set`, `state-set`,
     /// `state-delete`) when the process `exited_zero`, drops them otherwise.
@@ -430,6 +585,9 @@ impl Unit {
     /// state over `max-charm-state-size`); nothing is kept then, and Juju
     /// would count the hook as failed. Panics if the fake cannot be run.
     pub fn end_hook(&self, context_id: &str, exited_zero: bool) -> Result<(), String> {
+        if self.simulated {
+            return self.end_simulated_hook(exited_zero);
+        }
         let action = if exited_zero { "commit" } else { "discard" };
         let script = fake_juju_script();
         let out = Command::new(&script)
@@ -492,6 +650,29 @@ impl Unit {
 
     /// Every hook-tool call so far, in order: `[tool, arg, …]` each.
     pub fn calls(&self) -> Vec<Vec<String>> {
+        if self.simulated {
+            // The simulator's record, then the calls of tools a test
+            // replaced ([`Unit::replace_tool`]), which it never sees.
+            let state = self.state_file()["state"].clone();
+            let replaced = fs::read(&self.calls).unwrap_or_default();
+            let replaced = String::from_utf8_lossy(&replaced).into_owned();
+            let replaced = replaced
+                .split('\u{1c}')
+                .filter(|record| !record.is_empty())
+                .map(|record| {
+                    record
+                        .split('\u{1e}')
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                });
+            let recorded = state["calls"].as_array().cloned().unwrap_or_default();
+            return recorded
+                .iter()
+                .filter_map(Value::as_str)
+                .map(unquote_call)
+                .chain(replaced)
+                .collect();
+        }
         let bytes = fs::read(&self.calls).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         text.split('\u{1c}')
@@ -510,18 +691,40 @@ impl Unit {
 
     /// Forgets the calls so far.
     pub fn clear_calls(&self) {
+        if self.simulated {
+            self.update_state(|s| s["calls"] = json!([]));
+        }
         fs::write(&self.calls, "").expect("truncate calls.log");
     }
 
     /// What `juju-log` wrote: one `LEVEL message` line per call.
     pub fn debug_log(&self) -> String {
+        if self.simulated {
+            let state = self.state_file()["state"].clone();
+            let lines = state["log"].as_array().cloned().unwrap_or_default();
+            return lines
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|line| format!("{line}\n"))
+                .collect();
+        }
         fs::read_to_string(&self.debug).unwrap_or_default()
     }
 
     /// Forgets what `juju-log` wrote so far.
     pub fn clear_debug_log(&self) {
+        if self.simulated {
+            self.update_state(|s| s["log"] = json!([]));
+            return;
+        }
         fs::write(&self.debug, "").expect("truncate debug.log");
     }
+}
+
+/// A hook on the simulator, as it started: its state and environment.
+struct SimulatedHook {
+    state: Value,
+    env: Vec<(String, String)>,
 }
 
 /// The `JUJU_CONTEXT_ID` a command built by [`Unit::dispatch_command`] runs
@@ -586,6 +789,36 @@ fn copy_tree(from: &Path, to: &Path, top: bool) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A call as the simulator records it (`tool arg 'quoted arg'`, with
+/// `  → exit N` when it failed) as its argv.
+fn unquote_call(line: &str) -> Vec<String> {
+    let line = line.split("  → exit ").next().unwrap_or(line);
+    let mut argv = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => argv.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '\\' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.next());
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    argv.extend(word);
+    argv
 }
 
 /// 32 lowercase hex digits, like the 16 random bytes of a Juju context id.
@@ -717,7 +950,15 @@ pub fn offline_ok(charm: &Path, state: &Path, args: &[&str]) -> String {
 /// A unit `gateway/0` of the gateway example whose handlers all succeed: the
 /// leader, `kind=ingress`, and a pilot relation with its data.
 pub fn ready_gateway() -> Unit {
-    let unit = Unit::new(&packed("examples/gateway"), "gateway/0");
+    ready(Unit::new(&packed("examples/gateway"), "gateway/0"))
+}
+
+/// [`ready_gateway`] on the Rust simulator's tools ([`Unit::on_simulator`]).
+pub fn ready_gateway_on_simulator() -> Unit {
+    ready(Unit::on_simulator(&packed("examples/gateway"), "gateway/0"))
+}
+
+fn ready(unit: Unit) -> Unit {
     unit.set_state(serde_json::json!({
         "leader": true,
         "config": {"kind": "ingress"},
@@ -785,4 +1026,56 @@ pub fn move_probe_times_back(store: &mut Value, by_ms: u64) {
             }
         }
     }
+}
+
+/// `wasm-charm sim dispatch <charm> --state <state> <args>`: the charm's
+/// own `dispatch` process against the simulated Juju of `run`.
+pub fn sim_dispatch(charm: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .args(["sim", "dispatch"])
+        .arg(charm)
+        .arg("--state")
+        .arg(state)
+        .args(args)
+        .env_remove("WASM_CHARM_ROOT")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wasm-charm sim dispatch")
+}
+
+/// The ops peer's charm directory, `<workspace>/target/ops-peer/charm`,
+/// set up by `tests/ops-peer/setup.sh` (a venv with ops from PyPI) unless
+/// an earlier run completed it. A lock file keeps two test processes from
+/// setting it up at once.
+pub fn ops_peer_charm() -> PathBuf {
+    let root = workspace_root();
+    let setup = root.join("tests/ops-peer/setup.sh");
+    let dir = root.join("target/ops-peer");
+    let charm = dir.join("charm");
+    let python = charm.join("venv/bin/python");
+    let ready = || python.exists() && dir.join("env.sh").is_file();
+    fs::create_dir_all(root.join("target")).expect("create target/");
+    let lock_path = root.join("target/ops-peer.lock");
+    let lock = fs::File::create(&lock_path)
+        .unwrap_or_else(|e| panic!("create {}: {e}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
+    if !ready() {
+        let output = Command::new("bash")
+            .arg(&setup)
+            .arg(&dir)
+            .env_remove("OPERATOR_DISPATCH")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", setup.display()));
+        assert!(
+            output.status.success() && ready(),
+            "`{} {}` failed ({}); it pip-installs ops from PyPI:\n{}",
+            setup.display(),
+            dir.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+        );
+    }
+    charm
 }

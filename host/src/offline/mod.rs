@@ -8,9 +8,13 @@
 //! `run_args` (the command line), `secret_codec`, `machine`, `network`,
 //! `deployment`, `secrets` and `pebble` (each topic's state) at the bottom;
 //! `sim` (the state and what the tools know of the event) over them;
+//! `simulator` (a state in, an event, an outcome and the next state out,
+//! and the one commit rule) over `sim`, `pebble`, `machine` and `tools`;
 //! `state_file`, `context` (flags to state and environment), `report` and
 //! `status_command` over those; `tools` (the simulated Juju's hook tools,
-//! with their table) at the top.
+//! with their table) at the top. `tool_session` serves those tools to
+//! processes (`wasm-charm` under a tool's name) and `sim_dispatch` runs a
+//! charm's own `dispatch` against them (`wasm-charm sim dispatch`).
 
 pub mod context;
 pub mod deployment;
@@ -22,8 +26,11 @@ pub mod run_args;
 mod secret_codec;
 pub mod secrets;
 pub mod sim;
+pub mod sim_dispatch;
+pub mod simulator;
 pub mod state_file;
 mod status_command;
+pub mod tool_session;
 pub mod tools;
 
 pub use run_args::{RunArgs, UsageError};
@@ -32,40 +39,17 @@ pub use state_file::{default_state_path, load_state};
 pub use status_command::{StatusSource, status};
 
 use crate::charm_dir::CharmDir;
-use crate::dispatch;
-use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
 use crate::show::Report;
-use crate::status::backend::ScopeBackend;
-use crate::status::store::{ScopeStore, check_format};
-use crate::status::store_choice::{self, Backend};
-use crate::status::store_juju::JujuStore;
 use crate::workload_root::WorkloadRoot;
-use anyhow::Context as _;
-use machine::{MachineState, SimMachine};
-use sim::{SimState, SimTools};
+use machine::MachineState;
+use sim::SimState;
+pub use simulator::{Outcome, SimEvent, Simulator, end_hook};
 use state_file::StateFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-/// The scope store lives inside the state file offline.
-struct StateBackend(Arc<Mutex<SimState>>);
-
-impl ScopeBackend for StateBackend {
-    fn load(&mut self) -> anyhow::Result<ScopeStore> {
-        let state = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let store = state.scopes.clone().unwrap_or_default();
-        // Same check as the file backend: never use a store this host cannot read.
-        check_format(store.format).context("the state file's `scopes`")?;
-        Ok(store)
-    }
-    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).scopes = Some(store.clone());
-        Ok(())
-    }
-}
+use std::sync::Arc;
 
 pub fn main(args: RunArgs) -> anyhow::Result<()> {
     let run = execute(&args)?;
@@ -100,7 +84,9 @@ pub struct Executed {
 }
 
 /// Run one event and save the state, printing nothing: `run` prints the
-/// outcome, `test` checks it. `Err`: a usage error, or a hook that failed
+/// outcome, `test` checks it. The edge of [`Simulator`]: the state file
+/// to a state, the flags to the operator's changes and an event, and the
+/// next state back to the file. `Err`: a usage error, or a hook that failed
 /// before any handler ran (the state file is then unchanged).
 pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     let charm = CharmDir::load(&args.charm)?;
@@ -118,72 +104,45 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     } = load_state(&state_path)?;
     let prober = prober(args, &charm, &state, &state_path, &root)?;
     check_state(&charm, &state, &state_path)?;
-    machine
-        .check(&charm.manifest.workload)
-        .map_err(|e| UsageError(format!("{}: {e}", state_path.display())))?;
-    let machine = Arc::new(SimMachine::new(machine));
-    let unit = state
-        .unit
-        .clone()
-        .unwrap_or_else(|| format!("{}/0", charm.metadata.name));
+    let simulator = Simulator {
+        charm: &charm,
+        root: root.clone(),
+        state_dir: simulator::state_dir(&state_path),
+        origin: state_path.clone(),
+        prober,
+    };
+    let unit = simulator.unit(&state);
     context::apply_operator_flags(args, &charm, &mut state)?;
     let env = context::hook_env(args, &charm, &event, &mut state, &unit)?;
-    start_event(&mut state, &unit, params);
     let now = args.now.map_or_else(crate::juju::unix_now, |at| {
         at.duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     });
-    // Served while the event runs; stopped even when it fails early.
-    let containers = pebble::Containers::start(
-        &charm,
-        &root,
-        std::mem::take(&mut state.containers),
-        &state_path,
-        now,
-    )?;
-    // The model as the hook finds it: the flags are the operator's and the
-    // remote side's doing, which a failed hook does not undo.
-    let before = state.clone();
-    let shared = Arc::new(Mutex::new(state));
-    let tools = sim_tools(&charm, &env, &shared, unit, &state_path, now)?;
-    let mut backend = scope_backend(&charm, &env, &shared, &tools);
-    // `Err`: the hook failed before any handler ran; the dispatch contract is
-    // that nothing stored changes, so the state file is left as it is.
-    let mut report = dispatch::run_event(
-        &charm,
-        &env,
-        dispatch::OnMachine {
-            root: &root,
-            machine: machine.clone(),
-        },
-        tools,
-        backend.as_mut(),
-        &prober,
-        now,
-    )
-    .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
-    let mut after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    // Pebble acted at once: kept by a failed hook too.
-    after.containers = containers.finish();
-    refuse_past_quota(&mut report, &before, &after);
-    let failed = !report.failures.is_empty();
-    let state = commit(&before, after, &env, failed, now);
-    let machine = machine.state();
-    save_state(&state_path, &state, &machine)?;
+    let event = SimEvent { env, params, now };
+    let (outcome, next) = simulator
+        .run(
+            StateFile {
+                sim: state,
+                machine,
+            },
+            &event,
+        )
+        .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
+    save_state(&state_path, &next.sim, &next.machine)?;
     Ok(Executed {
-        report,
+        report: outcome.report,
         charm,
-        state,
-        machine,
+        state: next.sim,
+        machine: next.machine,
         state_path,
         root: root.path().to_path_buf(),
-        failed,
+        failed: outcome.failed,
     })
 }
 
 /// The directory the charm's declared directories are looked up under:
 /// `--root`, `$WASM_CHARM_ROOT`, else beside the state file.
-fn workload_root(
+pub(crate) fn workload_root(
     args: &RunArgs,
     charm: &CharmDir,
     state_path: &Path,
@@ -213,72 +172,6 @@ fn prober(
         prober.clock = Arc::new(crate::probe::ManualClock::new(at));
     }
     Ok(prober)
-}
-
-/// The state as the event starts: its unit named, what the last event
-/// left (log, calls, action results) cleared, the action's parameters set.
-fn start_event(
-    state: &mut SimState,
-    unit: &str,
-    params: serde_json::Map<String, serde_json::Value>,
-) {
-    state.unit = Some(unit.to_string());
-    state.log.clear();
-    state.calls.clear();
-    state.action_params = params;
-    state.action_results.clear();
-    state.action_failed = None;
-}
-
-/// The simulated Juju's hook tools for the event, over the shared state.
-fn sim_tools(
-    charm: &CharmDir,
-    env: &JujuEnv,
-    shared: &Arc<Mutex<SimState>>,
-    unit: String,
-    state_path: &Path,
-    now: u64,
-) -> anyhow::Result<Arc<dyn HookTools>> {
-    Ok(Arc::new(SimTools {
-        state: shared.clone(),
-        defaults: charm.config.defaults.clone(),
-        unit,
-        action: env.get("JUJU_ACTION_NAME").map(str::to_string),
-        departing: env
-            .get("JUJU_RELATION_ID")
-            .zip(env.get("JUJU_DEPARTING_UNIT"))
-            .map(|(r, u)| (r.to_string(), u.to_string())),
-        relation: env.get("JUJU_RELATION_ID").map(str::to_string),
-        bindings: bindings(charm),
-        state_dir: std::path::absolute(crate::atomic_file::parent(state_path))
-            .with_context(|| format!("{}: cannot find its directory", state_path.display()))?,
-        now,
-    }))
-}
-
-/// The store as a unit keeps it: `scopes` for a local one (`auto` too:
-/// the simulated unit is a machine's), Juju's charm state for `juju`.
-fn scope_backend(
-    charm: &CharmDir,
-    env: &JujuEnv,
-    shared: &Arc<Mutex<SimState>>,
-    tools: &Arc<dyn HookTools>,
-) -> Box<dyn ScopeBackend> {
-    match store_choice::choose(charm.manifest.store, env) {
-        Backend::Local => Box::new(StateBackend(shared.clone())),
-        Backend::Juju => Box::new(JujuStore::new(tools.clone())),
-    }
-}
-
-/// Juju checks the charm state's total when it commits a hook that exited
-/// 0 having changed it, and fails the hook when it is past the quota.
-fn refuse_past_quota(report: &mut Report, before: &SimState, after: &SimState) {
-    if report.failures.is_empty()
-        && after.charm_state != before.charm_state
-        && let Some(why) = tools::charm_state::refused_at_commit(&after.charm_state)
-    {
-        report.failures.push(why);
-    }
 }
 
 /// How `run` runs probes: for real, except those whose outcome the state's
@@ -356,7 +249,7 @@ fn commit(
 }
 
 /// metadata.yaml's bindings: its relation endpoints and extra bindings.
-fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
+pub(crate) fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
     let m = &charm.metadata;
     m.endpoints
         .keys()
@@ -369,7 +262,11 @@ fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
 /// metadata.yaml in `networks`, its resources in `resources`, and secrets by
 /// Juju's ids (`secret:<20 characters>`) with an owner. Anything else would
 /// never be read, so it is a usage error naming the file and the field.
-fn check_state(charm: &CharmDir, state: &SimState, path: &Path) -> Result<(), UsageError> {
+pub(crate) fn check_state(
+    charm: &CharmDir,
+    state: &SimState,
+    path: &Path,
+) -> Result<(), UsageError> {
     let listed = |names: &mut dyn Iterator<Item = &String>| {
         let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
         if names.is_empty() {

@@ -120,7 +120,7 @@ fn print_probes(report: &Report, charm: &CharmDir, state: &SimState) {
 
 /// What the event left in the state file: an action's results and
 /// failure, the unit log, and the machine's and each container's calls.
-fn print_event_record(state: &SimState, machine: &MachineState) {
+pub(super) fn print_event_record(state: &SimState, machine: &MachineState) {
     for (key, value) in &state.action_results {
         print!("{}", result_lines(key, value));
     }

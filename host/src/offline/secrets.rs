@@ -84,7 +84,7 @@ impl SimSecret {
 }
 
 /// What one `secret-add` or `secret-set` gives, checked; `None`: not given.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(in crate::offline) struct Upsert {
     pub(in crate::offline) content: Option<Bag>,
     pub(in crate::offline) label: Option<String>,
@@ -125,7 +125,7 @@ impl Upsert {
 }
 
 /// One `secret-grant` or `secret-revoke`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(in crate::offline) struct AccessChange {
     pub(in crate::offline) id: String,
     pub(in crate::offline) grant: bool,
@@ -137,7 +137,9 @@ pub(in crate::offline) struct AccessChange {
 }
 
 /// A hook's secret changes, by secret id (without `secret:`).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serialised only in a hook's session, between the processes of
+/// `sim dispatch`'s tools; never in the state file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PendingSecrets {
     pub(in crate::offline) creates: BTreeMap<String, SimSecret>,
     pub(in crate::offline) updates: BTreeMap<String, Upsert>,

@@ -56,6 +56,24 @@ pub struct SimStatuses {
     pub app: Option<Written>,
 }
 
+/// A hook tool's failure the operator scripts in the state: the call is
+/// recorded, then answered with this output and exit code instead of the
+/// tool's (a controller that refuses, a tool that breaks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ScriptedFailure {
+    #[serde(default = "one")]
+    pub code: i32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdout: String,
+}
+
+fn one() -> i32 {
+    1
+}
+
 /// Everything the simulated Juju knows: the state file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -77,6 +95,10 @@ pub struct SimState {
     /// named here run for real.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub probes: BTreeMap<String, ScriptedProbe>,
+    /// Hook tools that fail, by name, as the operator scripts them (kept
+    /// from run to run until edited).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fail: BTreeMap<String, ScriptedFailure>,
     /// What `status-set` last wrote.
     #[serde(default)]
     pub status: SimStatuses,
@@ -107,6 +129,11 @@ pub struct SimState {
     /// charm with `store: juju` keeps its scope store.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub charm_state: BTreeMap<String, String>,
+    /// The controller's `max-charm-state-size` in bytes, the charm state's
+    /// total that Juju checks when it commits a hook; 2 MiB when absent,
+    /// 0 for no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_charm_state_size: Option<usize>,
     /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
     /// they are open for (`*`: every endpoint).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -166,6 +193,7 @@ impl Default for SimState {
             config: BTreeMap::new(),
             relations: BTreeMap::new(),
             probes: BTreeMap::new(),
+            fail: BTreeMap::new(),
             status: SimStatuses::default(),
             application_version: None,
             log: Vec::new(),
@@ -175,6 +203,7 @@ impl Default for SimState {
             action_failed: None,
             scopes: None,
             charm_state: BTreeMap::new(),
+            max_charm_state_size: None,
             opened_ports: BTreeMap::new(),
             storage: BTreeMap::new(),
             networks: BTreeMap::new(),
@@ -204,6 +233,14 @@ pub struct SimTools {
     /// The relation of a relation hook (`JUJU_RELATION_ID`): the default of
     /// the secret tools' `-r`, as in Juju.
     pub relation: Option<String>,
+    /// The remote unit and application of a relation hook
+    /// (`JUJU_REMOTE_UNIT`, `JUJU_REMOTE_APP`): whose data `relation-get`
+    /// reads when the call names nobody, as in Juju.
+    pub remote_unit: Option<String>,
+    pub remote_app: Option<String>,
+    /// The storage instance of a storage hook (`JUJU_STORAGE_ID`): the
+    /// default of `storage-get`'s `-s`, as in Juju.
+    pub storage: Option<String>,
     /// metadata.yaml's relation endpoints and extra bindings: the bindings
     /// `network-get` knows.
     pub bindings: BTreeSet<String>,

@@ -143,3 +143,31 @@ pub(super) fn unrecognized(extra: &[&str]) -> ToolOutput {
         .collect();
     ToolOutput::error(2, format!("unrecognized args: [{}]", quoted.join(" ")))
 }
+
+/// The YAML map of strings `--file` gives (JSON is YAML too): `-` is
+/// stdin, another value a file the tool reads, as Juju's tool client does;
+/// an empty text, or no `--file`, is no pair.
+pub(super) fn settings_file(
+    file: Option<&str>,
+    stdin: Option<&[u8]>,
+) -> Result<BTreeMap<String, String>, ToolOutput> {
+    let bytes = match file {
+        None => return Ok(BTreeMap::new()),
+        Some("-") => stdin.unwrap_or_default().to_vec(),
+        Some(path) => std::fs::read(path)
+            .map_err(|e| ToolOutput::error(1, format!("open {path}: {}", io_words(&e))))?,
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if text.trim().is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    serde_saphyr::from_str(&text)
+        .map_err(|e| ToolOutput::error(1, format!("cannot parse settings: {e}")))
+}
+
+/// An I/O error as Go words it (`no such file or directory`).
+fn io_words(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let words = text.split(" (os error").next().unwrap_or(&text);
+    words.to_lowercase()
+}

@@ -5,7 +5,7 @@
 //! hook that exited 0 with the state past the unit's quota, as Juju's
 //! commit does.
 
-use super::args::{Answer, format, output, parse, unrecognized};
+use super::args::{Answer, format, output, parse, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{SimState, SimTools};
 use crate::status::store_chunks::{MAX_UNIT_STATE, MAX_VALUE, juju_size};
@@ -51,27 +51,7 @@ impl SimTools {
         stdin: Option<&[u8]>,
     ) -> Answer {
         let a = parse(args, &["--file"], &[])?;
-        let mut pairs: BTreeMap<String, String> = match a.flag(&["--file"]) {
-            None => BTreeMap::new(),
-            Some("-") => {
-                let text = std::str::from_utf8(stdin.unwrap_or_default()).map_err(|e| {
-                    ToolOutput::error(1, format!("cannot read settings from stdin: {e}"))
-                })?;
-                if text.trim().is_empty() {
-                    BTreeMap::new()
-                } else {
-                    serde_saphyr::from_str(text).map_err(|e| {
-                        ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-                    })?
-                }
-            }
-            Some(f) => {
-                return Err(ToolOutput::error(
-                    1,
-                    format!("the simulated Juju reads --file only from stdin, not {f}"),
-                ));
-            }
-        };
+        let mut pairs: BTreeMap<String, String> = settings_file(a.flag(&["--file"]), stdin)?;
         for kv in &a.positional {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
                 ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))
@@ -112,10 +92,16 @@ impl SimTools {
 
 /// Why Juju would refuse to commit `charm_state`: past the unit's quota,
 /// in Juju's words; `None` when it fits.
-pub fn refused_at_commit(charm_state: &BTreeMap<String, String>) -> Option<String> {
-    (juju_size(charm_state) > MAX_UNIT_STATE).then(|| {
+pub fn refused_at_commit(
+    charm_state: &BTreeMap<String, String>,
+    limit: Option<usize>,
+) -> Option<String> {
+    // The controller's `max-charm-state-size`, Juju's default unless the
+    // state sets it; 0: no limit.
+    let limit = limit.unwrap_or(MAX_UNIT_STATE);
+    (limit > 0 && juju_size(charm_state) > limit).then(|| {
         format!(
-            "committing requested changes failed: max allowed charm state size ({MAX_UNIT_STATE}) exceeded"
+            "committing requested changes failed: max allowed charm state size ({limit}) exceeded"
         )
     })
 }
@@ -218,7 +204,7 @@ mod tests {
             state.keys().collect::<Vec<_>>(),
             ["wasm-charm.store", "wasm-charm.store.0"]
         );
-        assert_eq!(refused_at_commit(&state), None);
+        assert_eq!(refused_at_commit(&state, None), None);
         assert_eq!(JujuStore::new(t).load().unwrap(), store);
     }
 
@@ -227,10 +213,10 @@ mod tests {
         let mut state: BTreeMap<String, String> = (0..31)
             .map(|i| (format!("k{i:02}"), "x".repeat(MAX_VALUE)))
             .collect();
-        assert_eq!(refused_at_commit(&state), None);
+        assert_eq!(refused_at_commit(&state, None), None);
         state.insert("k31".into(), "x".repeat(MAX_VALUE));
         assert_eq!(
-            refused_at_commit(&state).as_deref(),
+            refused_at_commit(&state, None).as_deref(),
             Some(
                 "committing requested changes failed: max allowed charm state size (2097152) exceeded"
             )

@@ -25,6 +25,44 @@ mod storage;
 mod unit;
 
 use crate::hook_tools::{HookTools, ToolOutput};
+
+/// Every tool the simulated Juju answers: the names `sim dispatch` serves.
+pub const NAMES: &[&str] = &[
+    "config-get",
+    "is-leader",
+    "relation-ids",
+    "relation-list",
+    "relation-get",
+    "relation-set",
+    "juju-log",
+    "status-set",
+    "status-get",
+    "application-version-set",
+    "action-get",
+    "action-set",
+    "action-log",
+    "action-fail",
+    "open-port",
+    "close-port",
+    "opened-ports",
+    "storage-list",
+    "storage-get",
+    "network-get",
+    "goal-state",
+    "credential-get",
+    "resource-get",
+    "secret-add",
+    "secret-set",
+    "secret-get",
+    "secret-info-get",
+    "secret-ids",
+    "secret-grant",
+    "secret-revoke",
+    "secret-remove",
+    "state-get",
+    "state-set",
+    "state-delete",
+];
 use crate::offline::sim::SimTools;
 use args::Answer;
 
@@ -85,7 +123,22 @@ impl HookTools for SimTools {
         stdin: Option<&[u8]>,
         _deadline: std::time::Instant,
     ) -> std::io::Result<ToolOutput> {
-        let out = self.answer(tool, args, stdin).unwrap_or_else(|e| e);
+        let scripted = {
+            let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.fail.get(tool).map(|f| ToolOutput {
+                code: f.code,
+                stdout: f.stdout.clone().into_bytes(),
+                stderr: if f.stderr.is_empty() || f.stderr.ends_with('\n') {
+                    f.stderr.clone()
+                } else {
+                    format!("{}\n", f.stderr)
+                },
+            })
+        };
+        let out = match scripted {
+            Some(out) => out,
+            None => self.answer(tool, args, stdin).unwrap_or_else(|e| e),
+        };
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let mut line = tool.to_string();
         for a in args {

@@ -2,7 +2,7 @@
 //! `opened-ports`. The sim applies a port request at once;
 //! `offline::commit` drops it when the hook fails, as Juju does.
 
-use super::args::{Answer, json, parse};
+use super::args::{Answer, format, output, parse};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{SimState, SimTools};
 
@@ -43,18 +43,19 @@ impl SimTools {
 
     pub(super) fn opened_ports(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format"], &["--endpoints"])?;
-        let lines: Vec<String> = state
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        let lines: Vec<serde_json::Value> = state
             .opened_ports
             .iter()
             .map(|(spec, endpoints)| {
                 if a.bool(&["--endpoints"]) {
-                    format!("{spec} ({})", endpoints.join(", "))
+                    format!("{spec} ({})", endpoints.join(", ")).into()
                 } else {
-                    spec.clone()
+                    spec.clone().into()
                 }
             })
             .collect();
-        Ok(json(&lines))
+        Ok(output(fmt, &serde_json::Value::Array(lines)))
     }
 }
 

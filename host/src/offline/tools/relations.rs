@@ -1,82 +1,142 @@
 //! The relation tools (reference §2): `relation-ids`, `relation-list`,
 //! `relation-get`, `relation-set`.
 
-use super::args::{Answer, json, parse, relation};
+use super::args::{Answer, Args, format, output, parse, relation, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{Bag, SimState, SimTools};
 
 impl SimTools {
-    /// `relation-ids` (reference §2).
+    /// `relation-ids [<endpoint>]` (reference §2.8): the endpoint's
+    /// relations, sorted as strings as Juju sorts them; the hook's endpoint
+    /// when none is named.
     pub(super) fn relation_ids(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format"], &[])?;
-        let [endpoint] = a.positional.as_slice() else {
-            return Err(ToolOutput::error(2, "no endpoint name specified"));
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        let hook_endpoint = self
+            .relation
+            .as_deref()
+            .and_then(|r| r.rsplit_once(':'))
+            .map(|(e, _)| e);
+        let endpoint = match a.positional.as_slice() {
+            [] => hook_endpoint,
+            [e] => Some(*e),
+            [_, rest @ ..] => return Err(unrecognized(rest)),
         };
+        let endpoint = endpoint
+            .filter(|e| !e.is_empty())
+            .ok_or_else(|| ToolOutput::error(2, "no endpoint name specified"))?;
         let mut ids: Vec<&String> = state
             .relations
             .keys()
-            .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == *endpoint))
+            .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
             .collect();
-        ids.sort_by_key(|k| {
-            k.rsplit(':')
-                .next()
-                .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(0)
-        });
-        Ok(json(&ids))
+        ids.sort();
+        Ok(output(fmt, &serde_json::json!(ids)))
     }
 
-    /// `relation-list` (reference §2).
+    /// `-r`, else the hook's relation (`JUJU_RELATION_ID`), as Juju does.
+    fn relation_flag<'a>(&'a self, a: &Args<'a>) -> Option<&'a str> {
+        a.flag(&["-r", "--relation"]).or(self.relation.as_deref())
+    }
+
+    /// `relation-list [-r <id>] [--app]` (reference §2.9): the remote
+    /// units, sorted, without one departing in this hook; or the remote
+    /// application.
     pub(super) fn relation_list(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
-        let want_app = a.bool(&["--app"]);
-        let (key, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
-        if want_app {
-            Ok(json(&rel.app))
-        } else {
-            let mut units = rel.units.clone();
-            if let Some((id, unit)) = &self.departing
-                && *id == key
-            {
-                units.retain(|u| u != unit);
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        let (key, rel) = relation(state, self.relation_flag(&a))?;
+        if !a.positional.is_empty() {
+            return Err(unrecognized(&a.positional));
+        }
+        if a.bool(&["--app"]) {
+            return Ok(output(fmt, &serde_json::json!(rel.app)));
+        }
+        let mut units = rel.units.clone();
+        if let Some((id, unit)) = &self.departing
+            && *id == key
+        {
+            units.retain(|u| u != unit);
+        }
+        units.sort();
+        Ok(output(fmt, &serde_json::json!(units)))
+    }
+
+    /// `relation-get [-r <id>] [--app] [<key>|-] [<unit-or-app>]`
+    /// (reference §2.10): whose bag as Juju's `determineUnitOrAppName`
+    /// picks it (the hook's remote unit, else its remote application), read
+    /// as Juju allows: this unit's own bag, its application's for the
+    /// leader (or any unit of a peer relation), the remote side's; anyone
+    /// else is `permission denied`.
+    pub(super) fn relation_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        let leader = state.leader;
+        let (_, rel) = relation(state, self.relation_flag(&a))?;
+        let (key, rest) = match a.positional.split_first() {
+            Some((key, rest)) => (*key, rest),
+            None => ("-", &[][..]),
+        };
+        let (owner, is_app) = self.owner(a.bool(&["--app"]), rest)?;
+        let own_app = self.unit.split('/').next().unwrap_or_default();
+        let bag = if is_app && owner == own_app {
+            if !leader && rel.app != own_app {
+                // A non-leader asks the controller, which shows it its own
+                // application's bag only in a peer relation.
+                return Err(ToolOutput::error(1, "permission denied"));
             }
-            units.sort();
-            Ok(json(&units))
+            &rel.local_app_data
+        } else if is_app && owner == rel.app {
+            &rel.app_data
+        } else if !is_app && owner == self.unit {
+            &rel.local_unit_data
+        } else if !is_app && owner.split('/').next() == Some(rel.app.as_str()) {
+            static EMPTY: std::sync::OnceLock<Bag> = std::sync::OnceLock::new();
+            rel.unit_data
+                .get(&owner)
+                .unwrap_or_else(|| EMPTY.get_or_init(Bag::new))
+        } else {
+            return Err(ToolOutput::error(1, "permission denied"));
+        };
+        if key == "-" || key.is_empty() {
+            Ok(output(fmt, &serde_json::json!(bag)))
+        } else {
+            Ok(output(fmt, &serde_json::json!(bag.get(key))))
         }
     }
 
-    /// `relation-get` (reference §2).
-    pub(super) fn relation_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
-        let want_app = a.bool(&["--app"]);
-        let unit = self.unit.clone();
-        let (_, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
-        let (key, owner) = match a.positional.as_slice() {
-            [key, owner] => (*key, *owner),
-            _ => return Err(ToolOutput::error(2, "no unit or application specified")),
-        };
-        let bag = if want_app {
-            let owner_app = owner.split('/').next().unwrap_or(owner);
-            if Some(owner_app) == self.unit.split('/').next() {
-                rel.local_app_data.clone()
-            } else {
-                rel.app_data.clone()
+    /// Whose bag `relation-get` reads, and whether it is an application's:
+    /// the name given (a unit's name with `--app` meaning its
+    /// application), else the hook's remote unit, else its remote
+    /// application.
+    fn owner(&self, want_app: bool, rest: &[&str]) -> Result<(String, bool), ToolOutput> {
+        let (name, is_app) = match rest {
+            [name, extra @ ..] => {
+                if !extra.is_empty() {
+                    return Err(unrecognized(extra));
+                }
+                let name = *name;
+                if want_app {
+                    (name.split('/').next().unwrap_or(name).to_string(), true)
+                } else if !name.contains('/') {
+                    return Err(ToolOutput::error(
+                        2,
+                        format!("expected unit name, got application name \"{name}\""),
+                    ));
+                } else {
+                    (name.to_string(), false)
+                }
             }
-        } else if !owner.contains('/') {
-            return Err(ToolOutput::error(
-                2,
-                format!("expected unit name, got application name \"{owner}\""),
-            ));
-        } else if owner == unit {
-            rel.local_unit_data.clone()
-        } else {
-            rel.unit_data.get(owner).cloned().unwrap_or_default()
+            [] if want_app => (self.remote_app.clone().unwrap_or_default(), true),
+            [] => match self.remote_unit.as_deref().filter(|u| !u.is_empty()) {
+                Some(unit) => (unit.to_string(), false),
+                None => (self.remote_app.clone().unwrap_or_default(), true),
+            },
         };
-        if key == "-" {
-            Ok(json(&bag))
-        } else {
-            Ok(json(&bag.get(key)))
+        if name.is_empty() {
+            return Err(ToolOutput::error(2, "no unit or application specified"));
         }
+        Ok((name, is_app))
     }
 
     /// `relation-set` (reference §2).
@@ -93,18 +153,7 @@ impl SimTools {
         )?;
         let want_app = a.bool(&["--app"]);
         let leader = state.leader;
-        let mut changes: Bag = match a.flag(&["--file"]) {
-            Some("-") => serde_json::from_slice(stdin.unwrap_or_default()).map_err(|e| {
-                ToolOutput::error(1, format!("cannot parse settings from stdin: {e}"))
-            })?,
-            Some(f) => {
-                return Err(ToolOutput::error(
-                    1,
-                    format!("the simulated Juju reads --file only from stdin, not {f}"),
-                ));
-            }
-            None => Bag::new(),
-        };
+        let mut changes: Bag = settings_file(a.flag(&["--file"]), stdin)?;
         for kv in &a.positional {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
                 ToolOutput::error(2, format!("expected \"key=value\", got \"{kv}\""))
@@ -114,7 +163,7 @@ impl SimTools {
         if want_app && !leader {
             return Err(ToolOutput::error(1, "cannot write relation settings"));
         }
-        let (_, rel) = relation(state, a.flag(&["-r", "--relation"]))?;
+        let (_, rel) = relation(state, self.relation_flag(&a))?;
         let bag = if want_app {
             &mut rel.local_app_data
         } else {

@@ -17,6 +17,9 @@ pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         action: None,
         departing: None,
         relation: None,
+        remote_unit: None,
+        remote_app: None,
+        storage: None,
         bindings: ["db".to_string(), "peer".into(), "admin".into()].into(),
         state_dir: "/nonexistent".into(),
         // 2026-11-29T16:22:16Z
@@ -459,4 +462,76 @@ fn action_log_keeps_each_progress_message_at_once() {
     );
     assert_eq!(call(&mut t, "action-log", &["--", "-1 of", "2"]).code, 0);
     assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
+}
+
+#[test]
+fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
+    let mut state = SimState {
+        leader: false,
+        ..SimState::default()
+    };
+    let bag = |k: &str| [(k.to_string(), "v".to_string())].into();
+    state.relations.insert(
+        "db:1".into(),
+        SimRelation {
+            app: "pg".into(),
+            local_app_data: bag("shared"),
+            ..SimRelation::default()
+        },
+    );
+    state.relations.insert(
+        "peer:2".into(),
+        SimRelation {
+            app: "gw".into(),
+            local_app_data: bag("p"),
+            ..SimRelation::default()
+        },
+    );
+    let mut t = tools(state);
+    let args = ["--format=json", "-r", "db:1", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, "ERROR permission denied\n")
+    );
+    let args = ["--format=json", "-r", "peer:2", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!((out.code, out.stdout), (0, b"{\"p\":\"v\"}\n".to_vec()));
+    t.state.lock().unwrap().leader = true;
+    let args = ["--format=json", "-r", "db:1", "--app", "-", "gw"];
+    let out = call(&mut t, "relation-get", &args);
+    assert_eq!(
+        (out.code, out.stdout),
+        (0, b"{\"shared\":\"v\"}\n".to_vec())
+    );
+    // Nobody else's bag is readable.
+    let out = call(&mut t, "relation-get", &["-r", "db:1", "-", "other/0"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, "ERROR permission denied\n")
+    );
+}
+
+#[test]
+fn a_scripted_failure_answers_instead_of_the_tool_and_is_recorded() {
+    let state: SimState = serde_saphyr::from_str(
+        "fail:\n  relation-get: {code: 2, stderr: 'ERROR permission denied'}\n  is-leader: {}\n",
+    )
+    .unwrap();
+    let mut t = tools(state);
+    let out = call(&mut t, "relation-get", &["-r", "db:1"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (2, "ERROR permission denied\n")
+    );
+    let out = call(&mut t, "is-leader", &[]);
+    assert_eq!(
+        (out.code, out.stdout, out.stderr.as_str()),
+        (1, Vec::new(), "")
+    );
+    let calls = t.state.lock().unwrap().calls.clone();
+    assert_eq!(
+        calls,
+        ["relation-get -r db:1  → exit 2", "is-leader  → exit 1"]
+    );
 }

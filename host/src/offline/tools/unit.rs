@@ -2,7 +2,7 @@
 //! `is-leader`, `juju-log`, `status-set`, `status-get`,
 //! `application-version-set`.
 
-use super::args::{Answer, format, json, output, parse};
+use super::args::{Answer, format, output, parse, unrecognized};
 use crate::hook_tools::ToolOutput;
 use crate::offline::sim::{SimState, SimTools};
 use crate::status::merge::{Kind, Written};
@@ -11,20 +11,29 @@ impl SimTools {
     /// `config-get` (reference §2).
     pub(super) fn config_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format"], &["-a", "--all"])?;
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
         let mut all = self.defaults.clone();
         all.extend(state.config.clone());
         all.retain(|_, v| !v.is_null());
+        let all = serde_json::Value::Object(all.into_iter().collect());
         match a.positional.as_slice() {
-            [] => Ok(json(&all)),
-            [key] => Ok(json(all.get(*key).unwrap_or(&serde_json::Value::Null))),
-            _ => Err(ToolOutput::error(2, "too many arguments")),
+            [] | [""] => Ok(output(fmt, &all)),
+            [key] => Ok(output(
+                fmt,
+                all.get(*key).unwrap_or(&serde_json::Value::Null),
+            )),
+            [_, extra @ ..] => Err(unrecognized(extra)),
         }
     }
 
     /// `is-leader` (reference §2).
     pub(super) fn is_leader(&self, state: &mut SimState, args: &[&str]) -> Answer {
-        parse(args, &["--format"], &[])?;
-        Ok(json(&state.leader))
+        let a = parse(args, &["--format"], &[])?;
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        if !a.positional.is_empty() {
+            return Err(unrecognized(&a.positional));
+        }
+        Ok(output(fmt, &serde_json::Value::Bool(state.leader)))
     }
 
     /// `juju-log` (reference §2).
@@ -50,9 +59,15 @@ impl SimTools {
     pub(super) fn status_set(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &[], &["--application"])?;
         let (kind, message) = match a.positional.as_slice() {
+            [] => {
+                return Err(ToolOutput::error(
+                    2,
+                    "invalid args, require <status> [message]",
+                ));
+            }
             [k] => (*k, ""),
             [k, m] => (*k, *m),
-            _ => return Err(ToolOutput::error(2, "too many arguments")),
+            [_, _, extra @ ..] => return Err(unrecognized(extra)),
         };
         let status = match kind {
             "maintenance" => Kind::Maintenance,

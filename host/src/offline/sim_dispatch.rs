@@ -1,0 +1,195 @@
+//! `wasm-charm sim dispatch`: any charm's own `dispatch` (a wasm-charm
+//! host, an ops charm's script) run as a process against the simulated
+//! Juju of `run`: its hook tools served from the state file by this binary
+//! under each tool's name (`tool_session`), Juju's environment set, and
+//! the hook ended by the process's exit code through the one commit rule
+//! (`end_hook`).
+
+use super::context;
+use super::pebble;
+use super::report::print_event_record;
+use super::run_args::{RunArgs, UsageError};
+use super::simulator::{Simulator, end_hook, start_event};
+use super::state_file::StateFile;
+use super::tool_session::{SESSION_VAR, Session, ToolContext};
+use super::{check_state, default_state_path, load_state, save_state, tools, workload_root};
+use crate::charm_dir::CharmDir;
+use crate::juju_env::JujuEnv;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+
+/// What one dispatch did.
+pub struct Dispatched {
+    /// How the process ended.
+    pub status: ExitStatus,
+    /// Why Juju failed a hook that exited 0 (its commit was refused).
+    pub refused: Option<String>,
+    /// The state as saved.
+    pub state: StateFile,
+    pub state_path: PathBuf,
+}
+
+impl Dispatched {
+    /// Juju's verdict: the process exited 0 and its writes were committed.
+    pub fn succeeded(&self) -> bool {
+        self.status.success() && self.refused.is_none()
+    }
+}
+
+pub fn main(args: &RunArgs) -> anyhow::Result<()> {
+    let run = execute(args)?;
+    let state = &run.state.sim;
+    println!("dispatch {}: {}", args.event, run.status);
+    for call in &state.calls {
+        println!("call: {call}");
+    }
+    print_event_record(state, &run.state.machine);
+    for (target, written) in [("unit", &state.status.unit), ("app", &state.status.app)] {
+        if let Some(w) = written {
+            println!("{target} status: {} {:?}", w.status.as_str(), w.message);
+        }
+    }
+    if let Some(why) = &run.refused {
+        println!("failure: {why}");
+    }
+    println!("state: {}", run.state_path.display());
+    if !run.succeeded() {
+        anyhow::bail!(
+            "the hook failed ({}); its relation data, ports, secret changes and charm state \
+             were not saved",
+            run.refused.as_deref().unwrap_or("dispatch did not exit 0")
+        );
+    }
+    Ok(())
+}
+
+/// Run `<charm>/dispatch` for `args.event` against the state file, end the
+/// hook by its exit code and save the state. The process's own output goes
+/// to this one's.
+pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
+    let charm_path = std::path::absolute(&args.charm)
+        .with_context(|| format!("{}: cannot find it", args.charm.display()))?;
+    let charm = CharmDir::load(&charm_path)?;
+    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let params = context::action_params(args, &charm, &event)?;
+    let state_path = match &args.state {
+        Some(path) => path.clone(),
+        None => default_state_path(&args.charm)?,
+    };
+    let root = workload_root(args, &charm, &state_path)?;
+    let StateFile {
+        sim: mut state,
+        machine,
+    } = load_state(&state_path)?;
+    check_state(&charm, &state, &state_path)?;
+    let simulator = Simulator {
+        charm: &charm,
+        root: root.clone(),
+        state_dir: super::simulator::state_dir(&state_path),
+        origin: state_path.clone(),
+        prober: crate::probe::Prober::default(),
+    };
+    let unit = simulator.unit(&state);
+    context::apply_operator_flags(args, &charm, &mut state)?;
+    let env = context::hook_env(args, &charm, &event, &mut state, &unit)?;
+    let now = crate::juju::unix_now();
+    start_event(&mut state, &unit, params);
+    // Each container's simulated Pebble, served where the process finds it
+    // under the workload root, as `run` serves it; it acts at once.
+    let containers = pebble::Containers::start(
+        &charm,
+        &root,
+        std::mem::take(&mut state.containers),
+        &state_path,
+        now,
+    )?;
+    let before = state.clone();
+    let shared = Arc::new(Mutex::new(state));
+    let tools = simulator.tools(&env, &shared, unit, now)?;
+    let hook = tempfile::Builder::new()
+        .prefix("wasm-charm-hook-")
+        .tempdir()
+        .context("cannot make the hook's directory")?;
+    let session = hook.path().join("session.json");
+    Session {
+        context: Some(ToolContext::of(&tools)),
+        state: before.clone(),
+        pending_secrets: Default::default(),
+    }
+    .write(&session)?;
+    let bin = link_tools(hook.path())?;
+    // The root `run` would use, when the charm has one there to use.
+    let root_var = (!root.is_machine() && root.path().is_dir()).then(|| root.path().to_path_buf());
+    let status = run_dispatch(&charm.path, &env, &bin, &session, root_var.as_deref())?;
+    let mut after = {
+        let _lock = super::tool_session::lock(&session)?;
+        Session::read(&session)?.state
+    };
+    after.containers = containers.finish();
+    let ended = end_hook(&before, after, &env, status.success(), now);
+    save_state(&state_path, &ended.state, &machine)?;
+    Ok(Dispatched {
+        status,
+        refused: ended.refused,
+        state: StateFile {
+            sim: ended.state,
+            machine,
+        },
+        state_path,
+    })
+}
+
+/// `<dir>/bin` with every served tool a symlink to this binary.
+fn link_tools(dir: &Path) -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find this binary")?;
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).with_context(|| format!("{}: cannot create", bin.display()))?;
+    for name in tools::NAMES {
+        std::os::unix::fs::symlink(&exe, bin.join(name))
+            .with_context(|| format!("cannot link {name}"))?;
+    }
+    Ok(bin)
+}
+
+/// Run the charm's `dispatch` with the environment Juju gives a hook
+/// (reference §1.4): the event's variables, the tools first on `PATH`, the
+/// charm directory as working directory, stdin closed.
+fn run_dispatch(
+    charm: &Path,
+    env: &JujuEnv,
+    bin: &Path,
+    session: &Path,
+    root: Option<&Path>,
+) -> anyhow::Result<ExitStatus> {
+    let dispatch = charm.join("dispatch");
+    let mut path = std::ffi::OsString::from(bin);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()));
+    let unit = env.get("JUJU_UNIT_NAME").unwrap_or_default();
+    let mut cmd = Command::new(&dispatch);
+    cmd.env_clear()
+        .envs(env.vars())
+        .env("PATH", path)
+        .env("LANG", "C.UTF-8")
+        .env("CHARM_DIR", charm)
+        .env("JUJU_CHARM_DIR", charm)
+        .env(
+            "JUJU_CONTEXT_ID",
+            format!("{unit}-sim-{}", std::process::id()),
+        )
+        .env("JUJU_MODEL_UUID", "00000000-0000-4000-8000-000000000000")
+        .env("JUJU_MACHINE_ID", "0")
+        .env(SESSION_VAR, session)
+        .current_dir(charm)
+        .stdin(Stdio::null());
+    if let Some(home) = std::env::var_os("HOME") {
+        cmd.env("HOME", home);
+    }
+    if let Some(root) = root {
+        cmd.env(crate::workload_root::ROOT_VAR, root);
+    }
+    cmd.status()
+        .map_err(|e| UsageError(format!("{}: cannot run it: {e}", dispatch.display())).into())
+}

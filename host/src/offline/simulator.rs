@@ -1,0 +1,244 @@
+//! The simulated Juju as a value: a state in, one event run on a charm,
+//! an outcome and the next state out ([`Simulator::run`]). It reads and
+//! writes no state file and parses no flags: `wasm-charm run` (`execute`)
+//! is the edge that turns a file into a state and flags into an event, and
+//! `sim dispatch` (`served`) the edge that runs a charm's own `dispatch`
+//! process against the same state. Both end a hook through [`end_hook`],
+//! the one place Juju's commit rule is written.
+
+use super::machine::SimMachine;
+use super::pebble;
+use super::sim::{SimState, SimTools};
+use super::state_file::StateFile;
+use super::tools;
+use crate::charm_dir::CharmDir;
+use crate::dispatch;
+use crate::hook_tools::HookTools;
+use crate::juju_env::JujuEnv;
+use crate::probe::Prober;
+use crate::show::Report;
+use crate::status::backend::ScopeBackend;
+use crate::status::store::{ScopeStore, check_format};
+use crate::status::store_choice::{self, Backend};
+use crate::status::store_juju::JujuStore;
+use crate::workload_root::WorkloadRoot;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One event as the simulator runs it: Juju's environment for the hook,
+/// the action's parameters and the clock.
+#[derive(Debug, Clone, Default)]
+pub struct SimEvent {
+    pub env: JujuEnv,
+    /// What `action-get` answers (an action only).
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// Seconds since the Unix epoch when the event starts.
+    pub now: u64,
+}
+
+/// What one event did.
+pub struct Outcome {
+    pub report: Report,
+    /// The hook failed: Juju kept nothing it held (see [`end_hook`]).
+    pub failed: bool,
+}
+
+/// The simulated Juju of one charm, and where its files are looked up.
+pub struct Simulator<'c> {
+    pub charm: &'c CharmDir,
+    /// The directory the charm's declared directories and the simulated
+    /// Pebble's sockets are under.
+    pub root: WorkloadRoot,
+    /// Where relative resource paths start.
+    pub state_dir: PathBuf,
+    /// What messages about the state call it (the state file's path).
+    pub origin: PathBuf,
+    pub prober: Prober,
+}
+
+impl Simulator<'_> {
+    /// Run `event` on the charm's component in the host's sandbox against
+    /// `state`, and return the outcome and the state Juju would then have.
+    /// `Err`: the state does not fit the charm, or the hook failed before
+    /// any handler ran (nothing changes then, as the dispatch contract says).
+    pub fn run(&self, file: StateFile, event: &SimEvent) -> anyhow::Result<(Outcome, StateFile)> {
+        let StateFile {
+            sim: mut state,
+            machine,
+        } = file;
+        machine
+            .check(&self.charm.manifest.workload)
+            .map_err(|e| super::UsageError(format!("{}: {e}", self.origin.display())))?;
+        let machine = Arc::new(SimMachine::new(machine));
+        let unit = self.unit(&state);
+        start_event(&mut state, &unit, event.params.clone());
+        // Served while the event runs; stopped even when it fails early.
+        let containers = pebble::Containers::start(
+            self.charm,
+            &self.root,
+            std::mem::take(&mut state.containers),
+            &self.origin,
+            event.now,
+        )?;
+        // The model as the hook finds it: what changed before the event is
+        // the operator's and the remote side's doing, which a failed hook
+        // does not undo.
+        let before = state.clone();
+        let shared = Arc::new(Mutex::new(state));
+        let tools: Arc<dyn HookTools> = Arc::new(self.tools(&event.env, &shared, unit, event.now)?);
+        let mut backend = self.scope_backend(&event.env, &shared, &tools);
+        let mut report = dispatch::run_event(
+            self.charm,
+            &event.env,
+            dispatch::OnMachine {
+                root: &self.root,
+                machine: machine.clone(),
+            },
+            tools,
+            backend.as_mut(),
+            &self.prober,
+            event.now,
+        )?;
+        let mut after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        // Pebble acted at once: kept by a failed hook too.
+        after.containers = containers.finish();
+        let ended = end_hook(
+            &before,
+            after,
+            &event.env,
+            report.failures.is_empty(),
+            event.now,
+        );
+        report.failures.extend(ended.refused);
+        let outcome = Outcome {
+            failed: !report.failures.is_empty(),
+            report,
+        };
+        let next = StateFile {
+            sim: ended.state,
+            machine: machine.state(),
+        };
+        Ok((outcome, next))
+    }
+
+    /// The unit the state names, else the charm's first.
+    pub fn unit(&self, state: &SimState) -> String {
+        state
+            .unit
+            .clone()
+            .unwrap_or_else(|| format!("{}/0", self.charm.metadata.name))
+    }
+
+    /// The simulated Juju's hook tools for the event, over the shared state.
+    pub fn tools(
+        &self,
+        env: &JujuEnv,
+        shared: &Arc<Mutex<SimState>>,
+        unit: String,
+        now: u64,
+    ) -> anyhow::Result<SimTools> {
+        Ok(SimTools {
+            state: shared.clone(),
+            defaults: self.charm.config.defaults.clone(),
+            unit,
+            action: env.get("JUJU_ACTION_NAME").map(str::to_string),
+            departing: env
+                .get("JUJU_RELATION_ID")
+                .zip(env.get("JUJU_DEPARTING_UNIT"))
+                .map(|(r, u)| (r.to_string(), u.to_string())),
+            relation: env.get("JUJU_RELATION_ID").map(str::to_string),
+            remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
+            remote_app: env.get("JUJU_REMOTE_APP").map(str::to_string),
+            storage: env.get("JUJU_STORAGE_ID").map(str::to_string),
+            bindings: super::bindings(self.charm),
+            state_dir: std::path::absolute(&self.state_dir).with_context(|| {
+                format!("{}: cannot find its directory", self.state_dir.display())
+            })?,
+            now,
+        })
+    }
+
+    /// The store as a unit keeps it: `scopes` for a local one (`auto` too:
+    /// the simulated unit is a machine's), Juju's charm state for `juju`.
+    fn scope_backend(
+        &self,
+        env: &JujuEnv,
+        shared: &Arc<Mutex<SimState>>,
+        tools: &Arc<dyn HookTools>,
+    ) -> Box<dyn ScopeBackend> {
+        match store_choice::choose(self.charm.manifest.store, env) {
+            Backend::Local => Box::new(StateBackend(shared.clone())),
+            Backend::Juju => Box::new(JujuStore::new(tools.clone())),
+        }
+    }
+}
+
+/// The scope store lives inside the state offline.
+struct StateBackend(Arc<Mutex<SimState>>);
+
+impl ScopeBackend for StateBackend {
+    fn load(&mut self) -> anyhow::Result<ScopeStore> {
+        let state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let store = state.scopes.clone().unwrap_or_default();
+        // Same check as the file backend: never use a store this host cannot read.
+        check_format(store.format).context("the state file's `scopes`")?;
+        Ok(store)
+    }
+    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).scopes = Some(store.clone());
+        Ok(())
+    }
+}
+
+/// The state as the event starts: its unit named, what the last event
+/// left (log, calls, action results) cleared, the action's parameters set.
+pub(super) fn start_event(
+    state: &mut SimState,
+    unit: &str,
+    params: serde_json::Map<String, serde_json::Value>,
+) {
+    state.unit = Some(unit.to_string());
+    state.log.clear();
+    state.calls.clear();
+    state.action_params = params;
+    state.action_results.clear();
+    state.action_failed = None;
+}
+
+/// How a hook ended, as Juju ends it.
+pub struct Ended {
+    /// The state Juju keeps.
+    pub state: SimState,
+    /// Why Juju failed a hook that succeeded: its commit was refused.
+    pub refused: Option<String>,
+}
+
+/// End a hook as Juju does (reference §1.6): a hook that `succeeded`
+/// commits what it held, unless the commit is refused (the charm state
+/// past its quota), which fails it; a failed hook keeps only what acts at
+/// once. `before` is the state the hook started from, `after` the state
+/// its tools left. Every front end ends its hooks here.
+pub fn end_hook(
+    before: &SimState,
+    after: SimState,
+    env: &JujuEnv,
+    succeeded: bool,
+    now: u64,
+) -> Ended {
+    let refused = if succeeded && after.charm_state != before.charm_state {
+        tools::charm_state::refused_at_commit(&after.charm_state, after.max_charm_state_size)
+    } else {
+        None
+    };
+    let failed = !succeeded || refused.is_some();
+    Ended {
+        state: super::commit(before, after, env, failed, now),
+        refused,
+    }
+}
+
+/// `path`'s directory, for relative resource paths.
+pub(super) fn state_dir(path: &Path) -> PathBuf {
+    crate::atomic_file::parent(path).to_path_buf()
+}

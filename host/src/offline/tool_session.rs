@@ -1,0 +1,248 @@
+//! The simulated Juju served as Juju's hook tools to a charm's own
+//! `dispatch` process: `wasm-charm` run under a tool's name (`status-set`,
+//! a symlink to it) answers from the hook's session, the file
+//! [`SESSION_VAR`] names, with the same table, syntax, JSON, exit codes and
+//! `ERROR …` words as the embedded tools ([`SimTools`]). One tool runs at
+//! a time (the session is locked while it does); its writes stay in the
+//! session, held as the embedded tools hold them, until whoever started
+//! the hook ends it through `end_hook` (`sim_dispatch`).
+
+use super::secrets::PendingSecrets;
+use super::sim::{SimState, SimTools};
+use crate::hook_tools::{HookTools, ToolOutput};
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The environment variable naming the hook's session file.
+pub const SESSION_VAR: &str = "WASM_CHARM_SIM_SESSION";
+
+/// One hook as the served tools see it: what they know of the event, and
+/// the state as the last tool left it, writes held until the hook ends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Session {
+    /// What `sim dispatch` knew of the event; when absent, the tools read
+    /// the hook's context from its environment, as Juju's do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ToolContext>,
+    pub state: SimState,
+    #[serde(default)]
+    pub pending_secrets: PendingSecrets,
+}
+
+/// What the tools know of the event ([`SimTools`] without its state).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ToolContext {
+    pub unit: String,
+    pub defaults: BTreeMap<String, serde_json::Value>,
+    pub action: Option<String>,
+    pub departing: Option<(String, String)>,
+    pub relation: Option<String>,
+    #[serde(default)]
+    pub remote_unit: Option<String>,
+    #[serde(default)]
+    pub remote_app: Option<String>,
+    #[serde(default)]
+    pub storage: Option<String>,
+    pub bindings: BTreeSet<String>,
+    pub state_dir: PathBuf,
+    pub now: u64,
+}
+
+impl ToolContext {
+    pub fn of(tools: &SimTools) -> ToolContext {
+        ToolContext {
+            unit: tools.unit.clone(),
+            defaults: tools.defaults.clone(),
+            action: tools.action.clone(),
+            departing: tools.departing.clone(),
+            relation: tools.relation.clone(),
+            remote_unit: tools.remote_unit.clone(),
+            remote_app: tools.remote_app.clone(),
+            storage: tools.storage.clone(),
+            bindings: tools.bindings.clone(),
+            state_dir: tools.state_dir.clone(),
+            now: tools.now,
+        }
+    }
+
+    /// The hook's context as Juju gives it to a process (reference §1.4):
+    /// the unit, the action, the relation and its remote side; the charm's
+    /// config defaults and bindings from `JUJU_CHARM_DIR`; resources
+    /// relative to the session's directory.
+    fn from_env(session: &Path) -> ToolContext {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let charm = var("JUJU_CHARM_DIR")
+            .and_then(|dir| crate::charm_dir::CharmDir::load(Path::new(&dir)).ok());
+        ToolContext {
+            unit: var("JUJU_UNIT_NAME").unwrap_or_default(),
+            defaults: charm
+                .as_ref()
+                .map(|c| c.config.defaults.clone())
+                .unwrap_or_default(),
+            action: var("JUJU_ACTION_NAME"),
+            departing: var("JUJU_RELATION_ID").zip(var("JUJU_DEPARTING_UNIT")),
+            relation: var("JUJU_RELATION_ID"),
+            remote_unit: var("JUJU_REMOTE_UNIT"),
+            remote_app: var("JUJU_REMOTE_APP"),
+            storage: var("JUJU_STORAGE_ID"),
+            bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
+            state_dir: crate::atomic_file::parent(session).to_path_buf(),
+            now: crate::juju::unix_now(),
+        }
+    }
+
+    fn tools(&self, state: Arc<Mutex<SimState>>) -> SimTools {
+        SimTools {
+            state,
+            defaults: self.defaults.clone(),
+            unit: self.unit.clone(),
+            action: self.action.clone(),
+            departing: self.departing.clone(),
+            relation: self.relation.clone(),
+            remote_unit: self.remote_unit.clone(),
+            remote_app: self.remote_app.clone(),
+            storage: self.storage.clone(),
+            bindings: self.bindings.clone(),
+            state_dir: self.state_dir.clone(),
+            now: self.now,
+        }
+    }
+}
+
+impl Session {
+    pub fn read(path: &Path) -> anyhow::Result<Session> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let mut session: Session = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{}: not a session of the simulated Juju", path.display()))?;
+        session.state.pending_secrets = std::mem::take(&mut session.pending_secrets);
+        Ok(session)
+    }
+
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let mut file = self.clone();
+        file.pending_secrets = std::mem::take(&mut file.state.pending_secrets);
+        let bytes = serde_json::to_vec(&file).context("cannot encode the session")?;
+        crate::atomic_file::write(path, &bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))
+    }
+}
+
+/// The lock every tool of a session takes while it reads and writes it.
+pub fn lock(session: &Path) -> anyhow::Result<std::fs::File> {
+    let path = session.with_extension("lock");
+    let file = std::fs::File::create(&path)
+        .with_context(|| format!("{}: cannot create", path.display()))?;
+    file.lock()
+        .with_context(|| format!("{}: cannot lock", path.display()))?;
+    Ok(file)
+}
+
+/// Answer one call of `tool` made as a process: argv, stdin, stdout,
+/// stderr and the exit code, as Juju's tool of that name.
+pub fn serve(tool: &str) -> ExitCode {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let out = answer(tool, &args).unwrap_or_else(|e| ToolOutput::error(1, format!("{e:#}")));
+    // A closed pipe is the caller's business: the answer stands.
+    let _ = std::io::stdout().write_all(&out.stdout);
+    let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    ExitCode::from(u8::try_from(out.code).unwrap_or(1))
+}
+
+fn answer(tool: &str, args: &[String]) -> anyhow::Result<ToolOutput> {
+    let path = std::env::var_os(SESSION_VAR)
+        .map(PathBuf::from)
+        .with_context(|| {
+            format!("{tool}: not in a hook of the simulated Juju ({SESSION_VAR} is not set)")
+        })?;
+    let stdin = input(args)?;
+    let _lock = lock(&path)?;
+    let mut session = Session::read(&path)?;
+    let shared = Arc::new(Mutex::new(std::mem::take(&mut session.state)));
+    let context = session
+        .context
+        .clone()
+        .unwrap_or_else(|| ToolContext::from_env(&path));
+    let tools = context.tools(shared.clone());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Juju sets no timeout on a tool.
+    let deadline = Instant::now() + Duration::from_secs(24 * 3600);
+    let out = tools.call(tool, &args, stdin.as_deref(), deadline)?;
+    drop(tools);
+    session.state = std::mem::take(&mut *shared.lock().unwrap_or_else(|p| p.into_inner()));
+    session.write(&path)?;
+    Ok(out)
+}
+
+/// The stdin a call gives its tool: read only by `--file -`, as Juju's
+/// tools read it (a tool that never reads it must not wait on it).
+fn input(args: &[String]) -> anyhow::Result<Option<Vec<u8>>> {
+    let flags: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
+    let reads = flags.iter().any(|a| *a == "--file=-")
+        || flags.windows(2).any(|w| w[0] == "--file" && w[1] == "-");
+    if !reads {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::tools::tests::{call, tools};
+
+    #[test]
+    fn every_served_name_is_a_tool_of_the_table() {
+        let mut t = tools(SimState::default());
+        for name in crate::offline::tools::NAMES {
+            let out = call(&mut t, name, &[]);
+            assert!(
+                !out.stderr.contains("does not implement"),
+                "{name}: {out:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_session_keeps_the_held_secret_changes_between_tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.json");
+        let mut t = tools(SimState::default());
+        let added = call(&mut t, "secret-add", &["token=abc"]);
+        assert_eq!(added.code, 0, "{added:?}");
+        let state = t.state.lock().unwrap().clone();
+        assert!(!state.pending_secrets.creates.is_empty());
+        let session = Session {
+            context: Some(ToolContext::of(&t)),
+            state: state.clone(),
+            pending_secrets: PendingSecrets::default(),
+        };
+        session.write(&path).unwrap();
+        let back = Session::read(&path).unwrap();
+        assert_eq!(back.state, state);
+        assert_eq!(back.context.map(|c| c.unit).as_deref(), Some("gw/0"));
+    }
+
+    #[test]
+    fn only_file_dash_reads_stdin() {
+        let none = ["-r", "db:1", "--file", "bag.yaml", "k=v"].map(String::from);
+        assert_eq!(input(&none).unwrap(), None);
+        let past_flags = ["--", "--file=-"].map(String::from);
+        assert_eq!(input(&past_flags).unwrap(), None);
+    }
+}
