@@ -16,10 +16,10 @@ use wasm_charm_host::status::store::Target;
 /// A packed charm: its directory, as `wasm-charm pack` assembles it.
 ///
 /// ```no_run
-/// use wasm_charm_testing::{Charm, State, Status};
+/// use wasm_charm_testing::{Charm, Event, State, Status};
 ///
 /// let charm = Charm::build(env!("CARGO_MANIFEST_DIR"));
-/// let out = charm.run(&State::new().leader(false), "install");
+/// let out = charm.run(&State::new().leader(false), Event::install());
 /// assert_eq!(out.scope("handler/leader"), Some(Status::waiting("Waiting for leadership")), "{out}");
 /// ```
 #[derive(Debug, Clone)]
