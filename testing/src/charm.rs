@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use wasm_charm_host::charm_dir::{CharmDir, StoreChoice};
+use wasm_charm_host::offline::state_file::StateFile;
 use wasm_charm_host::offline::{self, UsageError};
 use wasm_charm_host::probe::{self, ProbeSpec};
 use wasm_charm_host::status::store::Target;
@@ -16,10 +17,10 @@ use wasm_charm_host::status::store::Target;
 /// A packed charm: its directory, as `wasm-charm pack` assembles it.
 ///
 /// ```no_run
-/// use wasm_charm_testing::{Charm, State, Status};
+/// use wasm_charm_testing::{Charm, Event, State, Status};
 ///
 /// let charm = Charm::build(env!("CARGO_MANIFEST_DIR"));
-/// let out = charm.run(&State::new().leader(false), "install");
+/// let out = charm.run(&State::new().leader(false), Event::install());
 /// assert_eq!(out.scope("handler/leader"), Some(Status::waiting("Waiting for leadership")), "{out}");
 /// ```
 #[derive(Debug, Clone)]
@@ -140,31 +141,33 @@ impl Charm {
             .prefix("wasm-charm-testing-")
             .tempdir()
             .map_err(io)?;
-        let state_path = dir.path().join("state.yaml");
+        // Stands for a state file in messages; nothing is written there.
+        let origin = dir.path().join("state.yaml");
         let root = dir.path().join("root");
         std::fs::create_dir(&root).map_err(io)?;
         state.write_files(&root)?;
-        // Written whole, so every section of the host's state file is
-        // carried, those added after this harness too.
-        let text = serde_saphyr::to_string(&state.file_for(self.juju_store))
-            .map_err(|e| Error::State(at(format!("cannot encode the state: {e}"))))?;
-        std::fs::write(&state_path, text).map_err(io)?;
         let mut args = event.run_args();
         args.charm = self.dir.clone();
-        args.state = Some(state_path.clone());
         args.root = Some(root.clone());
         args.config = state
             .config
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        match offline::execute(&args) {
+        let charm = match CharmDir::load(&self.dir) {
+            Ok(charm) => charm,
+            Err(e) => return Ok(self.failed_early(&event, state, format!("{e:#}"))),
+        };
+        // In memory: the state is handed over whole (every section of the
+        // host's state, those added after this harness too) and the next
+        // one comes back as the simulator left it.
+        match offline::execute_state(&args, charm, state.file_for(self.juju_store), &origin) {
             Ok(run) => {
-                // The state as saved, read back as the next run reads it.
-                let file = offline::load_state(&state_path)
-                    .map_err(|e| Error::State(at(format!("{e:#}"))))?;
                 let next = State {
-                    file,
+                    file: StateFile {
+                        sim: run.state.clone(),
+                        machine: run.machine.clone(),
+                    },
                     config: Vec::new(),
                     files: crate::files::collect(&root)?,
                 };
@@ -173,7 +176,7 @@ impl Charm {
             Err(e) if e.downcast_ref::<UsageError>().is_some() => {
                 Err(Error::Usage(at(format!("{e:#}"))))
             }
-            // The hook failed before any handler ran: the state file is
+            // The hook failed before any handler ran: the state is
             // unchanged, and the operator's config waits for the next run.
             Err(e) => Ok(self.failed_early(&event, state, format!("{e:#}"))),
         }

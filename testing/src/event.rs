@@ -6,19 +6,47 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 use wasm_charm_host::offline::RunArgs;
 
+/// One constructor per event that concerns no entity, named as the SDK's
+/// `On::…` names it.
+macro_rules! hook_events {
+    ($($f:ident => $hook:literal;)+) => {
+        $(
+            #[doc = concat!("`", $hook, "`, as the SDK's `On::", stringify!($f), "()` observes it.")]
+            pub fn $f() -> Event {
+                Event::named($hook)
+            }
+        )+
+    };
+}
+
+/// One constructor per event of an entity (a relation endpoint, a storage,
+/// a container): `<entity>-<event>`, as Juju names the hook.
+macro_rules! entity_events {
+    ($($f:ident => $suffix:literal, $what:literal;)+) => {
+        $(
+            #[doc = concat!("`<", $what, ">-", $suffix, "` of `", $what, "`, as the SDK's `On::", stringify!($f), "(…)` observes it.")]
+            pub fn $f(entity: &str) -> Event {
+                Event::named(format!("{entity}-{}", $suffix))
+            }
+        )+
+    };
+}
+
 /// One event to run, with the context Juju gives it: the same choices as
 /// `wasm-charm run`'s flags, checked by the host against the charm when it
 /// runs (an event the charm cannot receive, a flag its kind does not take,
 /// a parameter actions.yaml does not allow: each is an [`Error::Usage`]
 /// naming what is wrong).
 ///
-/// A hook name converts into an event, so `charm.run(&state, "install")`
-/// works; the builder methods add the rest.
+/// Events are built as the SDK observes them (`Event::config_changed()`
+/// for `On::config_changed()`, `Event::relation_joined("db")` for
+/// `On::relation_joined("db")`, `Event::action("backup")`); the builder
+/// methods add the context.
 ///
 /// ```
 /// use wasm_charm_testing::Event;
 ///
-/// let joined = Event::new("db-relation-joined")
+/// let joined = Event::relation_joined("db")
 ///     .remote_app("postgresql")
 ///     .remote_unit_data("password", "s3cret");
 /// assert_eq!(joined.name(), "db-relation-joined");
@@ -50,18 +78,50 @@ pub struct Event {
 }
 
 impl Event {
-    /// A hook (`config-changed`, `db-relation-changed`) or a dispatch path
-    /// (`actions/backup`).
-    pub fn new(name: impl Into<String>) -> Event {
+    /// The event Juju names `name` (a hook, or `actions/<name>`).
+    fn named(name: impl Into<String>) -> Event {
         Event {
             name: name.into(),
             ..Event::default()
         }
     }
 
+    hook_events! {
+        install => "install";
+        start => "start";
+        stop => "stop";
+        remove => "remove";
+        upgrade_charm => "upgrade-charm";
+        config_changed => "config-changed";
+        update_status => "update-status";
+        leader_elected => "leader-elected";
+        leader_settings_changed => "leader-settings-changed";
+        pre_series_upgrade => "pre-series-upgrade";
+        post_series_upgrade => "post-series-upgrade";
+        collect_metrics => "collect-metrics";
+        secret_changed => "secret-changed";
+        secret_rotate => "secret-rotate";
+        secret_remove => "secret-remove";
+        secret_expired => "secret-expired";
+    }
+
+    entity_events! {
+        relation_created => "relation-created", "relation endpoint";
+        relation_joined => "relation-joined", "relation endpoint";
+        relation_changed => "relation-changed", "relation endpoint";
+        relation_departed => "relation-departed", "relation endpoint";
+        relation_broken => "relation-broken", "relation endpoint";
+        storage_attached => "storage-attached", "storage";
+        storage_detaching => "storage-detaching", "storage";
+        pebble_ready => "pebble-ready", "container";
+        pebble_custom_notice => "pebble-custom-notice", "container";
+        pebble_check_failed => "pebble-check-failed", "container";
+        pebble_check_recovered => "pebble-check-recovered", "container";
+    }
+
     /// The action `name` (`actions/<name>`).
     pub fn action(name: &str) -> Event {
-        Event::new(format!("actions/{name}"))
+        Event::named(format!("actions/{name}"))
     }
 
     /// The event's name as `wasm-charm run --event` takes it.
@@ -170,7 +230,7 @@ impl Event {
     /// use wasm_charm_testing::Event;
     ///
     /// let later = SystemTime::now() + Duration::from_secs(600);
-    /// let event = Event::new("update-status").at(later);
+    /// let event = Event::update_status().at(later);
     /// assert_eq!(event.time(), Some(later));
     /// ```
     pub fn at(mut self, time: SystemTime) -> Event {
@@ -218,18 +278,6 @@ impl Event {
     }
 }
 
-impl From<&str> for Event {
-    fn from(name: &str) -> Event {
-        Event::new(name)
-    }
-}
-
-impl From<String> for Event {
-    fn from(name: String) -> Event {
-        Event::new(name)
-    }
-}
-
 impl From<&Event> for Event {
     fn from(event: &Event) -> Event {
         event.clone()
@@ -242,7 +290,7 @@ mod tests {
 
     #[test]
     fn every_choice_becomes_the_flag_run_takes() {
-        let args = Event::new("db-relation-changed")
+        let args = Event::relation_changed("db")
             .relation("db:3")
             .remote_app("pg")
             .remote_unit("pg/1")
@@ -266,7 +314,7 @@ mod tests {
         assert!(args.state.is_none() && args.root.is_none() && args.config.is_empty());
         assert!(args.now.is_none());
         let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7);
-        assert_eq!(Event::new("start").at(at).run_args().now, Some(at));
+        assert_eq!(Event::start().at(at).run_args().now, Some(at));
     }
 
     #[test]
@@ -293,7 +341,7 @@ mod tests {
 
     #[test]
     fn pebble_context() {
-        let args = Event::new("web-pebble-custom-notice")
+        let args = Event::pebble_custom_notice("web")
             .container("web")
             .notice("7", "example.com/a")
             .notice_type("custom")
@@ -302,9 +350,7 @@ mod tests {
         assert_eq!(args.notice_id.as_deref(), Some("7"));
         assert_eq!(args.notice_key.as_deref(), Some("example.com/a"));
         assert_eq!(args.notice_type.as_deref(), Some("custom"));
-        let args = Event::new("web-pebble-check-failed")
-            .check("alive")
-            .run_args();
+        let args = Event::pebble_check_failed("web").check("alive").run_args();
         assert_eq!(args.check.as_deref(), Some("alive"));
     }
 }

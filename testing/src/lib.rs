@@ -15,8 +15,10 @@
 //!   probes, the simulated machine, files under the workload root, and
 //!   any other section of the state file.
 //! * [`Event`] is the event and its context (relation, remote unit and
-//!   data, action parameters, …) and the time it runs at; a hook name
-//!   converts into one.
+//!   data, action parameters, …) and the time it runs at, built as the
+//!   SDK observes it (`Event::config_changed()`, `Event::relation_joined("db")`).
+//! * [`Status`] and [`StatusKind`] are the SDK's own, so a test compares
+//!   what a handler returns with the same type.
 //! * [`Charm::run`] gives an [`Outcome`]: statuses, scopes with their
 //!   history, relation data, stored data, action results, the handlers'
 //!   results, logs, hook-tool and machine calls, files, and
@@ -43,7 +45,7 @@
 //!     let state = State::new()
 //!         .config("kind", "ingress")
 //!         .relation(Relation::new("istio-pilot:0", "pilot").unit("pilot/0"));
-//!     let out = charm().run(&state, "istio-pilot-relation-changed");
+//!     let out = charm().run(&state, Event::relation_changed("istio-pilot"));
 //!     out.assert_ok();
 //!     assert_eq!(
 //!         out.unit_status(),
@@ -51,7 +53,7 @@
 //!         "{out}"
 //!     );
 //!     // The next event starts where this one left off.
-//!     let next = Event::new("istio-pilot-relation-changed")
+//!     let next = Event::relation_changed("istio-pilot")
 //!         .remote_app_data("service-name", "pilot")
 //!         .remote_app_data("service-port", "15010");
 //!     let out = charm().run(&out.state(), next);
@@ -76,6 +78,4 @@ pub use error::Error;
 pub use event::Event;
 pub use outcome::{Handler, Outcome, RelationData, ScopeChange};
 pub use state::{Relation, State};
-pub use status::Status;
-/// A status's kind, ordered by severity.
-pub use wasm_charm_host::status::merge::Kind;
+pub use status::{Status, StatusKind};

@@ -10,11 +10,10 @@ use std::sync::OnceLock;
 use wasm_charm_host::offline::machine::SimService;
 use wasm_charm_host::offline::sim::SimState;
 use wasm_charm_host::show::HandlerResult;
-use wasm_charm_host::status::merge::Kind;
 use wasm_charm_host::status::store::{Scope, ScopeStore};
 
 /// How one handler ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Handler {
     /// It returned a status: its scope (`handler/<name>`) holds it.
     Set(Status),
@@ -32,7 +31,7 @@ pub enum Handler {
 impl Handler {
     pub(crate) fn from_result(r: &HandlerResult) -> Handler {
         let status = |s: &wasm_charm_host::bindings::Status| {
-            Status::new(Kind::from(s.kind), s.message.clone())
+            crate::status::status_of(s.kind.into(), &s.message)
         };
         match r {
             HandlerResult::Set(s) => Handler::Set(status(s)),
@@ -58,7 +57,7 @@ impl fmt::Display for Handler {
 }
 
 /// One change of a scope, oldest first in [`Outcome::scope_history`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScopeChange {
     /// The status set; `None`: the scope was cleared.
     pub status: Option<Status>,
@@ -93,9 +92,10 @@ pub struct RelationData {
 /// `{}` and `{:?}` show all of it, for a failing assertion's message:
 ///
 /// ```no_run
+/// # use wasm_charm_testing::Event;
 /// # let charm = wasm_charm_testing::Charm::load("build/gateway");
 /// # let state = wasm_charm_testing::State::new();
-/// let out = charm.run(&state, "install");
+/// let out = charm.run(&state, Event::install());
 /// assert_eq!(out.scope("handler/config"), None, "{out}");
 /// ```
 #[derive(Clone)]
@@ -167,12 +167,20 @@ impl Outcome {
     /// The unit's status as Juju has it after the event (written with
     /// `status-set` now or by an earlier event).
     pub fn unit_status(&self) -> Option<Status> {
-        self.sim().status.unit.as_ref().map(Status::from_written)
+        self.sim()
+            .status
+            .unit
+            .as_ref()
+            .map(crate::status::from_written)
     }
 
     /// The application's status as Juju has it (only a leader writes it).
     pub fn app_status(&self) -> Option<Status> {
-        self.sim().status.app.as_ref().map(Status::from_written)
+        self.sim()
+            .status
+            .app
+            .as_ref()
+            .map(crate::status::from_written)
     }
 
     /// Whether this event called `status-set` for the unit (the host writes
@@ -423,7 +431,7 @@ impl Outcome {
 
 fn current(scope: &Scope) -> Option<Status> {
     let c = scope.current.as_ref()?;
-    Some(Status::new(c.status, c.message.clone()))
+    Some(crate::status::status_of(c.status, &c.message))
 }
 
 fn currents(scopes: &BTreeMap<String, Scope>) -> BTreeMap<String, Status> {
@@ -439,7 +447,7 @@ fn history(scope: Option<&Scope>) -> Vec<ScopeChange> {
             s.history
                 .iter()
                 .map(|c| ScopeChange {
-                    status: c.status.map(|k| Status::new(k, c.message.clone())),
+                    status: c.status.map(|k| crate::status::status_of(k, &c.message)),
                     event: c.event.clone(),
                 })
                 .collect()

@@ -1,7 +1,7 @@
 //! What an outcome shows of the event, and how.
 
 use super::*;
-use wasm_charm_host::status::merge::{Band, Written};
+use wasm_charm_host::status::merge::{Band, Kind, Written};
 use wasm_charm_host::status::store::{Target, Write};
 
 fn outcome() -> Outcome {
@@ -126,9 +126,9 @@ fn the_display_shows_what_happened() {
     for part in [
         "config-changed on charm app: ok",
         "handler config: cleared",
-        "unit status: waiting \"later\" (status-set)",
+        "unit status: waiting: later (status-set)",
         "unit scope handler/config: cleared",
-        "    at install: blocked \"no kind\"",
+        "    at install: blocked: no kind",
         "stored migrated = \"2024.1\"",
         "action result backup.id: \"b-1\"",
         "log: INFO wrote /etc/app.conf",

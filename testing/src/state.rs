@@ -156,7 +156,7 @@ impl State {
         let write = Write::Set {
             target,
             scope: name.to_string(),
-            status: status.kind,
+            status: crate::status::host_kind(status.kind),
             message: status.message,
             priority: Band::Normal,
         };

@@ -4,7 +4,7 @@
 //! a refused state).
 
 use std::path::{Path, PathBuf};
-use wasm_charm_testing::{Charm, Error, State, Status};
+use wasm_charm_testing::{Charm, Error, Event, State, Status};
 
 fn gateway_project() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gateway")
@@ -69,7 +69,7 @@ fn a_juju_store_charm_keeps_scopes_and_data_in_the_charm_state() {
         .leader(false)
         .scope("handler/leader", Status::waiting("set before"))
         .stored("kept", "yes");
-    let out = charm.run(&state, "install");
+    let out = charm.run(&state, Event::install());
     out.assert_ok();
     let saved = out.state();
     assert_eq!(saved.get("scopes"), None, "{saved:?}");
@@ -83,7 +83,10 @@ fn a_juju_store_charm_keeps_scopes_and_data_in_the_charm_state() {
     assert_eq!(history[0].event, "(the test's state)", "{out}");
     // Carried to the next event, and changed there by the state's builder
     // too: the store comes back out of the charm state and goes back in.
-    let out = charm.run(&saved.leader(true).stored("more", 2), "leader-elected");
+    let out = charm.run(
+        &saved.leader(true).stored("more", 2),
+        Event::leader_elected(),
+    );
     assert_eq!(out.scope("handler/leader"), None, "{out}");
     assert_eq!(
         (out.stored("kept"), out.stored("more")),
@@ -97,7 +100,7 @@ fn a_hook_that_fails_before_its_handlers_changes_nothing() {
         .section("scopes", serde_json::json!({"format": 99, "clock": 0}))
         .file("/srv/kept", "as it was")
         .config("kind", "ingress");
-    let out = gateway().run(&state, "config-changed");
+    let out = gateway().run(&state, Event::config_changed());
     out.assert_failed();
     assert!(out.handlers().is_empty());
     assert!(out.failures()[0].contains("scopes"), "{:?}", out.failures());
@@ -109,24 +112,24 @@ fn a_hook_that_fails_before_its_handlers_changes_nothing() {
 
 #[test]
 fn what_run_refuses_is_a_usage_error_naming_it() {
-    let refused = |state: &State, event: &str| match gateway().try_run(state, event) {
+    let refused = |state: &State, event: Event| match gateway().try_run(state, event) {
         Err(Error::Usage(m)) => m,
         other => panic!("not refused: {other:?}"),
     };
     let m = refused(
         &State::new().section("networks", serde_json::json!({"admin": {}})),
-        "install",
+        Event::install(),
     );
     assert!(m.contains("`networks.admin`"), "{m}");
     // A section added to the state file after the harness: Pebble's.
     let m = refused(
         &State::new().section_yaml("containers", "web: {can-connect: true}\n"),
-        "install",
+        Event::install(),
     );
     assert!(m.contains("`containers.web`"), "{m}");
-    let m = refused(&State::new().probe_healthy("nope"), "install");
+    let m = refused(&State::new().probe_healthy("nope"), Event::install());
     assert!(m.contains("`probes.nope`"), "{m}");
-    let m = refused(&State::new(), "actions/nope");
+    let m = refused(&State::new(), Event::action("nope"));
     assert!(m.starts_with("charm gateway, event actions/nope: "), "{m}");
 }
 
@@ -135,13 +138,13 @@ fn files_and_relations_carry_from_event_to_event() {
     let state = State::new().file("/srv/a", "a");
     let joined = gateway().run(
         &state,
-        wasm_charm_testing::Event::new("istio-pilot-relation-joined").remote_app("pilot"),
+        wasm_charm_testing::Event::relation_joined("istio-pilot").remote_app("pilot"),
     );
     let next = joined.state();
     assert_eq!(next.files().len(), 1);
     let departed = gateway().run(
         &next,
-        wasm_charm_testing::Event::new("istio-pilot-relation-broken"),
+        wasm_charm_testing::Event::relation_broken("istio-pilot"),
     );
     departed.assert_ok();
     // A broken relation goes once the hook succeeded.

@@ -31,16 +31,16 @@ fn healthy() -> State {
 
 /// The unit after install and start.
 fn started() -> State {
-    let installed = charm().run(&healthy(), "install");
+    let installed = charm().run(&healthy(), Event::install());
     installed.assert_ok();
-    let started = charm().run(&installed.state(), "start");
+    let started = charm().run(&installed.state(), Event::start());
     started.assert_ok();
     started.state()
 }
 
 #[test]
 fn install_installs_configures_and_migrates_but_starts_nothing() {
-    let out = charm().run(&healthy(), "install");
+    let out = charm().run(&healthy(), Event::install());
     out.assert_ok();
     assert_eq!(
         out.unit_status(),
@@ -75,8 +75,8 @@ fn install_installs_configures_and_migrates_but_starts_nothing() {
 
 #[test]
 fn start_runs_the_release_services_and_the_unit_is_ready() {
-    let installed = charm().run(&healthy(), "install").state();
-    let out = charm().run(&installed, "start");
+    let installed = charm().run(&healthy(), Event::install()).state();
+    let out = charm().run(&installed, Event::start());
     assert_eq!(
         out.unit_status(),
         Some(Status::active("Unit is ready")),
@@ -104,7 +104,7 @@ fn start_runs_the_release_services_and_the_unit_is_ready() {
 #[test]
 fn an_unhealthy_probe_shows_its_detail_until_it_recovers() {
     let state = started().probe_unhealthy("api-health", "GET /healthcheck: 503");
-    let out = charm().run(&state, "update-status");
+    let out = charm().run(&state, Event::update_status());
     // Within the grace period that the start began.
     assert_eq!(
         out.unit_status(),
@@ -112,7 +112,10 @@ fn an_unhealthy_probe_shows_its_detail_until_it_recovers() {
         "{out}"
     );
     assert!(out.handlers().is_empty());
-    let out = charm().run(&out.state().probe_healthy("api-health"), "update-status");
+    let out = charm().run(
+        &out.state().probe_healthy("api-health"),
+        Event::update_status(),
+    );
     assert_eq!(
         out.unit_status(),
         Some(Status::active("Unit is ready")),
@@ -123,14 +126,14 @@ fn an_unhealthy_probe_shows_its_detail_until_it_recovers() {
 #[test]
 fn only_a_changed_file_restarts_the_services() {
     let state = started();
-    let same = charm().run(&state, "config-changed");
+    let same = charm().run(&state, Event::config_changed());
     same.assert_ok();
     assert!(
         !same.machine_calls().iter().any(|c| c.contains("restart")),
         "{same}"
     );
     assert!(!same.logged("wrote /etc/api-service"));
-    let debug = charm().run(&state.config("debug", true), "config-changed");
+    let debug = charm().run(&state.config("debug", true), Event::config_changed());
     assert!(
         debug
             .file_text(CONF)
@@ -148,7 +151,10 @@ fn only_a_changed_file_restarts_the_services() {
 
 #[test]
 fn a_new_release_migrates_and_starts_its_scheduler() {
-    let out = charm().run(&started().config("release", "2024.2"), "config-changed");
+    let out = charm().run(
+        &started().config("release", "2024.2"),
+        Event::config_changed(),
+    );
     out.assert_ok();
     assert!(
         out.machine_calls()
@@ -173,7 +179,7 @@ fn a_failed_migration_blocks_with_its_last_words_and_starts_nothing() {
         "",
         "Traceback …\nOperationalError: database is locked\n",
     );
-    let installed = charm().run(&state, "install");
+    let installed = charm().run(&state, Event::install());
     installed.assert_ok();
     assert_eq!(
         installed.scope("handler/workload"),
@@ -185,7 +191,7 @@ fn a_failed_migration_blocks_with_its_last_words_and_starts_nothing() {
     assert_eq!(installed.stored("migrated-release"), None);
     assert!(installed.logged("OperationalError: database is locked"));
     // It runs again at the next event, and still fails: nothing starts.
-    let start = charm().run(&installed.state(), "start");
+    let start = charm().run(&installed.state(), Event::start());
     assert_eq!(start.service("api-service").0, "inactive", "{start}");
     assert!(
         start
@@ -193,7 +199,7 @@ fn a_failed_migration_blocks_with_its_last_words_and_starts_nothing() {
             .contains(&"api-service-manage db sync".to_string())
     );
     // A timed-out migration says so.
-    let slow = charm().run(&healthy().command_timed_out("db-sync"), "install");
+    let slow = charm().run(&healthy().command_timed_out("db-sync"), Event::install());
     assert!(
         slow.scope("handler/workload")
             .is_some_and(|s| s.message.contains("(timed out)")),
@@ -203,7 +209,10 @@ fn a_failed_migration_blocks_with_its_last_words_and_starts_nothing() {
 
 #[test]
 fn a_config_the_charm_cannot_use_blocks_and_gates_nothing() {
-    let out = charm().run(&started().config("release", "2023.2"), "config-changed");
+    let out = charm().run(
+        &started().config("release", "2023.2"),
+        Event::config_changed(),
+    );
     assert_eq!(
         out.scope("handler/workload"),
         Some(Status::blocked(
@@ -213,11 +222,11 @@ fn a_config_the_charm_cannot_use_blocks_and_gates_nothing() {
     );
     assert_eq!(
         out.unit_status().map(|s| s.kind),
-        Some(wasm_charm_testing::Kind::Blocked)
+        Some(wasm_charm_testing::StatusKind::Blocked)
     );
     // Which processes should run is unknown: no probe gates.
     assert!(out.gating().is_empty(), "{out}");
-    let out = charm().run(&started().config("port", 0), "config-changed");
+    let out = charm().run(&started().config("port", 0), Event::config_changed());
     assert_eq!(
         out.scope("handler/workload"),
         Some(Status::blocked(
@@ -244,7 +253,10 @@ fn pause_stops_everything_and_resume_brings_it_back() {
     );
 
     // A paused unit keeps its file up to date, and starts nothing.
-    let changed = charm().run(&paused.state().config("debug", true), "config-changed");
+    let changed = charm().run(
+        &paused.state().config("debug", true),
+        Event::config_changed(),
+    );
     assert!(
         changed
             .file_text(CONF)
@@ -285,7 +297,7 @@ fn resume_with_an_unusable_config_fails_the_action_and_stays_paused() {
 
 #[test]
 fn stop_stops_and_disables_the_services() {
-    let out = charm().run(&started(), "stop");
+    let out = charm().run(&started(), Event::stop());
     assert_eq!(
         out.scope("handler/stop"),
         Some(Status::maintenance(
@@ -300,9 +312,9 @@ fn stop_stops_and_disables_the_services() {
 #[test]
 fn a_file_already_right_is_left_alone() {
     // The file the charm would write, there before install.
-    let first = charm().run(&healthy(), "install");
+    let first = charm().run(&healthy(), Event::install());
     let conf = first.file(CONF).expect("written").to_vec();
-    let out = charm().run(&healthy().file(CONF, &conf), "install");
+    let out = charm().run(&healthy().file(CONF, &conf), Event::install());
     assert!(!out.logged("wrote /etc/api-service"), "{out}");
     assert_eq!(out.file(CONF), Some(conf.as_slice()));
 }
@@ -314,7 +326,7 @@ fn a_hook_that_fails_commits_nothing() {
     let state = started()
         .section("scopes", serde_json::json!({"format": 99, "clock": 0}))
         .config("debug", true);
-    let out = charm().run(&state, "config-changed");
+    let out = charm().run(&state, Event::config_changed());
     out.assert_failed();
     assert!(out.handlers().is_empty(), "{out}");
     assert!(out.failures().iter().any(|f| f.contains("scopes")), "{out}");
@@ -339,8 +351,8 @@ fn past_its_grace_period_an_unhealthy_probe_blocks() {
     // Every event on one clock the test moves: the start begins the API's
     // 120 s grace period.
     let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let installed = charm().run(&healthy(), Event::new("install").at(t0));
-    let started = charm().run(&installed.state(), Event::new("start").at(t0));
+    let installed = charm().run(&healthy(), Event::install().at(t0));
+    let started = charm().run(&installed.state(), Event::start().at(t0));
     assert_eq!(
         started.unit_status(),
         Some(Status::active("Unit is ready")),
@@ -351,7 +363,7 @@ fn past_its_grace_period_an_unhealthy_probe_blocks() {
         .probe_unhealthy("api-port", "port 127.0.0.1:8774 not listening");
     let within = charm().run(
         &down,
-        Event::new("update-status").at(t0 + Duration::from_secs(60)),
+        Event::update_status().at(t0 + Duration::from_secs(60)),
     );
     assert_eq!(
         within.unit_status(),
@@ -360,7 +372,7 @@ fn past_its_grace_period_an_unhealthy_probe_blocks() {
     );
     let past = charm().run(
         &within.state(),
-        Event::new("update-status").at(t0 + Duration::from_secs(200)),
+        Event::update_status().at(t0 + Duration::from_secs(200)),
     );
     assert_eq!(
         past.unit_status(),

@@ -12,14 +12,14 @@ fn charm() -> Charm {
 
 /// The unit after install, with config.yaml's default databases.
 fn installed() -> State {
-    let out = charm().run(&State::new(), "install");
+    let out = charm().run(&State::new(), Event::install());
     out.assert_ok();
     out.state()
 }
 
 #[test]
 fn install_is_ready_with_the_default_databases() {
-    let out = charm().run(&State::new(), "install");
+    let out = charm().run(&State::new(), Event::install());
     out.assert_ok();
     assert_eq!(
         out.unit_status(),
@@ -32,7 +32,10 @@ fn install_is_ready_with_the_default_databases() {
 
 #[test]
 fn no_databases_blocks() {
-    let out = charm().run(&installed().config("databases", ""), "config-changed");
+    let out = charm().run(
+        &installed().config("databases", ""),
+        Event::config_changed(),
+    );
     assert_eq!(
         out.unit_status(),
         Some(Status::blocked(

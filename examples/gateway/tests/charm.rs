@@ -9,7 +9,7 @@ fn charm() -> Charm {
 
 #[test]
 fn install_blocks_on_every_concern_and_shows_the_worst() {
-    let out = charm().run(&State::new().leader(false), "install");
+    let out = charm().run(&State::new().leader(false), Event::install());
     out.assert_ok();
     assert_eq!(
         out.scope("handler/config"),
@@ -40,8 +40,8 @@ fn install_blocks_on_every_concern_and_shows_the_worst() {
 
 #[test]
 fn fixing_the_config_never_hides_the_relation() {
-    let installed = charm().run(&State::new(), "install").state();
-    let out = charm().run(&installed.config("kind", "egress"), "config-changed");
+    let installed = charm().run(&State::new(), Event::install()).state();
+    let out = charm().run(&installed.config("kind", "egress"), Event::config_changed());
     assert_eq!(out.scope("handler/config"), None, "{out}");
     assert_eq!(
         out.unit_status(),
@@ -67,7 +67,7 @@ fn the_pilot_relation_and_its_data_end_the_wait() {
     let state = State::new().config("kind", "ingress");
     let joined = charm().run(
         &state,
-        Event::new("istio-pilot-relation-joined").remote_app("pilot"),
+        Event::relation_joined("istio-pilot").remote_app("pilot"),
     );
     assert_eq!(
         joined.scope("handler/pilot"),
@@ -77,7 +77,7 @@ fn the_pilot_relation_and_its_data_end_the_wait() {
     assert_eq!(joined.relation_ids(), ["istio-pilot:0"]);
     let changed = charm().run(
         &joined.state(),
-        Event::new("istio-pilot-relation-changed")
+        Event::relation_changed("istio-pilot")
             .remote_app_data("service-name", "pilot")
             .remote_app_data("service-port", "15010"),
     );
@@ -97,7 +97,7 @@ fn half_the_pilots_data_is_still_waiting() {
             .unit("pilot/0")
             .app_data("service-name", "pilot"),
     );
-    let out = charm().run(&state, "istio-pilot-relation-changed");
+    let out = charm().run(&state, Event::relation_changed("istio-pilot"));
     assert_eq!(
         out.unit_status(),
         Some(Status::waiting("Waiting for istio-pilot relation data")),
@@ -115,7 +115,7 @@ fn leadership_clears_the_leader_scope_and_a_status_written_stays() {
                 .app_data("service-name", "pilot")
                 .app_data("service-port", "15010"),
         );
-    let follower = charm().run(&state, "config-changed");
+    let follower = charm().run(&state, Event::config_changed());
     assert_eq!(
         follower.unit_status(),
         Some(Status::waiting("Waiting for leadership")),
@@ -123,11 +123,11 @@ fn leadership_clears_the_leader_scope_and_a_status_written_stays() {
     );
     // update-status runs no handler of this charm: the status stays, and
     // nothing is written again.
-    let quiet = charm().run(&follower.state(), "update-status");
+    let quiet = charm().run(&follower.state(), Event::update_status());
     assert!(quiet.handlers().is_empty(), "{quiet}");
     assert!(!quiet.unit_status_set());
     assert_eq!(quiet.unit_status(), follower.unit_status());
-    let leader = charm().run(&quiet.state().leader(true), "leader-elected");
+    let leader = charm().run(&quiet.state().leader(true), Event::leader_elected());
     assert_eq!(leader.scope("handler/leader"), None, "{leader}");
     assert_eq!(leader.unit_status(), Some(Status::active("")));
     assert!(
@@ -142,12 +142,15 @@ fn leadership_clears_the_leader_scope_and_a_status_written_stays() {
 #[test]
 fn an_event_the_charm_cannot_receive_is_refused_by_name() {
     let e = charm()
-        .try_run(&State::new(), "db-relation-joined")
+        .try_run(&State::new(), Event::relation_joined("db"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("charm gateway, event db-relation-joined"), "{e}");
     let e = charm()
-        .try_run(&State::new().config("knd", "ingress"), "config-changed")
+        .try_run(
+            &State::new().config("knd", "ingress"),
+            Event::config_changed(),
+        )
         .unwrap_err()
         .to_string();
     assert!(e.contains("knd"), "{e}");

@@ -30,7 +30,7 @@ fn conf(port: u16, greeting: &str) -> String {
 
 /// The unit once its container's Pebble answered `pebble-ready`.
 fn ready() -> State {
-    let out = charm().run(&State::new(), Event::new("web-pebble-ready").at(at(0)));
+    let out = charm().run(&State::new(), Event::pebble_ready("web").at(at(0)));
     out.assert_ok();
     out.state()
 }
@@ -38,7 +38,7 @@ fn ready() -> State {
 #[test]
 fn waits_while_pebble_does_not_answer() {
     let state = State::new().can_connect("web", false);
-    let out = charm().run(&state, "install");
+    let out = charm().run(&state, Event::install());
     out.assert_ok();
     assert_eq!(
         out.unit_status(),
@@ -51,7 +51,7 @@ fn waits_while_pebble_does_not_answer() {
 
 #[test]
 fn pebble_ready_pushes_the_file_adds_the_layer_and_serves() {
-    let out = charm().run(&State::new(), "web-pebble-ready");
+    let out = charm().run(&State::new(), Event::pebble_ready("web"));
     out.assert_ok();
     assert_eq!(out.unit_status(), Some(Status::active("Serving")), "{out}");
     // The handler reads the file back first (it is pushed only when its
@@ -90,7 +90,7 @@ fn pebble_ready_pushes_the_file_adds_the_layer_and_serves() {
 
 #[test]
 fn a_config_change_pushes_and_restarts_only_when_the_file_changes() {
-    let changed = charm().run(&ready().config("port", 9000), "config-changed");
+    let changed = charm().run(&ready().config("port", 9000), Event::config_changed());
     changed.assert_ok();
     assert!(changed.logged("restarting web"), "{changed}");
     let calls = changed.pebble_calls("web");
@@ -107,7 +107,7 @@ fn a_config_change_pushes_and_restarts_only_when_the_file_changes() {
 
     // The same config again: the file's bytes are the same, so nothing is
     // pushed and nothing restarted.
-    let again = charm().run(&changed.state(), "config-changed");
+    let again = charm().run(&changed.state(), Event::config_changed());
     again.assert_ok();
     let calls = again.pebble_calls("web");
     assert!(
@@ -120,10 +120,14 @@ fn a_config_change_pushes_and_restarts_only_when_the_file_changes() {
 
 #[test]
 fn unusable_config_blocks_and_leaves_the_container_alone() {
-    let out = charm().run(&ready().config("port", 70000), "config-changed");
+    let out = charm().run(&ready().config("port", 70000), Event::config_changed());
     out.assert_ok();
     let status = out.unit_status().expect("a status was written");
-    assert_eq!(status.kind, wasm_charm_testing::Kind::Blocked, "{out}");
+    assert_eq!(
+        status.kind,
+        wasm_charm_testing::StatusKind::Blocked,
+        "{out}"
+    );
     assert!(status.message.contains("port"), "{out}");
     assert_eq!(
         out.pebble_file("web", CONF),
@@ -137,9 +141,7 @@ fn a_failing_check_is_maintenance_within_its_grace_then_blocked_then_heals() {
     let down = ready().pebble_check("web", "alive", false);
     let failed = charm().run(
         &down,
-        Event::new("web-pebble-check-failed")
-            .check("alive")
-            .at(at(10)),
+        Event::pebble_check_failed("web").check("alive").at(at(10)),
     );
     failed.assert_ok();
     assert!(failed.logged("Pebble check web/alive failed"), "{failed}");
@@ -152,7 +154,7 @@ fn a_failing_check_is_maintenance_within_its_grace_then_blocked_then_heals() {
     );
     // Past the probe's 30 s grace period, still down: blocked, with no
     // handler deciding it.
-    let later = charm().run(&failed.state(), Event::new("update-status").at(at(50)));
+    let later = charm().run(&failed.state(), Event::update_status().at(at(50)));
     later.assert_ok();
     assert_eq!(
         later.unit_status(),
@@ -163,7 +165,7 @@ fn a_failing_check_is_maintenance_within_its_grace_then_blocked_then_heals() {
     let up = later.state().pebble_check("web", "alive", true);
     let recovered = charm().run(
         &up,
-        Event::new("web-pebble-check-recovered")
+        Event::pebble_check_recovered("web")
             .check("alive")
             .at(at(60)),
     );
@@ -200,7 +202,7 @@ fn related_units_are_told_the_port() {
         .relation(Relation::new("website:3", "proxy").unit("proxy/0"));
     let out = charm().run(
         &state,
-        Event::new("website-relation-joined").remote_unit("proxy/0"),
+        Event::relation_joined("website").remote_unit("proxy/0"),
     );
     out.assert_ok();
     let data = out.relation("website:3").expect("the relation is there");

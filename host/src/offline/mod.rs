@@ -89,26 +89,43 @@ pub struct Executed {
 /// next state back to the file. `Err`: a usage error, or a hook that failed
 /// before any handler ran (the state file is then unchanged).
 pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
-    let charm = CharmDir::load(&args.charm)?;
-    // Before the state is read or written: a typo changes nothing.
-    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
-    let params = context::action_params(args, &charm, &event)?;
     let state_path = match &args.state {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
-    let root = workload_root(args, &charm, &state_path)?;
+    let charm = CharmDir::load(&args.charm)?;
+    // Before the state is read or written: a typo changes nothing.
+    context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let file = load_state(&state_path)?;
+    let run = execute_state(args, charm, file, &state_path)?;
+    save_state(&state_path, &run.state, &run.machine)?;
+    Ok(run)
+}
+
+/// [`execute`] on a state in memory, which it neither reads nor saves:
+/// what the test harness runs an event through. `origin` stands for the
+/// state file: messages name it, the workload root defaults beside it, and
+/// relative resource paths start from its directory.
+pub fn execute_state(
+    args: &RunArgs,
+    charm: CharmDir,
+    file: StateFile,
+    origin: &Path,
+) -> anyhow::Result<Executed> {
+    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let params = context::action_params(args, &charm, &event)?;
+    let root = workload_root(args, &charm, origin)?;
     let StateFile {
         sim: mut state,
         machine,
-    } = load_state(&state_path)?;
-    let prober = prober(args, &charm, &state, &state_path, &root)?;
-    check_state(&charm, &state, &state_path)?;
+    } = file;
+    let prober = prober(args, &charm, &state, origin, &root)?;
+    check_state(&charm, &state, origin)?;
     let simulator = Simulator {
         charm: &charm,
         root: root.clone(),
-        state_dir: simulator::state_dir(&state_path),
-        origin: state_path.clone(),
+        state_dir: simulator::state_dir(origin),
+        origin: origin.to_path_buf(),
         prober,
     };
     let unit = simulator.unit(&state);
@@ -128,13 +145,12 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
             &event,
         )
         .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
-    save_state(&state_path, &next.sim, &next.machine)?;
     Ok(Executed {
         report: outcome.report,
         charm,
         state: next.sim,
         machine: next.machine,
-        state_path,
+        state_path: origin.to_path_buf(),
         root: root.path().to_path_buf(),
         failed: outcome.failed,
     })
