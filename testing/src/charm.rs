@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use wasm_charm_host::charm_dir::{CharmDir, StoreChoice};
 use wasm_charm_host::offline::state_file::StateFile;
-use wasm_charm_host::offline::{self, UsageError};
+use wasm_charm_host::offline::{self, KeyValue, UsageError};
 use wasm_charm_host::probe::{self, ProbeSpec};
 use wasm_charm_host::status::store::Target;
 
@@ -152,7 +152,7 @@ impl Charm {
         args.config = state
             .config
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| KeyValue::new(k, v))
             .collect();
         let charm = match CharmDir::load(&self.dir) {
             Ok(charm) => charm,

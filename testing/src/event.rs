@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::SystemTime;
-use wasm_charm_host::offline::RunArgs;
+use wasm_charm_host::offline::{KeyValue, Param, RunArgs};
 
 /// One constructor per event that concerns no entity, named as the SDK's
 /// `On::…` names it.
@@ -243,10 +243,11 @@ impl Event {
         self.now
     }
 
-    /// The arguments `wasm-charm run` would have for this event.
+    /// The event as the simulator takes it: the same choices as `wasm-charm
+    /// run`'s flags, handed over typed (no `KEY=VALUE` to parse).
     pub(crate) fn run_args(&self) -> RunArgs {
-        let pairs = |pairs: &[(String, String)]| -> Vec<String> {
-            pairs.iter().map(|(k, v)| format!("{k}={v}")).collect()
+        let pairs = |pairs: &[(String, String)]| -> Vec<KeyValue> {
+            pairs.iter().map(|(k, v)| KeyValue::new(k, v)).collect()
         };
         RunArgs {
             charm: PathBuf::new(),
@@ -265,12 +266,10 @@ impl Event {
             secret_id: self.secret_id.clone(),
             secret_label: self.secret_label.clone(),
             secret_revision: self.secret_revision.clone(),
-            // `--param` values are YAML; JSON is YAML, and keeps a string a
-            // string (`"3"` stays text where `3` would be a number).
             param: self
                 .params
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| Param::new(k, v.clone()))
                 .collect(),
             now: self.now,
             ..RunArgs::default()
@@ -305,8 +304,8 @@ mod tests {
         assert_eq!(args.relation.as_deref(), Some("db:3"));
         assert_eq!(args.remote_app.as_deref(), Some("pg"));
         assert_eq!(args.remote_unit.as_deref(), Some("pg/1"));
-        assert_eq!(args.remote_app_data, ["host=10.0.0.1"]);
-        assert_eq!(args.remote_unit_data, ["gone="]);
+        assert_eq!(args.remote_app_data, [KeyValue::new("host", "10.0.0.1")]);
+        assert_eq!(args.remote_unit_data, [KeyValue::new("gone", "")]);
         assert_eq!(args.storage.as_deref(), Some("data/1"));
         assert_eq!(args.secret_id.as_deref(), Some("secret:x"));
         assert_eq!(args.secret_label.as_deref(), Some("l"));
@@ -318,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn params_are_yaml_that_keeps_their_type() {
+    fn params_keep_their_type() {
         let args = Event::action("backup")
             .param("target", "/srv")
             .param("level", 9)
@@ -330,11 +329,11 @@ mod tests {
         assert_eq!(
             args.param,
             [
-                "target=\"/srv\"",
-                "level=9",
-                "compress=false",
-                "id=\"3\"",
-                "databases=[\"a\",\"b\"]"
+                Param::new("target", "/srv"),
+                Param::new("level", 9),
+                Param::new("compress", false),
+                Param::new("id", "3"),
+                Param::new("databases", serde_json::json!(["a", "b"]))
             ]
         );
     }

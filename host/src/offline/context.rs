@@ -92,11 +92,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn key_value<'a>(flag: &str, kv: &'a str) -> Usage<(&'a str, &'a str)> {
-    match kv.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k, v)),
-        _ => usage(format!("--{flag} takes KEY=VALUE, got `{kv}`")),
+/// A key handed over in memory is checked as the command line checks it.
+fn key_of<'a>(flag: &str, key: &'a str) -> Usage<&'a str> {
+    if key.is_empty() {
+        return usage(format!("--{flag} takes KEY=VALUE, got an empty key"));
     }
+    Ok(key)
 }
 
 /// The parameters of the action `event` names, as Juju gives them to
@@ -116,15 +117,9 @@ pub fn action_params(
         return Ok(serde_json::Map::new());
     };
     let mut given = serde_json::Map::new();
-    for kv in &args.param {
-        let (k, v) = key_value("param", kv)?;
-        let value = if v.is_empty() {
-            serde_json::Value::String(String::new())
-        } else {
-            serde_saphyr::from_str::<serde_json::Value>(v)
-                .map_err(|e| UsageError(format!("--param {k}: `{v}` is not a YAML value: {e}")))?
-        };
-        insert_dotted(&mut given, k, value);
+    for param in &args.param {
+        let k = key_of("param", &param.key)?;
+        insert_dotted(&mut given, k, param.value.clone());
     }
     charm
         .actions
@@ -159,7 +154,7 @@ fn insert_dotted(
 /// Apply `--config` and `--leader`: what the operator does before the event.
 pub fn apply_operator_flags(args: &RunArgs, charm: &CharmDir, state: &mut SimState) -> Usage<()> {
     for kv in &args.config {
-        let (k, v) = key_value("config", kv)?;
+        let (k, v) = (key_of("config", &kv.key)?, kv.value.as_str());
         let Some(kind) = charm.config.options.get(k) else {
             return usage(format!(
                 "--config {k}: config.yaml declares no option `{k}`"
@@ -572,11 +567,11 @@ fn apply_remote_data(
     remote_unit: Option<&str>,
 ) -> Usage<()> {
     for kv in &args.remote_app_data {
-        let (k, v) = key_value("remote-app-data", kv)?;
-        set_or_delete(&mut rel.app_data, k, v);
+        let k = key_of("remote-app-data", &kv.key)?;
+        set_or_delete(&mut rel.app_data, k, &kv.value);
     }
     for kv in &args.remote_unit_data {
-        let (k, v) = key_value("remote-unit-data", kv)?;
+        let (k, v) = (key_of("remote-unit-data", &kv.key)?, kv.value.as_str());
         let Some(u) = remote_unit else {
             return usage("--remote-unit-data needs a remote unit (--remote-unit)");
         };

@@ -1,5 +1,6 @@
 use super::*;
 use crate::bindings::EventKind;
+use crate::offline::{KeyValue, Param};
 
 use crate::event::tests::{actions, metadata};
 
@@ -157,7 +158,9 @@ fn missing_or_misplaced_context_names_the_flag() {
     );
     assert!(err("install", |a| a.secret_id = Some("secret:x".into())).contains("--secret-id"));
     assert!(
-        err("install", |a| a.remote_app_data = vec!["k=v".into()]).contains("--remote-app-data")
+        err("install", |a| a.remote_app_data =
+            vec![KeyValue::new("k", "v")])
+        .contains("--remote-app-data")
     );
     assert!(err("db-relation-joined", |_| {}).contains("--remote-app"));
     assert!(
@@ -187,10 +190,15 @@ fn action_params_are_read_as_yaml_nested_and_checked_against_the_schema() {
         std::path::Path::new("actions.yaml"),
     )
     .unwrap();
+    // The flags as the command line parses them, then checked.
     let params = |flags: &[&str]| {
+        let param = flags
+            .iter()
+            .map(|f| crate::offline::run_args::param_flag(f).map_err(UsageError))
+            .collect::<Result<Vec<_>, _>>()?;
         let args = RunArgs {
             event: "actions/backup".into(),
-            param: flags.iter().map(|f| f.to_string()).collect(),
+            param,
             ..RunArgs::default()
         };
         let run = check_event(&args.event, &charm.metadata, &charm.actions).unwrap();
@@ -225,7 +233,7 @@ fn action_params_are_read_as_yaml_nested_and_checked_against_the_schema() {
     assert_eq!(e.0, "--param takes KEY=VALUE, got `target`");
 
     // Another event takes no parameters.
-    let e = env_for("install", |a| a.param = vec!["target=/srv".into()]).unwrap_err();
+    let e = env_for("install", |a| a.param = vec![Param::new("target", "/srv")]).unwrap_err();
     assert_eq!(
         e.0,
         "--param applies to actions (actions/<name>), not to `install`"

@@ -33,7 +33,7 @@ mod status_command;
 pub mod tool_session;
 pub mod tools;
 
-pub use run_args::{RunArgs, UsageError};
+pub use run_args::{KeyValue, Param, RunArgs, UsageError};
 pub(crate) use state_file::save_state;
 pub use state_file::{default_state_path, load_state};
 pub use status_command::{StatusSource, status};

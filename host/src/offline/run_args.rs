@@ -139,8 +139,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Set a config option before the event (`kind=ingress`; `kind=` sets "").
-    #[arg(long = "config", value_name = "KEY=VALUE")]
-    pub config: Vec<String>,
+    #[arg(long = "config", value_name = "KEY=VALUE", value_parser = config_flag)]
+    pub config: Vec<KeyValue>,
     /// Make this unit the leader, or not. [default: as the state says; true at first]
     #[arg(long)]
     pub leader: Option<bool>,
@@ -155,11 +155,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub remote_unit: Option<String>,
     /// Set a key of the remote application's databag (`key=` deletes it).
-    #[arg(long = "remote-app-data", value_name = "KEY=VALUE")]
-    pub remote_app_data: Vec<String>,
+    #[arg(long = "remote-app-data", value_name = "KEY=VALUE", value_parser = remote_app_data_flag)]
+    pub remote_app_data: Vec<KeyValue>,
     /// Set a key of the remote unit's databag (`key=` deletes it).
-    #[arg(long = "remote-unit-data", value_name = "KEY=VALUE")]
-    pub remote_unit_data: Vec<String>,
+    #[arg(long = "remote-unit-data", value_name = "KEY=VALUE", value_parser = remote_unit_data_flag)]
+    pub remote_unit_data: Vec<KeyValue>,
     /// The storage instance of a storage event (`data/1`). [default: <storage>/0]
     #[arg(long, value_name = "NAME/N")]
     pub storage: Option<String>,
@@ -191,12 +191,81 @@ pub struct RunArgs {
     /// YAML, as `juju run` reads it (`compress=false` is a boolean), and a
     /// dotted key nests (`opts.level=3`). Checked against actions.yaml, with
     /// its defaults filled in, as Juju does.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub param: Vec<String>,
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = param_flag)]
+    pub param: Vec<Param>,
     /// The time the event runs at, for the store's history, secrets and
     /// the probes' grace periods, instead of the system clock (a probe's
     /// back-off then moves this clock on instead of sleeping):
     /// `wasm-charm test`'s clock, which moves only when a step says so.
     #[arg(skip)]
     pub now: Option<std::time::SystemTime>,
+}
+
+/// A key and its value, as `--config`, `--remote-app-data` and
+/// `--remote-unit-data` give them: typed here, so that what runs an event in
+/// memory (the harness, scenario files) hands them over as they are and
+/// only the command line parses `KEY=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyValue {
+    pub key: String,
+    /// Empty: the option set to "" (`--config`), the key deleted (the data).
+    pub value: String,
+}
+
+impl KeyValue {
+    pub fn new(key: impl Into<String>, value: impl Into<String>) -> KeyValue {
+        KeyValue {
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// An action parameter, as `--param` gives it: a key (dotted keys nest, as
+/// `juju run` nests them) and a value of any JSON type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub key: String,
+    pub value: serde_json::Value,
+}
+
+impl Param {
+    pub fn new(key: impl Into<String>, value: impl Into<serde_json::Value>) -> Param {
+        Param {
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+}
+
+fn key_value(flag: &str, kv: &str) -> Result<KeyValue, String> {
+    match kv.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok(KeyValue::new(k, v)),
+        _ => Err(format!("--{flag} takes KEY=VALUE, got `{kv}`")),
+    }
+}
+
+fn config_flag(kv: &str) -> Result<KeyValue, String> {
+    key_value("config", kv)
+}
+
+fn remote_app_data_flag(kv: &str) -> Result<KeyValue, String> {
+    key_value("remote-app-data", kv)
+}
+
+fn remote_unit_data_flag(kv: &str) -> Result<KeyValue, String> {
+    key_value("remote-unit-data", kv)
+}
+
+/// `--param KEY=VALUE`, the value read as YAML as `juju run` reads it
+/// (`compress=false` is a boolean, `level=3` an integer; `key=` is "").
+pub(crate) fn param_flag(kv: &str) -> Result<Param, String> {
+    let KeyValue { key, value } = key_value("param", kv)?;
+    let value = if value.is_empty() {
+        serde_json::Value::String(String::new())
+    } else {
+        serde_saphyr::from_str::<serde_json::Value>(&value)
+            .map_err(|e| format!("--param {key}: `{value}` is not a YAML value: {e}"))?
+    };
+    Ok(Param { key, value })
 }

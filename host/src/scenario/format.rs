@@ -4,9 +4,9 @@
 //! Every key is checked here, so a typo is a bad file naming the file, the
 //! step and the key, never an expectation silently not checked.
 
-use crate::offline::RunArgs;
 use crate::offline::sim::ScriptedProbe;
 use crate::offline::state_file::StateFile;
+use crate::offline::{KeyValue, Param, RunArgs};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -201,11 +201,11 @@ fn step(at: &str, raw: &Value) -> Bad<Step> {
         Some(Value::Bool(b)) => Some(*b),
         Some(_) => return Err(BadFile(format!("{at}: `leader`: true or false"))),
     };
-    // A parameter's value is YAML to `run` (`compress=false` is a boolean);
-    // JSON is YAML, and keeps a string a string.
+    // Each parameter as the file types it (`compress: false` a boolean,
+    // `target: '3'` a string).
     let param = match m.get("params") {
         None => Vec::new(),
-        Some(Value::Object(map)) => map.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        Some(Value::Object(map)) => map.iter().map(|(k, v)| Param::new(k, v.clone())).collect(),
         Some(_) => return Err(BadFile(format!("{at}: `params`: a map is expected"))),
     };
     let probes = match m.get("probes") {
@@ -262,7 +262,7 @@ fn run_args(
     m: &Map<String, Value>,
     event: String,
     leader: Option<bool>,
-    param: Vec<String>,
+    param: Vec<Param>,
 ) -> Bad<RunArgs> {
     let text = |key: &str| flag_text(at, m, key);
     let pairs = |key: &str| flag_pairs(at, m, key);
@@ -301,13 +301,13 @@ fn flag_text(at: &str, m: &Map<String, Value>, key: &str) -> Bad<Option<String>>
 }
 
 /// `KEY=VALUE` flags from a map of scalars.
-fn flag_pairs(at: &str, m: &Map<String, Value>, key: &str) -> Bad<Vec<String>> {
+fn flag_pairs(at: &str, m: &Map<String, Value>, key: &str) -> Bad<Vec<KeyValue>> {
     match m.get(key) {
         None => Ok(Vec::new()),
         Some(Value::Object(map)) => map
             .iter()
             .map(|(k, v)| match scalar(v) {
-                Some(s) => Ok(format!("{k}={s}")),
+                Some(s) => Ok(KeyValue::new(k, s)),
                 None => Err(BadFile(format!(
                     "{at}: `{key}.{k}`: a string, number or boolean is expected"
                 ))),
@@ -471,9 +471,15 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let step = &s.steps[0];
-        assert_eq!(step.args.config, ["kind=ingress", "n=3"]);
+        assert_eq!(
+            step.args.config,
+            [KeyValue::new("kind", "ingress"), KeyValue::new("n", "3")]
+        );
         assert_eq!(step.args.leader, Some(false));
-        assert_eq!(step.args.param, ["on=true", "target=\"3\""]);
+        assert_eq!(
+            step.args.param,
+            [Param::new("on", true), Param::new("target", "3")]
+        );
         assert!(!step.expect.exit_ok);
         assert_eq!(step.expect.documents[0].0, "unit-status");
         assert_eq!(
