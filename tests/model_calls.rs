@@ -1,7 +1,8 @@
 //! Every model call of the test charm `model-echo`, through `dispatch` and
-//! the fake hook tools answering as juju-protocol §2 specifies: what the
-//! handler got back (logged as `CALL <name> <answer>`), the tools' argv, and
-//! each error path (exit 1 and exit 2, `ERROR …`) as the typed error.
+//! the simulated Juju's hook tools (`Unit::on_simulator`) answering as
+//! juju-protocol §2 specifies: what the handler got back (logged as
+//! `CALL <name> <answer>`), the tools' argv, and each error path (exit 1
+//! and exit 2, `ERROR …`) as the typed error.
 
 mod support;
 
@@ -11,7 +12,7 @@ use support::{Unit, assert_success, packed};
 /// A unit of model-echo whose handler `calls` makes `calls`, related to
 /// `pg` over `db:1`.
 fn unit(calls: &str) -> Unit {
-    let unit = Unit::new(&packed("tests/guests/model-echo"), "echo/0");
+    let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "echo/0");
     unit.update_state(|s| {
         s["config"]["calls"] = json!(calls);
         s["relations"]["db:1"] = json!({"app": "pg", "units": ["pg/0"],
@@ -104,11 +105,11 @@ fn storage_instances_and_a_missing_one() {
 
 #[test]
 fn network_get_and_a_missing_binding() {
-    let unit = unit("network network-missing network-admin");
+    let unit = unit("network network-missing");
     unit.update_state(|s| {
-        s["networks"]["db"] = json!({"bind-addresses": [{"mac-address": "00:16:3e:aa",
-            "interface-name": "eth0", "addresses": [{"hostname": "", "value": "10.0.0.5",
-            "cidr": "10.0.0.0/24"}]}], "egress-subnets": [], "ingress-addresses": ["10.0.0.5"]})
+        s["networks"]["db"] = json!({"mac-address": "00:16:3e:aa", "interface-name": "eth0",
+            "hostname": "", "address": "10.0.0.5", "cidr": "10.0.0.0/24",
+            "egress-subnets": [], "ingress-addresses": ["10.0.0.5"]})
     });
     let got = answers(&unit, "config-changed");
     assert_eq!(
@@ -120,31 +121,49 @@ fn network_get_and_a_missing_binding() {
         got[1],
         r#"network-missing Err(InvalidArgument("network-get: `nope` is neither a relation endpoint nor an extra binding of this charm (metadata.yaml declares endpoints: `db`, `peer`; extra-bindings: `admin`)"))"#
     );
-    // Exit 1 with `ERROR no network config found …`.
-    assert_eq!(
-        got[2],
-        r#"network-admin Err(NotFound("no network config found for binding \"admin\""))"#
-    );
     assert_eq!(
         unit.calls_of("network-get")[0],
         ["network-get", "--format=json", "--", "db"]
+    );
+    // Exit 1 with `ERROR no network config found …`: the simulator answers
+    // every declared binding, so Juju's answer for one it has no config for
+    // is scripted.
+    unit.update_state(|s| {
+        s["config"]["calls"] = json!("network-admin");
+        s["fail"]["network-get"] =
+            json!({"code": 1, "stderr": "ERROR no network config found for binding \"admin\""});
+    });
+    assert_eq!(
+        answer(&unit, "network-admin"),
+        r#"Err(NotFound("no network config found for binding \"admin\""))"#
     );
 }
 
 #[test]
 fn goal_state_and_its_failures() {
     let unit = unit("goal-state");
-    unit.update_state(|s| {
-        s["goal-state"] = json!({"units": {"echo/0": {"status": "active", "since": "2026-01-04 06:29:46Z"}},
-            "relations": {"db": {"pg": {"status": "joined", "since": "2026-01-04 06:31:00Z"}}}})
-    });
+    unit.update_state(|s| s["status"]["unit"] = json!({"status": "active", "message": ""}));
+    // Derived from the relations: the related application and its units.
+    // The simulator keeps no times, so `since` is left out, as Juju does
+    // when it does not know it.
     assert_eq!(
         answer(&unit, "goal-state"),
-        r#"Ok(Goals { units: [GoalStatus { name: "echo/0", status: "active", since: Some("2026-01-04 06:29:46Z") }], relations: [("db", [GoalStatus { name: "pg", status: "joined", since: Some("2026-01-04 06:31:00Z") }])] })"#
+        r#"Ok(Goals { units: [GoalStatus { name: "echo/0", status: "active", since: None }], relations: [("db", [GoalStatus { name: "pg", status: "joined", since: None }, GoalStatus { name: "pg/0", status: "active", since: None }])] })"#
     );
     assert_eq!(
         unit.calls_of("goal-state"),
         [["goal-state", "--format=json"]]
+    );
+    // Juju's times, as the tool prints them (scripted: exit 0 and its output).
+    unit.update_state(|s| {
+        s["fail"]["goal-state"] = json!({"code": 0, "stdout": json!({
+            "units": {"echo/0": {"status": "active", "since": "2026-01-04 06:29:46Z"}},
+            "relations": {"db": {"pg": {"status": "joined", "since": "2026-01-04 06:31:00Z"}}}
+        }).to_string()})
+    });
+    assert_eq!(
+        answer(&unit, "goal-state"),
+        r#"Ok(Goals { units: [GoalStatus { name: "echo/0", status: "active", since: Some("2026-01-04 06:29:46Z") }], relations: [("db", [GoalStatus { name: "pg", status: "joined", since: Some("2026-01-04 06:31:00Z") }])] })"#
     );
     // Exit 2 and exit 1 with words no other kind names: the tool, its code and words.
     unit.update_state(|s| {
@@ -190,10 +209,15 @@ fn resource_get_gives_the_path_or_not_found() {
         answer(&unit, "resource"),
         r#"Err(NotFound("could not download resource: resource \"workload-image\" not found"))"#
     );
-    unit.update_state(|s| s["resources"]["workload-image"] = json!("/var/lib/juju/res/img.json"));
+    // The operator's file, relative to the state file's directory.
+    std::fs::write(unit.dir().join("img.json"), "{}").expect("write the resource");
+    unit.update_state(|s| s["resources"]["workload-image"] = json!("img.json"));
     assert_eq!(
         answer(&unit, "resource"),
-        r#"Ok("/var/lib/juju/res/img.json")"#
+        format!(
+            "Ok({:?})",
+            unit.dir().join("img.json").display().to_string()
+        )
     );
     assert_eq!(
         unit.calls_of("resource-get")[0],
@@ -248,9 +272,24 @@ fn during_relation_departed_the_leaving_unit_is_gone_but_readable() {
 #[test]
 fn secrets_travel_in_files_and_commit_with_the_hook() {
     let unit = unit("secret-add");
-    let uri = "secret:fake0000000000000000";
+    let added = answer(&unit, "secret-add");
+    // The id is Juju's: `secret:` and 20 characters of 0-9 and a-v.
+    let uri = added
+        .strip_prefix(r#"Ok(""#)
+        .and_then(|rest| rest.split_once('"'))
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| panic!("no id: {added}"));
+    let chars = uri.strip_prefix("secret:").unwrap_or_default();
+    assert!(
+        chars.len() == 20
+            && chars
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'v')),
+        "not Juju's form: {uri}"
+    );
+    let uri = uri.as_str();
     assert_eq!(
-        answer(&unit, "secret-add"),
+        added,
         format!(r#"Ok("{uri}") Ok(({{"password": "s3cret"}}, 1))"#)
     );
     let add = &unit.calls_of("secret-add")[0];
@@ -270,20 +309,29 @@ fn secrets_travel_in_files_and_commit_with_the_hook() {
         "a secret's value reached argv: {secret_tools:?}"
     );
     assert_eq!(
-        unit.state()["secrets"][uri]["content"],
-        json!({"password": "s3cret"})
+        unit.state()["secrets"][uri]["revisions"],
+        json!([{"revision": 1, "content": {"password": "s3cret"}}])
     );
 
     // A new revision: held per handler, sent at the end, committed with it.
     unit.update_state(|s| s["config"]["calls"] = json!("secret-set secret-missing"));
     unit.clear_calls();
     assert_eq!(answer(&unit, "secret-set"), "Ok(())");
-    assert_eq!(unit.state()["secrets"][uri]["revision"], json!(2));
-    assert_eq!(
-        unit.state()["secrets"][uri]["content"],
-        json!({"password": "new"})
-    );
-    // A missing secret is not-found, with Juju's words.
+    let revisions = unit.state()["secrets"][uri]["revisions"].clone();
+    let latest = revisions
+        .as_array()
+        .and_then(|r| r.iter().max_by_key(|r| r["revision"].as_u64()))
+        .unwrap_or_else(|| panic!("no revisions: {revisions}"));
+    assert_eq!(latest["revision"], json!(2));
+    assert_eq!(latest["content"], json!({"password": "new"}));
+    // A missing secret is not-found, with Juju's words. (The charm asks
+    // for `secret:missing`, which the simulator refuses as no id of
+    // Juju's form; Juju's answer for a missing one is scripted.)
+    unit.update_state(|s| {
+        s["config"]["calls"] = json!("secret-missing");
+        s["fail"]["secret-get"] =
+            json!({"code": 1, "stderr": "ERROR secret \"secret:missing\" not found"});
+    });
     assert_eq!(
         answer(&unit, "secret-missing"),
         r#"Err(NotFound("secret \"secret:missing\" not found"))"#

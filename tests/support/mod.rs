@@ -559,9 +559,13 @@ impl Unit {
             serde_json::from_value(state).unwrap_or_else(|e| panic!("the session's state: {e}"))
         };
         let mut file = self.state_file();
+        // Read as the tools wrote it: with the secret changes the hook holds.
+        let after = wasm_charm_host::offline::tool_session::Session::read(&self.state)
+            .unwrap_or_else(|e| panic!("the session: {e:#}"))
+            .state;
         let ended = wasm_charm_host::offline::end_hook(
             &read(hook.state),
-            read(file["state"].clone()),
+            after,
             &wasm_charm_host::juju_env::JujuEnv::from_vars(hook.env),
             exited_zero,
             wasm_charm_host::juju::unix_now(),
