@@ -32,13 +32,6 @@ fn break_tool(unit: &Unit, tool: &str) {
     );
 }
 
-/// Gives `tool` back to the fake.
-fn mend_tool(unit: &Unit, tool: &str) {
-    let path = unit.dir().join("tools").join(tool);
-    std::fs::remove_file(&path).expect("remove the broken tool");
-    std::os::unix::fs::symlink(support::fake_juju_script(), &path).expect("link the fake");
-}
-
 // ------------------------------------------------------------ survival
 
 #[test]
@@ -174,7 +167,7 @@ fn a_hook_failing_after_the_handlers_keeps_neither_data_nor_relation_data_and_it
 
     // Juju retries install once the controller answers again: the same
     // result as a first run that had succeeded, in both places.
-    mend_tool(&unit, "status-set");
+    unit.restore_tool("status-set");
     assert_success(&unit.dispatch("install"));
     assert_eq!(
         data(&unit),

@@ -297,11 +297,7 @@ impl Unit {
 
         let tools = root.join("tools");
         fs::create_dir(&tools).expect("create tools dir");
-        let script = if simulated {
-            PathBuf::from(env!("CARGO_BIN_EXE_wasm-charm"))
-        } else {
-            fake_juju_script()
-        };
+        let script = tools_binary(simulated);
         assert!(script.is_file(), "missing {}", script.display());
         for tool in TOOLS {
             std::os::unix::fs::symlink(&script, tools.join(tool))
@@ -362,6 +358,15 @@ impl Unit {
         fs::write(&path, script).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
             .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
+    }
+
+    /// Gives `tool` back to what answers the unit's other tools (the
+    /// simulator or the fake), after [`Unit::replace_tool`].
+    pub fn restore_tool(&self, tool: &str) {
+        let path = self.tools.join(tool);
+        fs::remove_file(&path).unwrap_or_else(|e| panic!("remove {}: {e}", path.display()));
+        std::os::unix::fs::symlink(tools_binary(self.simulated), &path)
+            .unwrap_or_else(|e| panic!("link {tool}: {e}"));
     }
 
     /// The fake's current state (see `tests/fake-juju/README.md`).
@@ -949,6 +954,16 @@ pub fn offline_ok(charm: &Path, state: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// What every hook tool of a unit is: `wasm-charm` under the tool's name
+/// (the simulator), or the Python fake.
+fn tools_binary(simulated: bool) -> PathBuf {
+    if simulated {
+        PathBuf::from(env!("CARGO_BIN_EXE_wasm-charm"))
+    } else {
+        fake_juju_script()
+    }
 }
 
 /// A unit `gateway/0` of the gateway example whose handlers all succeed: the
