@@ -35,7 +35,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::OnceLock;
 use support::{Unit, packed, workspace_root};
 
@@ -60,57 +60,7 @@ const RELATION: &str = "istio-pilot:1";
 /// once per test process.
 fn ops_charm() -> &'static Path {
     static CHARM: OnceLock<PathBuf> = OnceLock::new();
-    CHARM.get_or_init(set_up_ops_peer)
-}
-
-/// Runs `<workspace>/tests/ops-peer/setup.sh <workspace>/target/ops-peer`
-/// unless an earlier run completed (its venv's python and its `env.sh`, which
-/// setup.sh writes once ops is installed, exist). A lock file keeps two test
-/// processes from setting it up at once.
-fn set_up_ops_peer() -> PathBuf {
-    let root = workspace_root();
-    let setup = root.join("tests/ops-peer/setup.sh");
-    assert!(
-        setup.is_file(),
-        "the ops peer is set up by {}, which does not exist",
-        setup.display()
-    );
-    let dir = root.join("target/ops-peer");
-    let charm = dir.join("charm");
-    let python = charm.join("venv/bin/python");
-    let ready = || python.exists() && dir.join("env.sh").is_file();
-
-    std::fs::create_dir_all(root.join("target")).expect("create target/");
-    let lock_path = root.join("target/ops-peer.lock");
-    let lock = std::fs::File::create(&lock_path)
-        .unwrap_or_else(|e| panic!("create {}: {e}", lock_path.display()));
-    lock.lock()
-        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
-    if !ready() {
-        let output = Command::new("bash")
-            .arg(&setup)
-            .arg(&dir)
-            .env_remove("OPERATOR_DISPATCH")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", setup.display()));
-        assert!(
-            output.status.success(),
-            "`{} {}` failed ({}); it pip-installs ops from PyPI:\n--- stderr\n{}\n--- stdout\n{}",
-            setup.display(),
-            dir.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr),
-            String::from_utf8_lossy(&output.stdout),
-        );
-        assert!(
-            ready(),
-            "{} did not create {}",
-            setup.display(),
-            python.display()
-        );
-    }
-    charm
+    CHARM.get_or_init(support::ops_peer_charm)
 }
 
 // ---------------------------------------------------------------- the peers

@@ -1062,17 +1062,25 @@ pub fn sim_dispatch(charm: &Path, state: &Path, args: &[&str]) -> Output {
         .expect("run wasm-charm sim dispatch")
 }
 
-/// The ops peer's charm directory, `<workspace>/target/ops-peer/charm`,
-/// set up by `tests/ops-peer/setup.sh` (a venv with ops from PyPI) unless
-/// an earlier run completed it. A lock file keeps two test processes from
-/// setting it up at once.
+/// The ops peer's charm directory, `<workspace>/target/ops-peer/charm`:
+/// runs `<workspace>/tests/ops-peer/setup.sh <workspace>/target/ops-peer`
+/// (a venv with ops from PyPI)
+/// unless an earlier run completed (its venv's python and its `env.sh`, which
+/// setup.sh writes once ops is installed, exist). A lock file keeps two test
+/// processes from setting it up at once.
 pub fn ops_peer_charm() -> PathBuf {
     let root = workspace_root();
     let setup = root.join("tests/ops-peer/setup.sh");
+    assert!(
+        setup.is_file(),
+        "the ops peer is set up by {}, which does not exist",
+        setup.display()
+    );
     let dir = root.join("target/ops-peer");
     let charm = dir.join("charm");
     let python = charm.join("venv/bin/python");
     let ready = || python.exists() && dir.join("env.sh").is_file();
+
     fs::create_dir_all(root.join("target")).expect("create target/");
     let lock_path = root.join("target/ops-peer.lock");
     let lock = fs::File::create(&lock_path)
@@ -1088,12 +1096,19 @@ pub fn ops_peer_charm() -> PathBuf {
             .output()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", setup.display()));
         assert!(
-            output.status.success() && ready(),
-            "`{} {}` failed ({}); it pip-installs ops from PyPI:\n{}",
+            output.status.success(),
+            "`{} {}` failed ({}); it pip-installs ops from PyPI:\n--- stderr\n{}\n--- stdout\n{}",
             setup.display(),
             dir.display(),
             output.status,
             String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout),
+        );
+        assert!(
+            ready(),
+            "{} did not create {}",
+            setup.display(),
+            python.display()
         );
     }
     charm
