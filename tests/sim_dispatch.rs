@@ -35,6 +35,23 @@ fn unit_status(state: &serde_json::Value) -> (String, String) {
     )
 }
 
+/// The event that makes every gateway concern ready: the pilot's data, the
+/// kind configured, and leadership (the same for both charms).
+const PILOT_READY: &[&str] = &[
+    "--event",
+    "istio-pilot-relation-changed",
+    "--remote-app",
+    "pilot",
+    "--remote-app-data",
+    "service-name=p",
+    "--remote-app-data",
+    "service-port=1",
+    "--config",
+    "kind=ingress",
+    "--leader",
+    "true",
+];
+
 #[test]
 fn the_packed_gateway_runs_its_own_dispatch_against_the_simulator() {
     let dir = tempfile::tempdir().unwrap();
@@ -58,24 +75,7 @@ fn the_packed_gateway_runs_its_own_dispatch_against_the_simulator() {
         "{s:#}"
     );
 
-    let out = ok(&sim_dispatch(
-        &charm,
-        &st,
-        &[
-            "--event",
-            "istio-pilot-relation-changed",
-            "--remote-app",
-            "pilot",
-            "--remote-app-data",
-            "service-name=p",
-            "--remote-app-data",
-            "service-port=1",
-            "--config",
-            "kind=ingress",
-            "--leader",
-            "true",
-        ],
-    ));
+    let out = ok(&sim_dispatch(&charm, &st, PILOT_READY));
     assert!(
         out.contains("relation-get --format=json -r istio-pilot:0 --app"),
         "{out}"
@@ -129,24 +129,7 @@ fn the_ops_peer_runs_against_the_same_simulator() {
         ("blocked".into(), "Config item `kind` must be set".into())
     );
 
-    let out = ok(&sim_dispatch(
-        &charm,
-        &st,
-        &[
-            "--event",
-            "istio-pilot-relation-changed",
-            "--remote-app",
-            "pilot",
-            "--remote-app-data",
-            "service-name=p",
-            "--remote-app-data",
-            "service-port=1",
-            "--config",
-            "kind=ingress",
-            "--leader",
-            "true",
-        ],
-    ));
+    let out = ok(&sim_dispatch(&charm, &st, PILOT_READY));
     assert!(
         out.contains("relation-list --format=json -r istio-pilot:0"),
         "{out}"
