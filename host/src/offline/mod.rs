@@ -95,9 +95,9 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
     };
     let charm = CharmDir::load(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
-    context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let event = checked_event(args, &charm)?;
     let file = load_state(&state_path)?;
-    let run = execute_state(args, charm, file, &state_path)?;
+    let run = execute_checked(args, charm, event, file, &state_path)?;
     save_state(&state_path, &run.state, &run.machine)?;
     Ok(run)
 }
@@ -112,8 +112,38 @@ pub fn execute_state(
     file: StateFile,
     origin: &Path,
 ) -> anyhow::Result<Executed> {
+    let event = checked_event(args, &charm)?;
+    execute_checked(args, charm, event, file, origin)
+}
+
+/// The event `args` name, checked against the charm, and its action's
+/// parameters checked against actions.yaml.
+fn checked_event(
+    args: &RunArgs,
+    charm: &CharmDir,
+) -> Result<
+    (
+        context::RunEvent,
+        serde_json::Map<String, serde_json::Value>,
+    ),
+    UsageError,
+> {
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
-    let params = context::action_params(args, &charm, &event)?;
+    let params = context::action_params(args, charm, &event)?;
+    Ok((event, params))
+}
+
+/// [`execute_state`] once the event and its parameters are checked.
+fn execute_checked(
+    args: &RunArgs,
+    charm: CharmDir,
+    (event, params): (
+        context::RunEvent,
+        serde_json::Map<String, serde_json::Value>,
+    ),
+    file: StateFile,
+    origin: &Path,
+) -> anyhow::Result<Executed> {
     let root = workload_root(args, &charm, origin)?;
     let StateFile {
         sim: mut state,
