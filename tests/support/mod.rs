@@ -966,18 +966,11 @@ fn tools_binary(simulated: bool) -> PathBuf {
     }
 }
 
-/// A unit `gateway/0` of the gateway example whose handlers all succeed: the
-/// leader, `kind=ingress`, and a pilot relation with its data.
-pub fn ready_gateway() -> Unit {
-    ready(Unit::new(&packed("examples/gateway"), "gateway/0"))
-}
-
-/// [`ready_gateway`] on the Rust simulator's tools ([`Unit::on_simulator`]).
+/// A unit `gateway/0` of the gateway example whose handlers all succeed, on
+/// the Rust simulator's tools ([`Unit::on_simulator`]): the leader,
+/// `kind=ingress`, and a pilot relation with its data.
 pub fn ready_gateway_on_simulator() -> Unit {
-    ready(Unit::on_simulator(&packed("examples/gateway"), "gateway/0"))
-}
-
-fn ready(unit: Unit) -> Unit {
+    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
     unit.set_state(serde_json::json!({
         "leader": true,
         "config": {"kind": "ingress"},
