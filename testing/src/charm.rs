@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use wasm_charm_host::charm_dir::{CharmDir, StoreChoice};
+use wasm_charm_host::offline::sim::LastEvent;
 use wasm_charm_host::offline::state_file::StateFile;
 use wasm_charm_host::offline::{self, KeyValue, UsageError};
 use wasm_charm_host::probe::{self, ProbeSpec};
@@ -210,10 +211,10 @@ impl Charm {
     fn failed_early(&self, event: &Event, state: &State, error: String) -> Outcome {
         let mut next = state.clone();
         let sim = &mut next.file.sim;
-        sim.log.clear();
-        sim.calls.clear();
-        sim.action_results.clear();
-        sim.action_failed = None;
+        sim.last_event = LastEvent {
+            action_params: std::mem::take(&mut sim.last_event.action_params),
+            ..LastEvent::default()
+        };
         next.file.machine.calls.clear();
         let store = state.clone().store_mut().clone();
         Outcome {

@@ -168,6 +168,7 @@ impl Outcome {
     /// `status-set` now or by an earlier event).
     pub fn unit_status(&self) -> Option<Status> {
         self.sim()
+            .model
             .status
             .unit
             .as_ref()
@@ -177,6 +178,7 @@ impl Outcome {
     /// The application's status as Juju has it (only a leader writes it).
     pub fn app_status(&self) -> Option<Status> {
         self.sim()
+            .model
             .status
             .app
             .as_ref()
@@ -258,7 +260,7 @@ impl Outcome {
     /// Relation `id` (`db:1`) after the event; `None` when the unit is not
     /// in it (never was, or a broken relation went).
     pub fn relation(&self, id: &str) -> Option<RelationData> {
-        let r = self.sim().relations.get(id)?;
+        let r = self.sim().model.relations.get(id)?;
         Some(RelationData {
             remote_app: r.app.clone(),
             remote_units: r.units.clone(),
@@ -271,7 +273,12 @@ impl Outcome {
 
     /// The ids of the unit's relations.
     pub fn relation_ids(&self) -> Vec<&str> {
-        self.sim().relations.keys().map(String::as_str).collect()
+        self.sim()
+            .model
+            .relations
+            .keys()
+            .map(String::as_str)
+            .collect()
     }
 
     /// A value of the charm's stored data, as kept (`stored::set` keeps JSON).
@@ -305,23 +312,27 @@ impl Outcome {
 
     /// The action's results, by dotted key (`backup.id`).
     pub fn action_results(&self) -> &BTreeMap<String, String> {
-        &self.sim().action_results
+        &self.sim().last_event.action_results
     }
 
     /// One action result.
     pub fn action_result(&self, key: &str) -> Option<&str> {
-        self.sim().action_results.get(key).map(String::as_str)
+        self.sim()
+            .last_event
+            .action_results
+            .get(key)
+            .map(String::as_str)
     }
 
     /// The message the action failed with (`action-fail`, or the host's for
     /// a handler's error); `None` when it did not fail.
     pub fn action_failed(&self) -> Option<&str> {
-        self.sim().action_failed.as_deref()
+        self.sim().last_event.action_failed.as_deref()
     }
 
     /// The unit log (`juju-log`, and an action's progress messages).
     pub fn logs(&self) -> &[String] {
-        &self.sim().log
+        &self.sim().last_event.log
     }
 
     /// Whether a line of the log contains `text`.
@@ -332,7 +343,7 @@ impl Outcome {
     /// The hook-tool calls the event made (`status-set active …`), one line
     /// each.
     pub fn tool_calls(&self) -> &[String] {
-        &self.sim().calls
+        &self.sim().last_event.calls
     }
 
     /// The workload calls the handlers made on the simulated machine, as
@@ -380,6 +391,7 @@ impl Outcome {
     /// (`push /etc/web/web.conf`, `add-layer web combine`, `replan`).
     pub fn pebble_calls(&self, container: &str) -> &[String] {
         self.sim()
+            .model
             .containers
             .get(container)
             .map_or(&[], |c| c.calls.as_slice())
@@ -389,14 +401,20 @@ impl Outcome {
     /// its `current` (`active`, `inactive`, `backoff`, `error`); `None` for
     /// a service the plan does not have and no call started.
     pub fn pebble_service(&self, container: &str, service: &str) -> Option<&'static str> {
-        let c = self.sim().containers.get(container)?;
+        let c = self.sim().model.containers.get(container)?;
         c.services.get(service).map(|s| s.as_str())
     }
 
     /// A file in `container` after the event, as text; `None` when absent,
     /// unreadable or not UTF-8.
     pub fn pebble_file(&self, container: &str, path: &str) -> Option<String> {
-        let file = self.sim().containers.get(container)?.files.get(path)?;
+        let file = self
+            .sim()
+            .model
+            .containers
+            .get(container)?
+            .files
+            .get(path)?;
         let (bytes, _mode) = file.decode().ok()?;
         String::from_utf8(bytes).ok()
     }
@@ -404,6 +422,7 @@ impl Outcome {
     /// The labels of the layers in `container`'s plan, oldest first.
     pub fn pebble_layers(&self, container: &str) -> Vec<&str> {
         self.sim()
+            .model
             .containers
             .get(container)
             .map_or(Vec::new(), |c| {
@@ -413,12 +432,17 @@ impl Outcome {
 
     /// What `application-version-set` last set.
     pub fn application_version(&self) -> Option<&str> {
-        self.sim().application_version.as_deref()
+        self.sim().model.application_version.as_deref()
     }
 
     /// The open ports (`80/tcp`).
     pub fn opened_ports(&self) -> Vec<&str> {
-        self.sim().opened_ports.keys().map(String::as_str).collect()
+        self.sim()
+            .model
+            .opened_ports
+            .keys()
+            .map(String::as_str)
+            .collect()
     }
 
     /// The state after the event, to run the next one from: what Juju
@@ -531,7 +555,7 @@ impl Outcome {
 
     /// Each relation, its units and both sides' data.
     fn fmt_relations(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (id, r) in &self.sim().relations {
+        for (id, r) in &self.sim().model.relations {
             writeln!(f, "  relation {id} with {} {:?}", r.app, r.units)?;
             writeln!(f, "    local app: {}", bag(&r.local_app_data))?;
             writeln!(f, "    local unit: {}", bag(&r.local_unit_data))?;
@@ -566,7 +590,7 @@ impl Outcome {
 
     /// Each container: whether it connects, its calls, its services.
     fn fmt_containers(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (name, c) in &self.sim().containers {
+        for (name, c) in &self.sim().model.containers {
             if !c.can_connect {
                 writeln!(f, "  pebble {name}: cannot connect")?;
             }

@@ -34,13 +34,18 @@ fn outcome() -> Outcome {
         .file("/etc/app.conf", "x\n")
         .service("api", "active", "enabled")
         .package("api");
-    next.file.sim.status.unit = Some(Written {
+    next.file.sim.model.status.unit = Some(Written {
         status: Kind::Waiting,
         message: "later".into(),
     });
-    next.file.sim.log.push("INFO wrote /etc/app.conf".into());
     next.file
         .sim
+        .last_event
+        .log
+        .push("INFO wrote /etc/app.conf".into());
+    next.file
+        .sim
+        .last_event
         .action_results
         .insert("backup.id".into(), "b-1".into());
     next.file

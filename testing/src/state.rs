@@ -103,19 +103,23 @@ impl State {
 
     /// Whether this unit leads its application (a lone unit does: `true`).
     pub fn leader(mut self, leader: bool) -> State {
-        self.file.sim.leader = leader;
+        self.file.sim.model.leader = leader;
         self
     }
 
     /// This unit's name. Default: `<charm name>/0`.
     pub fn unit(mut self, name: &str) -> State {
-        self.file.sim.unit = Some(name.to_string());
+        self.file.sim.model.unit = Some(name.to_string());
         self
     }
 
     /// A relation, replacing one of the same id.
     pub fn relation(mut self, relation: Relation) -> State {
-        self.file.sim.relations.insert(relation.id, relation.sim);
+        self.file
+            .sim
+            .model
+            .relations
+            .insert(relation.id, relation.sim);
         self
     }
 
@@ -169,32 +173,35 @@ impl State {
     /// where the charm keeps it.
     pub(crate) fn store_mut(&mut self) -> &mut ScopeStore {
         let sim = &mut self.file.sim;
-        if sim.scopes.is_none()
+        if sim.store.scopes.is_none()
             && sim
+                .model
                 .charm_state
                 .keys()
                 .any(|k| store_chunks::is_store_key(k))
         {
-            let store = store_juju::decode_state(&sim.charm_state).unwrap_or_else(|e| {
+            let store = store_juju::decode_state(&sim.model.charm_state).unwrap_or_else(|e| {
                 panic!("the state's `charm-state` holds no scope store this host reads: {e}")
             });
-            sim.charm_state
+            sim.model
+                .charm_state
                 .retain(|k, _| !store_chunks::is_store_key(k));
-            sim.scopes = Some(store);
+            sim.store.scopes = Some(store);
         }
-        sim.scopes.get_or_insert_with(ScopeStore::default)
+        sim.store.scopes.get_or_insert_with(ScopeStore::default)
     }
 
     /// The state file as the run writes it: the scope store where the
     /// charm keeps it (`store: juju`: Juju's charm state).
     pub(crate) fn file_for(&self, juju_store: bool) -> StateFile {
         let mut file = self.file.clone();
-        if juju_store && let Some(store) = file.sim.scopes.take() {
+        if juju_store && let Some(store) = file.sim.store.scopes.take() {
             let doc = store_juju::encode(&store);
             file.sim
+                .model
                 .charm_state
                 .retain(|k, _| !store_chunks::is_store_key(k));
-            file.sim.charm_state.extend(store_chunks::split(&doc));
+            file.sim.model.charm_state.extend(store_chunks::split(&doc));
         }
         file
     }
@@ -216,7 +223,11 @@ impl State {
             healthy,
             detail: detail.map(str::to_string),
         };
-        self.file.sim.probes.insert(name.to_string(), outcome);
+        self.file
+            .sim
+            .scripts
+            .probes
+            .insert(name.to_string(), outcome);
         self
     }
 
@@ -318,6 +329,7 @@ impl State {
     fn container(&mut self, name: &str) -> &mut SimContainer {
         self.file
             .sim
+            .model
             .containers
             .entry(name.to_string())
             .or_default()
@@ -371,7 +383,7 @@ impl State {
             }],
             ..SimSecret::default()
         };
-        self.file.sim.secrets.insert(id.to_string(), secret);
+        self.file.sim.model.secrets.insert(id.to_string(), secret);
         self
     }
 
@@ -382,13 +394,13 @@ impl State {
             kind: kind.to_string(),
             location: location.to_string(),
         };
-        self.file.sim.storage.insert(id.to_string(), storage);
+        self.file.sim.model.storage.insert(id.to_string(), storage);
         self
     }
 
     /// Whether the operator ran `juju trust` (credential-get answers).
     pub fn trusted(mut self, trusted: bool) -> State {
-        self.file.sim.trusted = trusted;
+        self.file.sim.model.trusted = trusted;
         self
     }
 
@@ -396,6 +408,7 @@ impl State {
     pub fn resource(mut self, name: &str, file: impl Into<PathBuf>) -> State {
         self.file
             .sim
+            .model
             .resources
             .insert(name.to_string(), file.into());
         self
@@ -652,7 +665,7 @@ mod tests {
             .stored_text("raw", "3")
             .scope("config", Status::blocked("no kind"))
             .app_scope("db", Status::waiting("no db"));
-        let store = state.file.sim.scopes.clone().unwrap();
+        let store = state.file.sim.store.scopes.clone().unwrap();
         assert_eq!(store.data.get("migrated"), Some("\"2024.1\""));
         assert_eq!(store.data.get("installed"), Some("true"));
         assert_eq!(store.data.get("raw"), Some("3"));
@@ -668,9 +681,10 @@ mod tests {
     fn a_juju_store_moves_to_the_charm_state_and_back() {
         let state = State::new().stored("k", 1);
         let file = state.file_for(true);
-        assert!(file.sim.scopes.is_none());
+        assert!(file.sim.store.scopes.is_none());
         assert!(
             file.sim
+                .model
                 .charm_state
                 .keys()
                 .any(|k| store_chunks::is_store_key(k))
@@ -682,14 +696,14 @@ mod tests {
             ..State::default()
         }
         .stored("j", 2);
-        let store = carried.file.sim.scopes.clone().unwrap();
+        let store = carried.file.sim.store.scopes.clone().unwrap();
         assert_eq!(
             (store.data.get("k"), store.data.get("j")),
             (Some("1"), Some("2"))
         );
-        assert!(carried.file.sim.charm_state.is_empty());
+        assert!(carried.file.sim.model.charm_state.is_empty());
         // A local store stays in `scopes`.
-        assert!(carried.file_for(false).sim.scopes.is_some());
+        assert!(carried.file_for(false).sim.store.scopes.is_some());
     }
 
     #[test]
@@ -698,10 +712,10 @@ mod tests {
             .section("opened-ports", json!({"80/tcp": ["*"]}))
             .section_yaml("leader", "false");
         assert_eq!(state.get("opened-ports"), Some(json!({"80/tcp": ["*"]})));
-        assert!(!state.file.sim.leader);
+        assert!(!state.file.sim.model.leader);
         // `null` puts a section back to its default.
         let state = state.section("leader", Value::Null);
-        assert!(state.file.sim.leader);
+        assert!(state.file.sim.model.leader);
         let e = State::new()
             .try_section("leadr", true)
             .unwrap_err()

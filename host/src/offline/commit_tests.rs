@@ -15,7 +15,7 @@ fn env(vars: &[(&str, &str)]) -> JujuEnv {
 /// A state with relation `db:1` and a secret `vault` shares.
 fn state() -> SimState {
     let mut state = SimState::default();
-    state.relations.insert(
+    state.model.relations.insert(
         "db:1".into(),
         SimRelation {
             app: "pg".into(),
@@ -23,7 +23,7 @@ fn state() -> SimState {
             ..SimRelation::default()
         },
     );
-    state.secrets.insert(
+    state.model.secrets.insert(
         SHARED.into(),
         SimSecret {
             owner: "vault".into(),
@@ -57,33 +57,38 @@ fn a_failed_hook_keeps_no_secret_change_but_what_the_controller_recorded() {
         ("relation-set", &["-r", "db:1", "k=v"]),
     ];
     let failed = hook(true, calls);
-    assert_eq!(failed.secrets.len(), 1, "the new secret is not kept");
-    assert_eq!(failed.relations, state().relations);
+    assert_eq!(failed.model.secrets.len(), 1, "the new secret is not kept");
+    assert_eq!(failed.model.relations, state().model.relations);
     // Reading a shared secret fixed its revision and label at once.
-    assert_eq!(failed.secrets[SHARED].tracking, Some(1));
-    assert_eq!(failed.secrets[SHARED].label.as_deref(), Some("mine"));
+    assert_eq!(failed.model.secrets[SHARED].tracking, Some(1));
+    assert_eq!(failed.model.secrets[SHARED].label.as_deref(), Some("mine"));
     assert_eq!(failed.pending_secrets, Default::default());
 
     let done = hook(false, calls);
-    assert_eq!(done.secrets.len(), 2);
+    assert_eq!(done.model.secrets.len(), 2);
     let (_, added) = done
+        .model
         .secrets
         .iter()
         .find(|(id, _)| id.as_str() != SHARED)
         .unwrap();
     assert_eq!(added.label.as_deref(), Some("new"));
     assert_eq!(done.pending_secrets, Default::default());
-    assert_eq!(done.relations["db:1"].local_unit_data["k"], "v");
+    assert_eq!(done.model.relations["db:1"].local_unit_data["k"], "v");
 }
 
 #[test]
 fn a_failed_hook_keeps_no_charm_state_and_a_successful_one_keeps_it() {
     let calls: &[(&str, &[&str])] = &[("state-set", &["k=v"])];
     let failed = hook(true, calls);
-    assert!(failed.charm_state.is_empty(), "{:?}", failed.charm_state);
+    assert!(
+        failed.model.charm_state.is_empty(),
+        "{:?}",
+        failed.model.charm_state
+    );
     let done = hook(false, calls);
     assert_eq!(
-        done.charm_state,
+        done.model.charm_state,
         [("k".to_string(), "v".to_string())].into()
     );
 }
@@ -91,8 +96,8 @@ fn a_failed_hook_keeps_no_charm_state_and_a_successful_one_keeps_it() {
 #[test]
 fn a_broken_relation_takes_its_secret_grants_along() {
     let mut after = state();
-    after.secrets.get_mut(SHARED).unwrap().owner = "application".into();
-    after.secrets.get_mut(SHARED).unwrap().grants = [
+    after.model.secrets.get_mut(SHARED).unwrap().owner = "application".into();
+    after.model.secrets.get_mut(SHARED).unwrap().grants = [
         ("db:1".to_string(), ["pg".to_string()].into()),
         ("db:2".to_string(), ["mysql".to_string()].into()),
     ]
@@ -102,11 +107,15 @@ fn a_broken_relation_takes_its_secret_grants_along() {
         ("JUJU_RELATION_ID", "db:1"),
     ]);
     let kept = commit(&after.clone(), after.clone(), &env, true, 0);
-    assert_eq!(kept.secrets[SHARED].grants.len(), 2, "not when it failed");
-    let done = commit(&after.clone(), after, &env, false, 0);
-    assert!(!done.relations.contains_key("db:1"));
     assert_eq!(
-        done.secrets[SHARED].grants,
+        kept.model.secrets[SHARED].grants.len(),
+        2,
+        "not when it failed"
+    );
+    let done = commit(&after.clone(), after, &env, false, 0);
+    assert!(!done.model.relations.contains_key("db:1"));
+    assert_eq!(
+        done.model.secrets[SHARED].grants,
         [("db:2".to_string(), ["mysql".to_string()].into())].into()
     );
 }
@@ -118,10 +127,12 @@ fn the_state_names_only_bindings_resources_and_secrets_there_can_be() {
     charm.metadata.resources = vec!["image".into()];
     let path = Path::new("/s/state.yaml");
     let mut ok = SimState::default();
-    ok.networks.insert("db".into(), Default::default());
-    ok.networks.insert("admin".into(), Default::default());
-    ok.resources.insert("image".into(), "image.json".into());
-    ok.secrets = state().secrets;
+    ok.model.networks.insert("db".into(), Default::default());
+    ok.model.networks.insert("admin".into(), Default::default());
+    ok.model
+        .resources
+        .insert("image".into(), "image.json".into());
+    ok.model.secrets = state().model.secrets;
     check_state(&charm, &ok, path).unwrap();
     assert_eq!(
         bindings(&charm).into_iter().collect::<Vec<_>>(),
@@ -135,21 +146,21 @@ fn the_state_names_only_bindings_resources_and_secrets_there_can_be() {
     };
     assert_eq!(
         refused(&|s| {
-            s.networks.insert("public".into(), Default::default());
+            s.model.networks.insert("public".into(), Default::default());
         }),
         "/s/state.yaml: `networks.public`: metadata.yaml has no endpoint or extra binding \
          `public` (bindings: `admin`, `config`, `db`, `istio-pilot`, `my-peer`)"
     );
     assert_eq!(
         refused(&|s| {
-            s.resources.insert("conf".into(), "c".into());
+            s.model.resources.insert("conf".into(), "c".into());
         }),
         "/s/state.yaml: `resources.conf`: metadata.yaml declares no resource `conf` \
          (resources: `image`)"
     );
     let moved = |s: &mut SimState, key: &str| {
-        let secret = s.secrets.remove(SHARED).unwrap();
-        s.secrets.insert(key.into(), secret);
+        let secret = s.model.secrets.remove(SHARED).unwrap();
+        s.model.secrets.insert(key.into(), secret);
     };
     for bad in [
         "d1ulvkcavc0s73ak2mcg",
@@ -163,14 +174,14 @@ fn the_state_names_only_bindings_resources_and_secrets_there_can_be() {
         );
     }
     assert_eq!(
-        refused(&|s| s.secrets.get_mut(SHARED).unwrap().owner = "Vault!".into()),
+        refused(&|s| s.model.secrets.get_mut(SHARED).unwrap().owner = "Vault!".into()),
         format!(
             "/s/state.yaml: `secrets.{SHARED}.owner`: `Vault!` is neither `application`, \
              `unit` nor an application name"
         )
     );
     assert_eq!(
-        refused(&|s| s.secrets.get_mut(SHARED).unwrap().revisions.clear()),
+        refused(&|s| s.model.secrets.get_mut(SHARED).unwrap().revisions.clear()),
         format!("/s/state.yaml: `secrets.{SHARED}.revisions`: a secret has at least one revision")
     );
 }

@@ -169,10 +169,10 @@ pub fn apply_operator_flags(args: &RunArgs, charm: &CharmDir, state: &mut SimSta
                 serde_json::json!(v.parse::<bool>().map_err(|_| bad("true or false"))?)
             }
         };
-        state.config.insert(k.to_string(), value);
+        state.model.config.insert(k.to_string(), value);
     }
     if let Some(l) = args.leader {
-        state.leader = l;
+        state.model.leader = l;
     }
     Ok(())
 }
@@ -457,6 +457,7 @@ fn relation_env(
 fn relation_id(args: &RunArgs, endpoint: &str, creates: bool, state: &SimState) -> Usage<String> {
     let hook = &args.event;
     let existing: Vec<String> = state
+        .model
         .relations
         .keys()
         .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
@@ -473,6 +474,7 @@ fn relation_id(args: &RunArgs, endpoint: &str, creates: bool, state: &SimState) 
         (None, [only]) => Ok(only.clone()),
         (None, []) if creates => {
             let next = state
+                .model
                 .relations
                 .keys()
                 .filter_map(|k| k.rsplit(':').next()?.parse::<u32>().ok())
@@ -496,7 +498,7 @@ fn relation_of_event<'s>(
     state: &'s mut SimState,
 ) -> Usage<&'s mut SimRelation> {
     let hook = &args.event;
-    if !state.relations.contains_key(id) {
+    if !state.model.relations.contains_key(id) {
         if !creates {
             return usage(format!("the state has no relation `{id}` for {hook}"));
         }
@@ -505,7 +507,7 @@ fn relation_of_event<'s>(
                 "{hook} creates relation `{id}`: name its application with --remote-app"
             ));
         };
-        state.relations.insert(
+        state.model.relations.insert(
             id.to_string(),
             SimRelation {
                 app,
@@ -513,7 +515,7 @@ fn relation_of_event<'s>(
             },
         );
     }
-    match state.relations.get_mut(id) {
+    match state.model.relations.get_mut(id) {
         Some(rel) => Ok(rel),
         None => usage(format!("the state has no relation `{id}`")),
     }

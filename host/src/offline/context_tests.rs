@@ -177,7 +177,7 @@ fn a_new_relation_takes_the_next_id_and_departed_needs_a_unit() {
     let (env, state) = env_for("db-relation-joined", |a| a.remote_app = Some("pg".into())).unwrap();
     assert_eq!(env.get("JUJU_RELATION_ID"), Some("db:0"));
     assert_eq!(env.get("JUJU_REMOTE_UNIT"), Some("pg/0"));
-    assert_eq!(state.relations["db:0"].units, ["pg/0"]);
+    assert_eq!(state.model.relations["db:0"].units, ["pg/0"]);
     let err = env_for("db-relation-departed", |_| {}).unwrap_err();
     assert!(err.0.contains("no `db` relation"), "{err}");
 }

@@ -27,6 +27,7 @@ mod secret_codec;
 pub mod secrets;
 pub mod sim;
 pub mod sim_dispatch;
+mod sim_format;
 pub mod simulator;
 pub mod state_file;
 mod status_command;
@@ -226,7 +227,7 @@ fn prober(
 fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::Result<Prober> {
     let specs = &charm.manifest.probes;
     let mut scripted = BTreeMap::new();
-    for (name, outcome) in &state.probes {
+    for (name, outcome) in &state.scripts.probes {
         let Some(spec) = specs.get(name) else {
             let declared = if specs.is_empty() {
                 "none".to_string()
@@ -283,12 +284,12 @@ fn commit(
 ) -> SimState {
     let secrets = std::mem::take(&mut after.pending_secrets);
     if failed {
-        after.relations = before.relations.clone();
-        after.scopes = before.scopes.clone();
-        after.charm_state = before.charm_state.clone();
-        after.opened_ports = before.opened_ports.clone();
+        after.model.relations = before.model.relations.clone();
+        after.store.scopes = before.store.scopes.clone();
+        after.model.charm_state = before.model.charm_state.clone();
+        after.model.opened_ports = before.model.opened_ports.clone();
     } else {
-        secrets.apply(&mut after.secrets, now);
+        secrets.apply(&mut after.model.secrets, now);
         finish_relation_event(env, &mut after);
     }
     after
@@ -322,7 +323,7 @@ pub(crate) fn check_state(
         }
     };
     let bindings = bindings(charm);
-    if let Some(name) = state.networks.keys().find(|n| !bindings.contains(*n)) {
+    if let Some(name) = state.model.networks.keys().find(|n| !bindings.contains(*n)) {
         return Err(UsageError(format!(
             "{}: `networks.{name}`: metadata.yaml has no endpoint or extra binding `{name}` \
              (bindings: {})",
@@ -331,14 +332,19 @@ pub(crate) fn check_state(
         )));
     }
     let resources = &charm.metadata.resources;
-    if let Some(name) = state.resources.keys().find(|n| !resources.contains(*n)) {
+    if let Some(name) = state
+        .model
+        .resources
+        .keys()
+        .find(|n| !resources.contains(*n))
+    {
         return Err(UsageError(format!(
             "{}: `resources.{name}`: metadata.yaml declares no resource `{name}` (resources: {})",
             path.display(),
             listed(&mut resources.iter())
         )));
     }
-    for (id, secret) in &state.secrets {
+    for (id, secret) in &state.model.secrets {
         let canonical = secret_codec::parse_id(id).map(|i| secret_codec::uri(&i));
         if canonical.as_deref() != Some(id.as_str()) {
             return Err(UsageError(format!(
@@ -377,16 +383,17 @@ fn finish_relation_event(env: &JujuEnv, state: &mut SimState) {
         .map(|(kind, _)| kind);
     match kind {
         Some(crate::bindings::EventKind::RelationBroken) => {
-            state.relations.remove(id);
+            state.model.relations.remove(id);
             // Juju's grants live in a relation, and go with it.
-            for secret in state.secrets.values_mut() {
+            for secret in state.model.secrets.values_mut() {
                 secret.grants.remove(id);
             }
         }
         Some(crate::bindings::EventKind::RelationDeparted) => {
-            if let (Some(rel), Some(unit)) =
-                (state.relations.get_mut(id), env.get("JUJU_DEPARTING_UNIT"))
-            {
+            if let (Some(rel), Some(unit)) = (
+                state.model.relations.get_mut(id),
+                env.get("JUJU_DEPARTING_UNIT"),
+            ) {
                 rel.units.retain(|u| u != unit);
                 rel.unit_data.remove(unit);
             }

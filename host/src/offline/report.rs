@@ -111,8 +111,8 @@ fn print_probes(report: &Report, charm: &CharmDir, state: &SimState) {
         for line in probes {
             println!("{line}");
         }
-        if !state.probes.is_empty() {
-            let names: Vec<&str> = state.probes.keys().map(String::as_str).collect();
+        if !state.scripts.probes.is_empty() {
+            let names: Vec<&str> = state.scripts.probes.keys().map(String::as_str).collect();
             println!("  scripted by the state file: {}", names.join(", "));
         }
     }
@@ -121,19 +121,19 @@ fn print_probes(report: &Report, charm: &CharmDir, state: &SimState) {
 /// What the event left in the state file: an action's results and
 /// failure, the unit log, and the machine's and each container's calls.
 pub(super) fn print_event_record(state: &SimState, machine: &MachineState) {
-    for (key, value) in &state.action_results {
+    for (key, value) in &state.last_event.action_results {
         print!("{}", result_lines(key, value));
     }
-    if let Some(message) = &state.action_failed {
+    if let Some(message) = &state.last_event.action_failed {
         println!("action failed: {message}");
     }
-    for line in &state.log {
+    for line in &state.last_event.log {
         println!("log: {line}");
     }
     for line in &machine.calls {
         println!("machine: {line}");
     }
-    for (name, container) in &state.containers {
+    for (name, container) in &state.model.containers {
         for line in &container.calls {
             println!("pebble {name}: {line}");
         }

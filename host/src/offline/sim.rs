@@ -1,9 +1,9 @@
 //! The embedded simulated Juju's state: what the state file keeps
-//! ([`SimState`]: config, leadership, relations, statuses, ports, storage,
-//! networks, trust, resources, secrets, containers) and what its hook tools
-//! know of the event ([`SimTools`]). The tools themselves, answered with
-//! Juju's syntax, JSON shapes and exit codes (reference juju-protocol.md §2),
-//! are in `tools`, which imports these types; each topic's own types
+//! ([`SimState`], in four parts: the model the operator and the commits
+//! shape, what the last event left, the operator's scripts and the host's
+//! own store) and what its hook tools know of the event ([`SimTools`]).
+//! The tools themselves, answered with Juju's syntax, JSON shapes and exit
+//! codes (reference juju-protocol.md §2), are in `tools`, which imports these types; each topic's own types
 //! (`secrets`, `network`, `deployment`, `pebble::state`) sit below them.
 
 use super::deployment::SimCloudSpec;
@@ -74,101 +74,115 @@ fn one() -> i32 {
     1
 }
 
-/// Everything the simulated Juju knows: the state file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct SimState {
+/// What Juju holds of the model and the operator set up: the unit, its
+/// leadership, config, relations, statuses, ports, storage, networks,
+/// trust, resources, secrets and containers. Kept from event to event;
+/// the hook tools change it only through the one commit rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelState {
+    /// Everything the simulated Juju knows: the state file.
     /// This unit; `<charm name>/0` when absent.
-    #[serde(default)]
     pub unit: Option<String>,
     /// A lone unit leads its application, so this defaults to true.
-    #[serde(default = "yes")]
     pub leader: bool,
     /// Config values set by the operator (config.yaml defaults fill the rest).
-    #[serde(default)]
     pub config: BTreeMap<String, serde_json::Value>,
     /// Relations by id (`db:1`).
-    #[serde(default)]
     pub relations: BTreeMap<String, SimRelation>,
-    /// Probe outcomes by name, used instead of running those probes (the
-    /// operator's scenario: kept from run to run until edited). Probes not
-    /// named here run for real.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub probes: BTreeMap<String, ScriptedProbe>,
-    /// Hook tools that fail, by name, as the operator scripts them (kept
-    /// from run to run until edited).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fail: BTreeMap<String, ScriptedFailure>,
     /// What `status-set` last wrote.
-    #[serde(default)]
     pub status: SimStatuses,
-    #[serde(default)]
     pub application_version: Option<String>,
-    /// The unit log of the last event.
-    #[serde(default)]
-    pub log: Vec<String>,
-    /// The hook-tool calls of the last event, one line each.
-    #[serde(default)]
-    pub calls: Vec<String>,
-    /// The parameters of the last event's action, as `action-get` answers
-    /// them: `wasm-charm run`'s `--param` flags, checked against the
-    /// action's schema, with its defaults filled in, as Juju does.
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub action_params: serde_json::Map<String, serde_json::Value>,
-    /// What `action-set` stored during the last event (an action), by dotted key.
-    #[serde(default)]
-    pub action_results: BTreeMap<String, String>,
-    /// The message `action-fail` left during the last event (an action):
-    /// the action failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action_failed: Option<String>,
-    /// The scope store, kept here rather than in the charm directory.
-    #[serde(default)]
-    pub scopes: Option<ScopeStore>,
     /// Juju's server-side charm state (`state-get` / `state-set`), where a
     /// charm with `store: juju` keeps its scope store.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub charm_state: BTreeMap<String, String>,
-    /// The controller's `max-charm-state-size` in bytes, the charm state's
-    /// total that Juju checks when it commits a hook; 2 MiB when absent,
-    /// 0 for no limit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_charm_state_size: Option<usize>,
     /// Open ports (`80/tcp`, `8000-8100/udp`, `icmp`) and the endpoints
     /// they are open for (`*`: every endpoint).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub opened_ports: BTreeMap<String, Vec<String>>,
     /// Storage instances attached to the unit, by id (`data/0`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub storage: BTreeMap<String, SimStorage>,
     /// What `network-get` answers for a binding (an endpoint or extra
     /// binding of metadata.yaml), each field defaulted; a binding not named
     /// here is bound to the default address.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub networks: BTreeMap<String, SimNetwork>,
     /// Whether the operator ran `juju trust`: `credential-get` answers only
     /// then.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trusted: bool,
     /// The cloud spec `credential-get` answers; when absent, a local LXD
     /// cloud's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential: Option<SimCloudSpec>,
     /// The file of each resource the operator provided, by name: a path
     /// relative to the state file's directory, or absolute.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub resources: BTreeMap<String, PathBuf>,
     /// Secrets by id (`secret:<20 characters>`): the charm's own and those
     /// other applications shared with this unit.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub secrets: BTreeMap<String, SimSecret>,
     /// Each workload container's simulated Pebble (`offline::pebble`): its
     /// layers, services, checks, files and scripted exec outcomes.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub containers: BTreeMap<String, SimContainer>,
+}
+
+/// What the last event left for the author to read: its log, its
+/// hook-tool calls and, for an action, its parameters and results.
+/// Rewritten by every event.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LastEvent {
+    /// The unit log of the last event.
+    pub log: Vec<String>,
+    /// The hook-tool calls of the last event, one line each.
+    pub calls: Vec<String>,
+    /// The parameters of the last event's action, as `action-get` answers
+    /// them: `wasm-charm run`'s `--param` flags, checked against the
+    /// action's schema, with its defaults filled in, as Juju does.
+    pub action_params: serde_json::Map<String, serde_json::Value>,
+    /// What `action-set` stored during the last event (an action), by dotted key.
+    pub action_results: BTreeMap<String, String>,
+    /// The message `action-fail` left during the last event (an action):
+    /// the action failed.
+    pub action_failed: Option<String>,
+}
+
+/// What the operator scripts to steer the simulator: probe outcomes,
+/// failing tools and the controller's limits. Kept from run to run until
+/// edited; no event writes them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OperatorScripts {
+    /// Probe outcomes by name, used instead of running those probes (the
+    /// operator's scenario: kept from run to run until edited). Probes not
+    /// named here run for real.
+    pub probes: BTreeMap<String, ScriptedProbe>,
+    /// Hook tools that fail, by name, as the operator scripts them (kept
+    /// from run to run until edited).
+    pub fail: BTreeMap<String, ScriptedFailure>,
+    /// The controller's `max-charm-state-size` in bytes, the charm state's
+    /// total that Juju checks when it commits a hook; 2 MiB when absent,
+    /// 0 for no limit.
+    pub max_charm_state_size: Option<usize>,
+}
+
+/// What the host itself keeps in the simulator rather than in the charm
+/// directory: the scope store.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostStore {
+    /// The scope store, kept here rather than in the charm directory.
+    pub scopes: Option<ScopeStore>,
+}
+
+/// Everything the simulated Juju knows, in the four parts an author
+/// reasons about. The state file keeps them as one flat mapping
+/// (`sim_format`), which authors have written since the first release.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(
+    from = "super::sim_format::FlatState",
+    into = "super::sim_format::FlatState"
+)]
+pub struct SimState {
+    pub model: ModelState,
+    pub last_event: LastEvent,
+    pub scripts: OperatorScripts,
+    pub store: HostStore,
+
     /// This hook's secret changes, held until it ends as Juju holds them:
     /// `offline::commit` applies them when it succeeded.
-    #[serde(skip)]
     pub pending_secrets: PendingSecrets,
 }
 
@@ -181,29 +195,17 @@ pub struct SimStorage {
     pub location: String,
 }
 
-fn yes() -> bool {
-    true
-}
-
-impl Default for SimState {
+impl Default for ModelState {
     fn default() -> Self {
-        SimState {
+        ModelState {
             unit: None,
+            // A lone unit leads its application.
             leader: true,
             config: BTreeMap::new(),
             relations: BTreeMap::new(),
-            probes: BTreeMap::new(),
-            fail: BTreeMap::new(),
             status: SimStatuses::default(),
             application_version: None,
-            log: Vec::new(),
-            calls: Vec::new(),
-            action_params: serde_json::Map::new(),
-            action_results: BTreeMap::new(),
-            action_failed: None,
-            scopes: None,
             charm_state: BTreeMap::new(),
-            max_charm_state_size: None,
             opened_ports: BTreeMap::new(),
             storage: BTreeMap::new(),
             networks: BTreeMap::new(),
@@ -212,7 +214,6 @@ impl Default for SimState {
             resources: BTreeMap::new(),
             secrets: BTreeMap::new(),
             containers: BTreeMap::new(),
-            pending_secrets: PendingSecrets::default(),
         }
     }
 }

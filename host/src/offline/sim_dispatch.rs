@@ -42,11 +42,14 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     let run = execute(args)?;
     let state = &run.state.sim;
     println!("dispatch {}: {}", args.event, run.status);
-    for call in &state.calls {
+    for call in &state.last_event.calls {
         println!("call: {call}");
     }
     print_event_record(state, &run.state.machine);
-    for (target, written) in [("unit", &state.status.unit), ("app", &state.status.app)] {
+    for (target, written) in [
+        ("unit", &state.model.status.unit),
+        ("app", &state.model.status.app),
+    ] {
         if let Some(w) = written {
             println!("{target} status: {} {:?}", w.status.as_str(), w.message);
         }
@@ -101,7 +104,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     let containers = pebble::Containers::start(
         &charm,
         &root,
-        std::mem::take(&mut state.containers),
+        std::mem::take(&mut state.model.containers),
         &state_path,
         now,
     )?;
@@ -127,7 +130,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         let _lock = super::tool_session::lock(&session)?;
         Session::read(&session)?.state
     };
-    after.containers = containers.finish();
+    after.model.containers = containers.finish();
     let ended = end_hook(&before, after, &env, status.success(), now);
     save_state(&state_path, &ended.state, &machine)?;
     Ok(Dispatched {

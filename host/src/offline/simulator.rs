@@ -8,7 +8,7 @@
 
 use super::machine::SimMachine;
 use super::pebble;
-use super::sim::{SimState, SimTools};
+use super::sim::{LastEvent, SimState, SimTools};
 use super::state_file::StateFile;
 use super::tools;
 use crate::charm_dir::CharmDir;
@@ -77,7 +77,7 @@ impl Simulator<'_> {
         let containers = pebble::Containers::start(
             self.charm,
             &self.root,
-            std::mem::take(&mut state.containers),
+            std::mem::take(&mut state.model.containers),
             &self.origin,
             event.now,
         )?;
@@ -102,7 +102,7 @@ impl Simulator<'_> {
         )?;
         let mut after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
         // Pebble acted at once: kept by a failed hook too.
-        after.containers = containers.finish();
+        after.model.containers = containers.finish();
         let ended = end_hook(
             &before,
             after,
@@ -125,6 +125,7 @@ impl Simulator<'_> {
     /// The unit the state names, else the charm's first.
     pub fn unit(&self, state: &SimState) -> String {
         state
+            .model
             .unit
             .clone()
             .unwrap_or_else(|| format!("{}/0", self.charm.metadata.name))
@@ -180,13 +181,17 @@ struct StateBackend(Arc<Mutex<SimState>>);
 impl ScopeBackend for StateBackend {
     fn load(&mut self) -> anyhow::Result<ScopeStore> {
         let state = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let store = state.scopes.clone().unwrap_or_default();
+        let store = state.store.scopes.clone().unwrap_or_default();
         // Same check as the file backend: never use a store this host cannot read.
         check_format(store.format).context("the state file's `scopes`")?;
         Ok(store)
     }
     fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).scopes = Some(store.clone());
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .store
+            .scopes = Some(store.clone());
         Ok(())
     }
 }
@@ -198,12 +203,11 @@ pub(super) fn start_event(
     unit: &str,
     params: serde_json::Map<String, serde_json::Value>,
 ) {
-    state.unit = Some(unit.to_string());
-    state.log.clear();
-    state.calls.clear();
-    state.action_params = params;
-    state.action_results.clear();
-    state.action_failed = None;
+    state.model.unit = Some(unit.to_string());
+    state.last_event = LastEvent {
+        action_params: params,
+        ..LastEvent::default()
+    };
 }
 
 /// How a hook ended, as Juju ends it.
@@ -226,8 +230,11 @@ pub fn end_hook(
     succeeded: bool,
     now: u64,
 ) -> Ended {
-    let refused = if succeeded && after.charm_state != before.charm_state {
-        tools::charm_state::refused_at_commit(&after.charm_state, after.max_charm_state_size)
+    let refused = if succeeded && after.model.charm_state != before.model.charm_state {
+        tools::charm_state::refused_at_commit(
+            &after.model.charm_state,
+            after.scripts.max_charm_state_size,
+        )
     } else {
         None
     };

@@ -145,8 +145,8 @@ mod tests {
                     packages: [nginx]\n  commands:\n    db-sync: {exit: 3, stderr: locked}\n    \
                     slow: {exit: timed-out}\nconfig: {kind: ingress}\n";
         let file: StateFile = serde_saphyr::from_str(text).unwrap();
-        assert!(!file.sim.leader);
-        assert_eq!(file.sim.config["kind"], "ingress");
+        assert!(!file.sim.model.leader);
+        assert_eq!(file.sim.model.config["kind"], "ingress");
         assert_eq!(
             file.machine.services["api-service"],
             SimService {
@@ -218,10 +218,8 @@ mod tests {
                 .collect(),
             ..ScopeStore::default()
         };
-        let state = SimState {
-            scopes: Some(store),
-            ..SimState::default()
-        };
+        let mut state = SimState::default();
+        state.store.scopes = Some(store);
         let text = serde_saphyr::to_string(&state).unwrap();
         let back: SimState = serde_saphyr::from_str(&text).unwrap();
         assert_eq!(back, state, "{text}");
@@ -235,7 +233,8 @@ mod tests {
             data in prop::collection::btree_map("[a-zA-Z0-9._:/-]{1,12}", any::<String>(), 0..6),
         ) {
             let store = ScopeStore { data: data.into_iter().collect(), ..ScopeStore::default() };
-            let state = SimState { scopes: Some(store), ..SimState::default() };
+            let mut state = SimState::default();
+            state.store.scopes = Some(store);
             let text = serde_saphyr::to_string(&state).unwrap();
             let back: SimState = serde_saphyr::from_str(&text).unwrap();
             prop_assert_eq!(back, state);

@@ -75,10 +75,10 @@ fn read_offline_state(path: &Path, choice: StoreChoice) -> anyhow::Result<ScopeS
     let state = load_state(path)?.sim;
     if choice == StoreChoice::Juju {
         eprintln!("(the charm's `store: juju`: its store is the state's `charm-state`)");
-        store_juju::decode_state(&state.charm_state)
+        store_juju::decode_state(&state.model.charm_state)
             .with_context(|| format!("{}: `charm-state`", path.display()))
     } else {
-        let store = state.scopes.unwrap_or_default();
+        let store = state.store.scopes.unwrap_or_default();
         check_format(store.format).with_context(|| format!("{}: `scopes`", path.display()))?;
         Ok(store)
     }

@@ -88,8 +88,8 @@ fn change_state(at: &str, state_path: &Path, step: &Step) -> Result<(), BadFile>
             offline::load_state(state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
         for (name, outcome) in &step.probes {
             match outcome {
-                Some(o) => state.sim.probes.insert(name.clone(), o.clone()),
-                None => state.sim.probes.remove(name),
+                Some(o) => state.sim.scripts.probes.insert(name.clone(), o.clone()),
+                None => state.sim.scripts.probes.remove(name),
             };
         }
         save(state_path, &state).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
@@ -153,9 +153,9 @@ fn change_containers(
             (into, patch) => *into = patch.clone(),
         }
     }
-    let mut all = serde_json::to_value(&state.sim.containers).map_err(|e| e.to_string())?;
+    let mut all = serde_json::to_value(&state.sim.model.containers).map_err(|e| e.to_string())?;
     merge(&mut all, &Value::Object(changes.clone()));
-    state.sim.containers = serde_json::from_value(all).map_err(|e| e.to_string())?;
+    state.sim.model.containers = serde_json::from_value(all).map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -215,11 +215,12 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
     for (key, wanted) in &expect.contains {
         let pebble: Vec<String>;
         let lines = match *key {
-            "logs-contain" => &saved.sim.log,
-            "tool-calls" => &saved.sim.calls,
+            "logs-contain" => &saved.sim.last_event.log,
+            "tool-calls" => &saved.sim.last_event.calls,
             "pebble-calls" => {
                 pebble = saved
                     .sim
+                    .model
                     .containers
                     .iter()
                     .flat_map(|(name, c)| c.calls.iter().map(move |l| format!("{name}: {l}")))
@@ -240,7 +241,15 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
         }
     }
     if !expect.counts.is_empty() {
-        let count = |text: &str| saved.sim.calls.iter().filter(|l| l.contains(text)).count() as u64;
+        let count = |text: &str| {
+            saved
+                .sim
+                .last_event
+                .calls
+                .iter()
+                .filter(|l| l.contains(text))
+                .count() as u64
+        };
         if expect.counts.iter().any(|(text, n)| count(text) != *n) {
             // Every count named, then every call there was, for context.
             let shown = |n: &dyn Fn(&str, u64) -> u64| -> String {
@@ -250,7 +259,13 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
                     .map(|(text, want)| format!("{text:?}: {}\n", n(text, *want)))
                     .collect()
             };
-            let calls: String = saved.sim.calls.iter().map(|l| format!("# {l}\n")).collect();
+            let calls: String = saved
+                .sim
+                .last_event
+                .calls
+                .iter()
+                .map(|l| format!("# {l}\n"))
+                .collect();
             found.push((
                 COUNTS.to_string(),
                 line_diff(
@@ -272,16 +287,16 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
     let sim = &saved.sim;
     let store = || -> ScopeStore {
         if outcome.juju_store {
-            crate::status::store_juju::decode_state(&sim.charm_state).unwrap_or_default()
+            crate::status::store_juju::decode_state(&sim.model.charm_state).unwrap_or_default()
         } else {
-            sim.scopes.clone().unwrap_or_default()
+            sim.store.scopes.clone().unwrap_or_default()
         }
     };
     match key {
         "scope-history" => scope_history(&store().unit),
         "app-scope-history" => scope_history(&store().app),
-        "unit-status" => status(&sim.status.unit),
-        "app-status" => status(&sim.status.app),
+        "unit-status" => status(&sim.model.status.unit),
+        "app-status" => status(&sim.model.status.app),
         "scopes" => current_scopes(&store().unit),
         "app-scopes" => current_scopes(&store().app),
         "relation-data" => relation_data(sim),
@@ -292,13 +307,13 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
                 .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
                 .collect(),
         ),
-        "action-results" => json!(sim.action_results),
-        "action-failed" => match &sim.action_failed {
+        "action-results" => json!(sim.last_event.action_results),
+        "action-failed" => match &sim.last_event.action_failed {
             Some(m) => Value::String(m.clone()),
             None => Value::Bool(false),
         },
         "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
-        "containers" => serde_json::to_value(&sim.containers).unwrap_or_default(),
+        "containers" => serde_json::to_value(&sim.model.containers).unwrap_or_default(),
         _ => Value::Null,
     }
 }
@@ -355,7 +370,8 @@ fn scope_history(scopes: &BTreeMap<String, Scope>) -> Value {
 /// Each relation's four databags, by relation id.
 fn relation_data(sim: &SimState) -> Value {
     Value::Object(
-        sim.relations
+        sim.model
+            .relations
             .iter()
             .map(|(id, r)| {
                 (
@@ -458,7 +474,7 @@ mod tests {
         .unwrap();
         let change = json!({"web": {"can-connect": null, "checks": {"alive": {"status": "down"}}}});
         change_containers(&mut state, change.as_object().unwrap()).unwrap();
-        let web = &state.sim.containers["web"];
+        let web = &state.sim.model.containers["web"];
         assert!(web.can_connect);
         assert_eq!(web.services.len(), 1);
         assert_eq!(web.checks["alive"].status.as_str(), "down");

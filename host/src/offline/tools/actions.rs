@@ -22,7 +22,7 @@ impl SimTools {
         if self.action.is_none() {
             return Err(ToolOutput::error(1, "not running an action"));
         }
-        let mut value = serde_json::Value::Object(state.action_params.clone());
+        let mut value = serde_json::Value::Object(state.last_event.action_params.clone());
         if let Some(path) = path {
             for key in path.split('.') {
                 value = value.get(key).cloned().unwrap_or(serde_json::Value::Null);
@@ -41,7 +41,10 @@ impl SimTools {
         if self.action.is_none() {
             return Err(ToolOutput::error(1, "not running an action"));
         }
-        state.log.push(format!("ACTION {}", a.positional.join(" ")));
+        state
+            .last_event
+            .log
+            .push(format!("ACTION {}", a.positional.join(" ")));
         Ok(ToolOutput::ok(Vec::new()))
     }
 
@@ -64,7 +67,7 @@ impl SimTools {
             return Err(ToolOutput::error(1, "not running an action"));
         }
         for (key, value) in results {
-            set_result(&mut state.action_results, key, value);
+            set_result(&mut state.last_event.action_results, key, value);
         }
         Ok(ToolOutput::ok(Vec::new()))
     }
@@ -82,7 +85,7 @@ impl SimTools {
         if self.action.is_none() {
             return Err(ToolOutput::error(1, "not running an action"));
         }
-        state.action_failed = Some(message.to_string());
+        state.last_event.action_failed = Some(message.to_string());
         Ok(ToolOutput::ok(Vec::new()))
     }
 }

@@ -125,12 +125,13 @@ pub(super) fn relation<'s>(
         )
     };
     let key = state
+        .model
         .relations
         .keys()
         .find(|k| k.rsplit(':').next() == Some(id))
         .cloned()
         .ok_or_else(not_found)?;
-    let rel = state.relations.get_mut(&key).ok_or_else(not_found)?;
+    let rel = state.model.relations.get_mut(&key).ok_or_else(not_found)?;
     Ok((key, rel))
 }
 

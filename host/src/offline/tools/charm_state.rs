@@ -27,9 +27,9 @@ impl SimTools {
             [_, extra @ ..] => return Err(unrecognized(extra)),
         };
         let value = match key {
-            None if state.charm_state.is_empty() => serde_json::Value::Null,
-            None => serde_json::json!(state.charm_state),
-            Some(key) => match state.charm_state.get(key) {
+            None if state.model.charm_state.is_empty() => serde_json::Value::Null,
+            None => serde_json::json!(state.model.charm_state),
+            Some(key) => match state.model.charm_state.get(key) {
                 Some(value) => value.clone().into(),
                 None if a.bool(&["--strict"]) => {
                     return Err(ToolOutput::error(1, format!("{key:?} not found")));
@@ -72,7 +72,7 @@ impl SimTools {
                 ));
             }
         }
-        state.charm_state.extend(pairs);
+        state.model.charm_state.extend(pairs);
         Ok(ToolOutput::ok(Vec::new()))
     }
 
@@ -82,7 +82,7 @@ impl SimTools {
         match a.positional.as_slice() {
             [] => {}
             [key] => {
-                state.charm_state.remove(*key);
+                state.model.charm_state.remove(*key);
             }
             [_, extra @ ..] => return Err(unrecognized(extra)),
         }
@@ -171,7 +171,7 @@ mod tests {
             (out.code, out.stderr.as_str()),
             (1, "ERROR max allowed key length (256) exceeded\n")
         );
-        assert!(!t.state.lock().unwrap().charm_state.contains_key("ok"));
+        assert!(!t.state.lock().unwrap().model.charm_state.contains_key("ok"));
         let exact = format!("v={}", "x".repeat(MAX_VALUE));
         assert_eq!(call(&mut t, "state-set", &[&exact]).code, 0);
         assert_eq!(call(&mut t, "state-set", &["novalue"]).code, 2);
@@ -199,7 +199,7 @@ mod tests {
         let mut backend = JujuStore::new(t.clone());
         assert_eq!(backend.load().unwrap(), ScopeStore::default());
         backend.save(&store).unwrap();
-        let state = shared.lock().unwrap().charm_state.clone();
+        let state = shared.lock().unwrap().model.charm_state.clone();
         assert_eq!(
             state.keys().collect::<Vec<_>>(),
             ["wasm-charm.store", "wasm-charm.store.0"]

@@ -30,6 +30,7 @@ impl SimTools {
         }
         let app = self.unit.split('/').next().unwrap_or_default();
         let own = state
+            .model
             .status
             .unit
             .as_ref()
@@ -38,7 +39,7 @@ impl SimTools {
         units.insert(self.unit.clone(), goal(own));
         let mut relations: BTreeMap<String, serde_json::Map<String, serde_json::Value>> =
             BTreeMap::new();
-        for (id, rel) in &state.relations {
+        for (id, rel) in &state.model.relations {
             if rel.app == app {
                 for u in rel.units.iter().filter(|u| **u != self.unit) {
                     units.insert(u.clone(), goal("active"));
@@ -69,13 +70,14 @@ impl SimTools {
         if !a.positional.is_empty() {
             return Err(unrecognized(&a.positional));
         }
-        if !state.trusted {
+        if !state.model.trusted {
             return Err(ToolOutput::error(
                 1,
                 "cannot access cloud credentials: permission denied",
             ));
         }
         let spec = state
+            .model
             .credential
             .clone()
             .unwrap_or_else(SimCloudSpec::local_lxd);
@@ -94,7 +96,7 @@ impl SimTools {
             [name] => *name,
             [_, extra @ ..] => return Err(unrecognized(extra)),
         };
-        let Some(path) = state.resources.get(name) else {
+        let Some(path) = state.model.resources.get(name) else {
             return Err(ToolOutput::error(
                 1,
                 format!("could not download resource: resource \"{name}\" not found"),
@@ -139,10 +141,15 @@ mod tests {
             ..SimRelation::default()
         };
         state
+            .model
             .relations
             .insert("db:1".into(), rel("pg", &["pg/0", "pg/1"]));
-        state.relations.insert("db:4".into(), rel("mysql", &[]));
         state
+            .model
+            .relations
+            .insert("db:4".into(), rel("mysql", &[]));
+        state
+            .model
             .relations
             .insert("peer:2".into(), rel("gw", &["gw/1"]));
         let mut t = tools(state);
@@ -156,7 +163,7 @@ mod tests {
                 }},
             })
         );
-        t.state.lock().unwrap().status.unit = Some(Written {
+        t.state.lock().unwrap().model.status.unit = Some(Written {
             status: Kind::Blocked,
             message: "x".into(),
         });
@@ -197,7 +204,7 @@ mod tests {
             error(&mut t, "credential-get", &["--format=json", "x"]).0,
             2
         );
-        t.state.lock().unwrap().trusted = true;
+        t.state.lock().unwrap().model.trusted = true;
         assert_eq!(
             answer(&mut t, "credential-get", &["--format=json"]),
             serde_json::json!({"type": "lxd", "name": "localhost", "region": "default",
@@ -208,7 +215,7 @@ mod tests {
              credential: {auth-type: userpass, attrs: {username: admin}, redacted: [password]}\n",
         )
         .unwrap();
-        t.state.lock().unwrap().credential = Some(spec);
+        t.state.lock().unwrap().model.credential = Some(spec);
         assert_eq!(
             answer(&mut t, "credential-get", &["--format=json"]),
             serde_json::json!({"type": "openstack", "name": "os",
@@ -238,8 +245,11 @@ mod tests {
         );
         {
             let mut s = t.state.lock().unwrap();
-            s.resources.insert("image".into(), "image.json".into());
-            s.resources
+            s.model
+                .resources
+                .insert("image".into(), "image.json".into());
+            s.model
+                .resources
                 .insert("gone".into(), "/nonexistent/file".into());
         }
         let out = call(&mut t, "resource-get", &["--", "image"]);

@@ -125,7 +125,7 @@ impl HookTools for SimTools {
     ) -> std::io::Result<ToolOutput> {
         let scripted = {
             let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            state.fail.get(tool).map(|f| ToolOutput {
+            state.scripts.fail.get(tool).map(|f| ToolOutput {
                 code: f.code,
                 stdout: f.stdout.clone().into_bytes(),
                 stderr: if f.stderr.is_empty() || f.stderr.ends_with('\n') {
@@ -148,7 +148,7 @@ impl HookTools for SimTools {
         if out.code != 0 {
             line.push_str(&format!("  → exit {}", out.code));
         }
-        state.calls.push(line);
+        state.last_event.calls.push(line);
         Ok(out)
     }
 }

@@ -37,6 +37,7 @@ impl SimTools {
             ));
         }
         let info = state
+            .model
             .networks
             .get(binding)
             .cloned()
@@ -98,7 +99,7 @@ mod tests {
     #[test]
     fn every_binding_of_metadata_has_the_default_network_unless_the_state_says() {
         let mut state = SimState::default();
-        state.networks.insert(
+        state.model.networks.insert(
             "admin".into(),
             SimNetwork {
                 address: Some("192.168.1.5".into()),
@@ -109,6 +110,7 @@ mod tests {
             },
         );
         state
+            .model
             .relations
             .insert("db:1".into(), crate::offline::sim::SimRelation::default());
         let mut t = tools(state);

@@ -19,7 +19,7 @@ impl SimTools {
             None => vec!["*".into()],
         };
         let all = endpoints.iter().any(|e| e == "*");
-        let have = state.opened_ports.remove(&spec).unwrap_or_default();
+        let have = state.model.opened_ports.remove(&spec).unwrap_or_default();
         let now: Vec<String> = if open {
             if all || have.iter().any(|e| e == "*") {
                 vec!["*".into()]
@@ -36,7 +36,7 @@ impl SimTools {
                 .collect()
         };
         if !now.is_empty() {
-            state.opened_ports.insert(spec, now);
+            state.model.opened_ports.insert(spec, now);
         }
         Ok(ToolOutput::ok(""))
     }
@@ -45,6 +45,7 @@ impl SimTools {
         let a = parse(args, &["--format"], &["--endpoints"])?;
         let fmt = format(&a, &["smart", "json", "yaml"])?;
         let lines: Vec<serde_json::Value> = state
+            .model
             .opened_ports
             .iter()
             .map(|(spec, endpoints)| {

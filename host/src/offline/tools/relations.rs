@@ -26,6 +26,7 @@ impl SimTools {
             .filter(|e| !e.is_empty())
             .ok_or_else(|| ToolOutput::error(2, "no endpoint name specified"))?;
         let mut ids: Vec<&String> = state
+            .model
             .relations
             .keys()
             .filter(|k| k.rsplit_once(':').is_some_and(|(e, _)| e == endpoint))
@@ -71,7 +72,7 @@ impl SimTools {
     pub(super) fn relation_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format", "-r", "--relation"], &["--app"])?;
         let fmt = format(&a, &["smart", "json", "yaml"])?;
-        let leader = state.leader;
+        let leader = state.model.leader;
         let (_, rel) = relation(state, self.relation_flag(&a))?;
         let (key, rest) = match a.positional.split_first() {
             Some((key, rest)) => (*key, rest),
@@ -152,7 +153,7 @@ impl SimTools {
             &["--app"],
         )?;
         let want_app = a.bool(&["--app"]);
-        let leader = state.leader;
+        let leader = state.model.leader;
         let mut changes: Bag = settings_file(a.flag(&["--file"]), stdin)?;
         for kv in &a.positional {
             let (k, v) = kv.split_once('=').ok_or_else(|| {

@@ -86,7 +86,7 @@ impl SimTools {
     fn owned(&self, state: &SimState) -> BTreeMap<String, SimSecret> {
         let pending = &state.pending_secrets;
         let mut view = pending.creates.clone();
-        for (key, secret) in state.secrets.iter().filter(|(_, s)| s.is_owned()) {
+        for (key, secret) in state.model.secrets.iter().filter(|(_, s)| s.is_owned()) {
             let Some(id) = parse_id(key) else { continue };
             if pending.removes.contains_key(&id) {
                 continue;
@@ -104,7 +104,11 @@ impl SimTools {
     /// another application owns it), and only by the leader when its
     /// application owns it.
     fn changeable<'s>(&self, state: &'s SimState, id: &str) -> Result<&'s SimSecret, ToolOutput> {
-        let secret = state.secrets.get(&uri(id)).ok_or_else(|| not_found(id))?;
+        let secret = state
+            .model
+            .secrets
+            .get(&uri(id))
+            .ok_or_else(|| not_found(id))?;
         if !secret.is_owned() {
             return Err(ToolOutput::error(1, "permission denied"));
         }
@@ -124,7 +128,7 @@ impl SimTools {
         let Some(content) = up.content.clone() else {
             return Err(ToolOutput::error(1, "empty secret value not valid"));
         };
-        if owner == "application" && !state.leader {
+        if owner == "application" && !state.model.leader {
             return Err(ToolOutput::error(1, "this unit is not the leader"));
         }
         if let Some(label) = &up.label
@@ -139,9 +143,10 @@ impl SimTools {
             ));
         }
         let taken = |id: &String| {
-            state.secrets.contains_key(&uri(id)) || state.pending_secrets.creates.contains_key(id)
+            state.model.secrets.contains_key(&uri(id))
+                || state.pending_secrets.creates.contains_key(id)
         };
-        let mut n = (state.secrets.len() + state.pending_secrets.creates.len()) as u32;
+        let mut n = (state.model.secrets.len() + state.pending_secrets.creates.len()) as u32;
         let mut id = new_id(self.now, n);
         while taken(&id) {
             n += 1;
@@ -277,6 +282,7 @@ impl SimTools {
             None => self.by_label(state, label.unwrap_or_default())?,
         };
         let secret = state
+            .model
             .secrets
             .get_mut(&uri(&id))
             .ok_or_else(|| not_found(&id))?;
@@ -312,6 +318,7 @@ impl SimTools {
             .map(|(id, _)| id);
         let shared = || {
             state
+                .model
                 .secrets
                 .iter()
                 .find(|(_, s)| !s.is_owned() && s.label.as_deref() == Some(label))
@@ -566,7 +573,7 @@ impl SimTools {
 
 /// Only the leader changes a secret its application owns.
 fn leader_for(state: &SimState, secret: &SimSecret) -> Result<(), ToolOutput> {
-    if secret.owner == "application" && !state.leader {
+    if secret.owner == "application" && !state.model.leader {
         return Err(ToolOutput::error(1, "this unit is not the leader"));
     }
     Ok(())

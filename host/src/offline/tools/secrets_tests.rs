@@ -29,7 +29,7 @@ fn revision(revision: u32, pairs: &[(&str, &str)]) -> SimRevision {
 
 fn state() -> SimState {
     let mut state = SimState::default();
-    state.secrets.insert(
+    state.model.secrets.insert(
         SHARED.into(),
         SimSecret {
             owner: "vault".into(),
@@ -40,7 +40,7 @@ fn state() -> SimState {
             ..SimSecret::default()
         },
     );
-    state.secrets.insert(
+    state.model.secrets.insert(
         OWNED.into(),
         SimSecret {
             owner: "application".into(),
@@ -49,7 +49,7 @@ fn state() -> SimState {
             ..SimSecret::default()
         },
     );
-    state.relations.insert(
+    state.model.relations.insert(
         "db:1".into(),
         SimRelation {
             app: "pg".into(),
@@ -90,11 +90,11 @@ fn err(t: &mut SimTools, tool: &str, args: &[&str]) -> (i32, String) {
 fn commit(t: &SimTools) {
     let mut state = t.state.lock().unwrap();
     let pending = std::mem::take(&mut state.pending_secrets);
-    pending.apply(&mut state.secrets, t.now);
+    pending.apply(&mut state.model.secrets, t.now);
 }
 
 fn committed(t: &SimTools, id: &str) -> Option<SimSecret> {
-    t.state.lock().unwrap().secrets.get(id).cloned()
+    t.state.lock().unwrap().model.secrets.get(id).cloned()
 }
 
 #[test]
@@ -291,7 +291,7 @@ fn secret_add_refuses_what_juju_refuses() {
         )
     );
     // Only the leader adds its application's secrets; a unit's own, anyone.
-    t.state.lock().unwrap().leader = false;
+    t.state.lock().unwrap().model.leader = false;
     assert_eq!(
         err(&mut t, "secret-add", &["abc=1"]),
         (1, "this unit is not the leader".into())
@@ -312,7 +312,7 @@ fn secret_add_refuses_what_juju_refuses() {
         (1, "secret with label \"x\" already exists".into())
     );
     assert_eq!(
-        t.state.lock().unwrap().secrets.len(),
+        t.state.lock().unwrap().model.secrets.len(),
         2,
         "nothing committed"
     );
@@ -387,7 +387,7 @@ fn secret_set_errors() {
     ] {
         assert_eq!(err(&mut t, "secret-set", args), (code, message), "{args:?}");
     }
-    t.state.lock().unwrap().leader = false;
+    t.state.lock().unwrap().model.leader = false;
     assert_eq!(
         err(&mut t, "secret-set", &[OWNED, "password=x"]),
         (1, "this unit is not the leader".into())
@@ -411,6 +411,7 @@ fn a_shared_secret_is_read_at_the_revision_this_unit_tracks() {
     t.state
         .lock()
         .unwrap()
+        .model
         .secrets
         .get_mut(SHARED)
         .unwrap()
@@ -537,6 +538,7 @@ fn removals_wait_for_the_commit_and_add_up() {
     t.state
         .lock()
         .unwrap()
+        .model
         .secrets
         .get_mut(OWNED)
         .unwrap()
@@ -567,7 +569,7 @@ fn removals_wait_for_the_commit_and_add_up() {
     let added = ok(&mut t, "secret-add", &["abc=1"]);
     ok(&mut t, "secret-remove", &[added.trim_end()]);
     commit(&t);
-    assert_eq!(t.state.lock().unwrap().secrets.len(), 1);
+    assert_eq!(t.state.lock().unwrap().model.secrets.len(), 1);
 
     let mut t = tools(state());
     for (args, code, message) in [
@@ -587,7 +589,7 @@ fn removals_wait_for_the_commit_and_add_up() {
     ] {
         assert_eq!(err(&mut t, "secret-remove", args), (code, message), "{args:?}");
     }
-    t.state.lock().unwrap().leader = false;
+    t.state.lock().unwrap().model.leader = false;
     assert_eq!(
         err(&mut t, "secret-remove", &[OWNED]),
         (1, "this unit is not the leader".into())
@@ -747,7 +749,7 @@ fn secret_grant_and_revoke_errors() {
             "{args:?}"
         );
     }
-    t.state.lock().unwrap().leader = false;
+    t.state.lock().unwrap().model.leader = false;
     assert_eq!(
         err(&mut t, "secret-grant", &["-r", "db:1", OWNED]),
         (1, "this unit is not the leader".into())
@@ -766,7 +768,7 @@ fn the_state_file_keeps_secrets_readable_and_refuses_typos() {
     );
     let state: SimState = serde_saphyr::from_str(&text).unwrap();
     assert_eq!(
-        state.secrets[SHARED].revisions,
+        state.model.secrets[SHARED].revisions,
         [revision(1, &[("token", "s3cret")])]
     );
     let again: SimState =

@@ -16,6 +16,7 @@ impl SimTools {
             [_, extra @ ..] => return Err(unrecognized(extra)),
         };
         let ids: Vec<&String> = state
+            .model
             .storage
             .keys()
             .filter(|id| name.is_none_or(|n| id.split('/').next() == Some(n)))
@@ -31,7 +32,7 @@ impl SimTools {
         let Some(id) = a.flag(&["-s"]).or(self.storage.as_deref()) else {
             return Err(ToolOutput::error(2, "no storage instance specified"));
         };
-        let s = state.storage.get(id).ok_or_else(|| {
+        let s = state.model.storage.get(id).ok_or_else(|| {
             ToolOutput::error(
                 2,
                 format!("invalid value {id:?} for option -s: storage instance {id:?} not found"),

@@ -38,7 +38,7 @@ pub(in crate::offline) fn call(t: &mut SimTools, tool: &str, args: &[&str]) -> T
 #[test]
 fn ports_and_storage_answer_like_juju() {
     let mut state = SimState::default();
-    state.storage.insert(
+    state.model.storage.insert(
         "data/0".into(),
         SimStorage {
             kind: "filesystem".into(),
@@ -77,7 +77,7 @@ fn ports_and_storage_answer_like_juju() {
 #[test]
 fn answers_like_juju() {
     let mut state = SimState::default();
-    state.relations.insert(
+    state.model.relations.insert(
         "db:3".into(),
         SimRelation {
             app: "pg".into(),
@@ -122,7 +122,7 @@ fn answers_like_juju() {
     assert_eq!(bad.code, 2);
     assert_eq!(call(&mut t, "status-set", &["blocked", "--", "-x"]).code, 0);
     assert_eq!(
-        t.state.lock().unwrap().status.unit,
+        t.state.lock().unwrap().model.status.unit,
         Some(Written {
             status: Kind::Blocked,
             message: "-x".into()
@@ -148,7 +148,7 @@ fn status_get_reads_back_what_status_set_wrote_as_juju_shows_it() {
         text(&call(&mut t, "status-get", &["--format=json"])),
         "{\"status\":\"waiting\"}\n"
     );
-    t.state.lock().unwrap().leader = true;
+    t.state.lock().unwrap().model.leader = true;
     let app = call(
         &mut t,
         "status-get",
@@ -160,7 +160,7 @@ fn status_get_reads_back_what_status_set_wrote_as_juju_shows_it() {
         doc["application-status"]["units"][t.unit.as_str()]["message"],
         "db"
     );
-    t.state.lock().unwrap().leader = false;
+    t.state.lock().unwrap().model.leader = false;
     let refused = call(&mut t, "status-get", &["--application"]);
     assert_eq!(refused.code, 1);
     assert!(text(&refused).is_empty());
@@ -169,7 +169,7 @@ fn status_get_reads_back_what_status_set_wrote_as_juju_shows_it() {
 #[test]
 fn action_set_checks_keys_like_juju_and_stores_results() {
     let mut t = tools(SimState::default());
-    let results = |t: &SimTools| t.state.lock().unwrap().action_results.clone();
+    let results = |t: &SimTools| t.state.lock().unwrap().last_event.action_results.clone();
     // In a hook: a run-time error, after the arguments were checked.
     let out = call(&mut t, "action-set", &["a=1"]);
     assert_eq!(out.code, 1);
@@ -269,7 +269,7 @@ fn action_set_checks_keys_like_juju_and_stores_results() {
 #[test]
 fn action_fail_takes_at_most_one_message_and_needs_an_action_like_juju() {
     let mut t = tools(SimState::default());
-    let failed = |t: &SimTools| t.state.lock().unwrap().action_failed.clone();
+    let failed = |t: &SimTools| t.state.lock().unwrap().last_event.action_failed.clone();
     // Arguments are checked first (exit 2), then that an action runs
     // (exit 1).
     let out = call(&mut t, "action-fail", &["--", "a", "b", "c d"]);
@@ -304,9 +304,9 @@ fn action_fail_takes_at_most_one_message_and_needs_an_action_like_juju() {
     assert_eq!(call(&mut t, "action-fail", &["plain"]).code, 0);
     assert_eq!(failed(&t).as_deref(), Some("plain"));
     // Results and the failure are kept apart, as Juju keeps them.
-    assert!(t.state.lock().unwrap().action_results.is_empty());
+    assert!(t.state.lock().unwrap().last_event.action_results.is_empty());
     assert_eq!(
-        t.state.lock().unwrap().calls,
+        t.state.lock().unwrap().last_event.calls,
         [
             "action-fail -- a b 'c d'  → exit 2",
             "action-fail --bogus  → exit 2",
@@ -324,7 +324,7 @@ fn scripted_probes_are_read_and_written_back() {
                 web: {healthy: true}\n";
     let state: SimState = serde_saphyr::from_str(text).unwrap();
     assert_eq!(
-        state.probes,
+        state.scripts.probes,
         [
             (
                 "api-port".to_string(),
@@ -360,7 +360,7 @@ fn scripted_probes_are_read_and_written_back() {
 #[test]
 fn departing_unit_is_not_listed_but_its_data_is_readable() {
     let mut state = SimState::default();
-    state.relations.insert(
+    state.model.relations.insert(
         "db:1".into(),
         SimRelation {
             app: "pg".into(),
@@ -394,9 +394,11 @@ fn departing_unit_is_not_listed_but_its_data_is_readable() {
 fn relation_set_reads_stdin_and_deletes_empty() {
     let mut state = SimState::default();
     state
+        .model
         .relations
         .insert("db:1".into(), SimRelation::default());
     state
+        .model
         .relations
         .get_mut("db:1")
         .unwrap()
@@ -414,7 +416,7 @@ fn relation_set_reads_stdin_and_deletes_empty() {
     assert_eq!(out.code, 0);
     let s = t.state.lock().unwrap();
     assert_eq!(
-        s.relations["db:1"].local_unit_data,
+        s.model.relations["db:1"].local_unit_data,
         [("new".to_string(), "2".to_string())].into()
     );
 }
@@ -422,10 +424,8 @@ fn relation_set_reads_stdin_and_deletes_empty() {
 #[test]
 fn action_get_answers_the_params_whole_or_by_dotted_path() {
     let params = serde_json::json!({"target": "/srv", "opts": {"level": 3}});
-    let state = SimState {
-        action_params: params.as_object().cloned().unwrap_or_default(),
-        ..SimState::default()
-    };
+    let mut state = SimState::default();
+    state.last_event.action_params = params.as_object().cloned().unwrap_or_default();
     let mut t = tools(state);
     let out = call(&mut t, "action-get", &["--format=json"]);
     assert_eq!(
@@ -461,17 +461,15 @@ fn action_log_keeps_each_progress_message_at_once() {
         (2, "ERROR no message specified\n")
     );
     assert_eq!(call(&mut t, "action-log", &["--", "-1 of", "2"]).code, 0);
-    assert_eq!(t.state.lock().unwrap().log, ["ACTION -1 of 2"]);
+    assert_eq!(t.state.lock().unwrap().last_event.log, ["ACTION -1 of 2"]);
 }
 
 #[test]
 fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
-    let mut state = SimState {
-        leader: false,
-        ..SimState::default()
-    };
+    let mut state = SimState::default();
+    state.model.leader = false;
     let bag = |k: &str| [(k.to_string(), "v".to_string())].into();
-    state.relations.insert(
+    state.model.relations.insert(
         "db:1".into(),
         SimRelation {
             app: "pg".into(),
@@ -479,7 +477,7 @@ fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
             ..SimRelation::default()
         },
     );
-    state.relations.insert(
+    state.model.relations.insert(
         "peer:2".into(),
         SimRelation {
             app: "gw".into(),
@@ -497,7 +495,7 @@ fn a_non_leader_reads_its_own_apps_bag_only_in_a_peer_relation() {
     let args = ["--format=json", "-r", "peer:2", "--app", "-", "gw"];
     let out = call(&mut t, "relation-get", &args);
     assert_eq!((out.code, out.stdout), (0, b"{\"p\":\"v\"}\n".to_vec()));
-    t.state.lock().unwrap().leader = true;
+    t.state.lock().unwrap().model.leader = true;
     let args = ["--format=json", "-r", "db:1", "--app", "-", "gw"];
     let out = call(&mut t, "relation-get", &args);
     assert_eq!(
@@ -529,7 +527,7 @@ fn a_scripted_failure_answers_instead_of_the_tool_and_is_recorded() {
         (out.code, out.stdout, out.stderr.as_str()),
         (1, Vec::new(), "")
     );
-    let calls = t.state.lock().unwrap().calls.clone();
+    let calls = t.state.lock().unwrap().last_event.calls.clone();
     assert_eq!(
         calls,
         ["relation-get -r db:1  → exit 2", "is-leader  → exit 1"]

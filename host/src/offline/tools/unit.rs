@@ -13,7 +13,7 @@ impl SimTools {
         let a = parse(args, &["--format"], &["-a", "--all"])?;
         let fmt = format(&a, &["smart", "json", "yaml"])?;
         let mut all = self.defaults.clone();
-        all.extend(state.config.clone());
+        all.extend(state.model.config.clone());
         all.retain(|_, v| !v.is_null());
         let all = serde_json::Value::Object(all.into_iter().collect());
         match a.positional.as_slice() {
@@ -33,7 +33,7 @@ impl SimTools {
         if !a.positional.is_empty() {
             return Err(unrecognized(&a.positional));
         }
-        Ok(output(fmt, &serde_json::Value::Bool(state.leader)))
+        Ok(output(fmt, &serde_json::Value::Bool(state.model.leader)))
     }
 
     /// `juju-log` (reference §2).
@@ -50,6 +50,7 @@ impl SimTools {
                 .to_uppercase()
         };
         state
+            .last_event
             .log
             .push(format!("{level} {}", a.positional.join(" ")));
         Ok(ToolOutput::ok(Vec::new()))
@@ -88,12 +89,12 @@ impl SimTools {
             message: message.to_string(),
         });
         if a.bool(&["--application"]) {
-            if !state.leader {
+            if !state.model.leader {
                 return Err(ToolOutput::error(1, "this unit is not the leader"));
             }
-            state.status.app = written;
+            state.model.status.app = written;
         } else {
-            state.status.unit = written;
+            state.model.status.unit = written;
         }
         Ok(ToolOutput::ok(Vec::new()))
     }
@@ -127,22 +128,22 @@ impl SimTools {
         };
         let word_only = !data && format == "smart";
         let doc = if a.bool(&["--application"]) {
-            if !state.leader {
+            if !state.model.leader {
                 return Err(ToolOutput::error(
                     1,
                     "finding application status: this unit is not the leader",
                 ));
             }
-            let mut app = details(&state.status.app);
+            let mut app = details(&state.model.status.app);
             if word_only {
                 app["status"].clone()
             } else {
                 app["units"] =
-                    serde_json::json!({ self.unit.clone(): details(&state.status.unit) });
+                    serde_json::json!({ self.unit.clone(): details(&state.model.status.unit) });
                 serde_json::json!({ "application-status": app })
             }
         } else {
-            let unit = details(&state.status.unit);
+            let unit = details(&state.model.status.unit);
             if word_only {
                 unit["status"].clone()
             } else {
@@ -158,7 +159,7 @@ impl SimTools {
         let [v] = a.positional.as_slice() else {
             return Err(ToolOutput::error(2, "expected exactly one argument"));
         };
-        state.application_version = Some(v.to_string());
+        state.model.application_version = Some(v.to_string());
         Ok(ToolOutput::ok(Vec::new()))
     }
 }
