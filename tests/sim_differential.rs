@@ -3,7 +3,8 @@
 //! Python fake (`tests/fake-juju/fake_juju.py`, committed after the call
 //! with its `commit`) and through the Rust simulator served as the tool
 //! (`wasm-charm` under the tool's name, over a session holding the same
-//! state), comparing stdout, stderr, the exit code and the state after.
+//! state, ended by `end_hook`), comparing stdout, stderr, the exit code
+//! and the state after.
 //! Where they disagreed, the Rust simulator was made to answer as Juju
 //! does (reference juju-protocol.md §2); every case must now agree.
 
@@ -13,6 +14,10 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use support::fake_juju_script;
+use wasm_charm_host::juju_env::JujuEnv;
+use wasm_charm_host::offline::end_hook;
+use wasm_charm_host::offline::sim::SimState;
+use wasm_charm_host::offline::tool_session::Session;
 
 /// One call of the corpus.
 struct Case {
@@ -816,8 +821,15 @@ fn rust(dir: &Path, case: &Case) -> Answer {
     std::fs::write(&path, session.to_string()).unwrap();
     let var = path.display().to_string();
     let out = run(&tool, case, &[("WASM_CHARM_SIM_SESSION", &var)]);
-    let after: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    answer(&out, normal(&after["state"]))
+    // The hook ends through the simulator's one commit rule, as the
+    // Python fake's ends through its `commit`.
+    let before: SimState = serde_json::from_value(state).unwrap();
+    let after = Session::read(&path).unwrap().state;
+    let mut vars: Vec<(&str, &str)> = vec![("JUJU_UNIT_NAME", UNIT)];
+    vars.extend(case.env.iter().copied());
+    let env = JujuEnv::from_vars(vars);
+    let ended = end_hook(&before, after, &env, true, 0);
+    answer(&out, normal(&serde_json::to_value(&ended.state).unwrap()))
 }
 
 fn answer(out: &std::process::Output, state: Value) -> Answer {

@@ -63,6 +63,7 @@ impl<'c> EventContext<'c> {
             app: env.app_name()?.to_string(),
             model: env.model_name().to_string(),
             juju: Some(env.juju_context()),
+            kubernetes: env.on_kubernetes(),
         };
         let endpoints: BTreeSet<String> = charm.metadata.endpoints.keys().cloned().collect();
         let model_facts = Arc::new(model_facts(charm, &event, &identity, &endpoints));

@@ -61,6 +61,12 @@ impl JujuEnv {
         self.vars.get(name).map(String::as_str)
     }
 
+    /// Whether the hook runs for a Kubernetes unit: `JUJU_MACHINE_ID`
+    /// exported and empty, as Juju exports it there.
+    pub fn on_kubernetes(&self) -> bool {
+        self.exported("JUJU_MACHINE_ID") == Some("")
+    }
+
     /// A variable that must be present.
     pub fn require(&self, name: &'static str, why: &'static str) -> Result<&str, MissingVar> {
         self.get(name).ok_or(MissingVar { name, why })

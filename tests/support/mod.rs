@@ -489,7 +489,15 @@ impl Unit {
             .env("JUJU_AGENT_SOCKET_ADDRESS", self.dir().join("agent.socket"))
             .env("JUJU_AGENT_SOCKET_NETWORK", "unix")
             .env("JUJU_API_ADDRESSES", "10.0.0.10:17070")
-            .env("JUJU_MACHINE_ID", "0")
+            // Exported empty on Kubernetes, as Juju does.
+            .env(
+                "JUJU_MACHINE_ID",
+                if self.state()["kubernetes"] == Value::Bool(true) {
+                    ""
+                } else {
+                    "0"
+                },
+            )
             .env("JUJU_PRINCIPAL_UNIT", "")
             .env("JUJU_AVAILABILITY_ZONE", "")
             .env("LANG", "C.UTF-8")

@@ -121,9 +121,8 @@ pub fn close_port(port: PortRange, endpoints: &[&str]) -> Result<(), ModelError>
     wit::close_port(port, endpoints_arg(endpoints).as_deref())
 }
 
-/// The ports open for this unit when the event began (ops'
-/// `Unit.opened_ports`; this event's own requests are not shown, as in
-/// Juju's `opened-ports`).
+/// The ports open for this unit (ops' `Unit.opened_ports`), with this
+/// event's own requests merged in, as Juju's `opened-ports` shows them.
 ///
 /// ```no_run
 /// use wasm_charm::model::{self, PortRange};

@@ -67,9 +67,12 @@ impl Interface for ModelInterface {
     }
 
     fn commit(model: &mut Model) -> Result<(), String> {
-        model
-            .flush()
-            .map_err(|e| format!("sending relation data failed: {}", describe_error(&e)))
+        model.flush().map_err(|e| {
+            format!(
+                "Juju refused this event's writes at its end: {}",
+                describe_error(&e)
+            )
+        })
     }
 }
 

@@ -8,7 +8,7 @@ use crate::bindings::model::{CloudSpec, ConfigOption, Goals};
 use crate::bindings::network::Network;
 use crate::bindings::ports::OpenedPort;
 use crate::bindings::relations::Databag;
-use crate::bindings::secrets::SecretInfo;
+use crate::bindings::secrets::{SecretInfo, SecretOwner};
 use crate::bindings::storage::StorageInstance;
 use std::collections::{BTreeMap, HashMap};
 
@@ -58,4 +58,7 @@ pub(super) struct ReadCache {
     pub secret_info: HashMap<SecretKey, SecretInfo>,
     /// Forgotten when the guest adds a secret.
     pub secret_ids: Option<Vec<String>>,
+    /// The secrets this event added, by bare id, with their owner: the
+    /// charm owns them though Juju's reads may not list them yet.
+    pub created_secrets: HashMap<String, SecretOwner>,
 }

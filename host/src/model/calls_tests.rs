@@ -24,6 +24,7 @@ fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
         app: "gw".into(),
         model: "m".into(),
         juju: None,
+        kubernetes: false,
     };
     let mut m = Model::new(Arc::new(tools), ConfigSchema::default(), identity);
     m.set_endpoints(["db".to_string(), "web".to_string()].into());
@@ -116,6 +117,7 @@ fn tool_words_map_to_the_error_kinds_ops_has() {
 #[test]
 fn ports_are_buffered_per_handler_and_sent_in_order_at_the_end() {
     let (mut m, calls) = model(&[
+        ("opened-ports", ToolOutput::ok(r#"["80/tcp (*)"]"#)),
         ("open-port", ToolOutput::ok("")),
         ("close-port", ToolOutput::ok("")),
     ]);
@@ -145,13 +147,16 @@ fn ports_are_buffered_per_handler_and_sent_in_order_at_the_end() {
     // The last word on a port counts.
     m.close_port(tcp(80, 80), None).unwrap();
     m.commit_handler();
-    // Nothing is sent before the end of the event.
-    assert!(calls.lock().unwrap().is_empty());
+    // Nothing is sent before the end of the event; the ports open when it
+    // began are read once, to check each request by Juju's rules.
+    assert_eq!(calls_of(&calls, "opened-ports").len(), 1);
+    assert_eq!(calls.lock().unwrap().len(), 1);
     m.flush().unwrap();
     let sent: Vec<(String, Vec<String>)> = calls
         .lock()
         .unwrap()
         .iter()
+        .filter(|c| c.0 != "opened-ports")
         .map(|c| (c.0.clone(), c.1.clone()))
         .collect();
     let expect = |t: &str, a: &[&str]| (t.to_string(), a.iter().map(|s| s.to_string()).collect());
@@ -167,7 +172,7 @@ fn ports_are_buffered_per_handler_and_sent_in_order_at_the_end() {
 
 #[test]
 fn bad_port_requests_are_refused_at_the_call_and_bounded_per_event() {
-    let (mut m, _) = model(&[]);
+    let (mut m, _) = model(&[("opened-ports", ToolOutput::ok("[]"))]);
     for (port, endpoints) in [
         (tcp(0, 0), None),
         (tcp(90, 80), None),
@@ -191,10 +196,13 @@ fn bad_port_requests_are_refused_at_the_call_and_bounded_per_event() {
 
 #[test]
 fn a_failed_port_request_at_the_end_fails_the_flush_with_the_tools_words() {
-    let (mut m, _) = model(&[(
-        "open-port",
-        ToolOutput::error(2, "invalid port range 80-70/tcp"),
-    )]);
+    let (mut m, _) = model(&[
+        ("opened-ports", ToolOutput::ok("[]")),
+        (
+            "open-port",
+            ToolOutput::error(2, "invalid port range 80-70/tcp"),
+        ),
+    ]);
     m.open_port(tcp(80, 80), None).unwrap();
     m.commit_handler();
     let e = m.flush().unwrap_err();
@@ -205,6 +213,7 @@ fn a_failed_port_request_at_the_end_fails_the_flush_with_the_tools_words() {
 fn bindings_metadata_does_not_declare_are_refused_at_the_call() {
     let (mut m, calls) = model(&[
         ("network-get", ToolOutput::ok("{}")),
+        ("opened-ports", ToolOutput::ok("[]")),
         ("open-port", ToolOutput::ok("")),
         ("close-port", ToolOutput::ok("")),
     ]);
@@ -667,6 +676,11 @@ fn secret_add_runs_at_the_call_and_the_rest_follow_the_handler() {
 #[test]
 fn buffered_secret_requests_go_out_in_order() {
     let (mut m, calls) = model(&[
+        (
+            "secret-info-get",
+            ToolOutput::ok(r#"{"cq3a": {"revision": 2, "owner": "application"}}"#),
+        ),
+        ("is-leader", ToolOutput::ok("true")),
         ("secret-grant", ToolOutput::ok("")),
         ("secret-revoke", ToolOutput::ok("")),
         ("secret-remove", ToolOutput::ok("")),
@@ -675,12 +689,16 @@ fn buffered_secret_requests_go_out_in_order() {
         .unwrap();
     m.secret_revoke("secret:a".into(), rel(1), None).unwrap();
     m.secret_remove("secret:a".into(), Some(2)).unwrap();
+    // Checked at the call: the owner read once, leadership at each call.
+    assert_eq!(calls_of(&calls, "secret-info-get").len(), 1);
+    assert_eq!(calls_of(&calls, "is-leader").len(), 3);
     m.commit_handler();
     m.flush().unwrap();
     let all: Vec<(String, Vec<String>)> = calls
         .lock()
         .unwrap()
         .iter()
+        .filter(|c| !matches!(c.0.as_str(), "secret-info-get" | "is-leader"))
         .map(|c| (c.0.clone(), c.1.clone()))
         .collect();
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();

@@ -18,6 +18,9 @@ pub struct Identity {
     /// `None` where no Juju environment was read (the host's built-in
     /// actions' model): answered as all empty.
     pub juju: Option<JujuContext>,
+    /// A Kubernetes unit (`JUJU_MACHINE_ID` exported empty), where Juju
+    /// refuses port ranges.
+    pub kubernetes: bool,
 }
 
 /// What the model knows of one event without asking Juju.

@@ -69,9 +69,12 @@ impl Model {
     }
 }
 
+/// `is-leader`: a unit that lost the lease stays a follower for the rest of
+/// the event, so `false` is kept; while it leads, Juju checks the lease at
+/// every call, and so does this.
 pub(super) fn is_leader(m: &mut Model, caller: Caller) -> Result<bool, ModelError> {
-    if let Some(l) = m.cache.leader {
-        return Ok(l);
+    if m.cache.leader == Some(false) {
+        return Ok(false);
     }
     let leader: bool = m.json(caller, "is-leader", &["--format=json"])?;
     m.cache.leader = Some(leader);
@@ -158,7 +161,16 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(calls.lock().unwrap().len(), 2);
+        // is-leader asked at each call while the unit leads.
+        assert_eq!(calls.lock().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_follower_stays_one_for_the_event() {
+        let (mut m, calls) = model(&[("is-leader", ToolOutput::ok("false\n"))]);
+        assert!(!m.is_leader().unwrap());
+        assert!(!m.is_leader().unwrap());
+        assert_eq!(calls.lock().unwrap().len(), 1);
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! The WIT `ports` interface, answered by the event's [`Model`]: `open-port`
-//! and `close-port` buffered in the running handler's transaction,
-//! `opened-ports` read once per event.
+//! and `close-port` checked at the call by Juju's rules (`port_rules`), then
+//! buffered in the running handler's transaction; `opened-ports` read once
+//! per event and shown with this event's requests merged in, as Juju
+//! shows them.
 
 use super::Model;
 use super::errors::failure;
+use super::port_rules::{self, Book, Grouped, Pending, Proto, Range};
 use super::ports::{self, PortRequest};
 use super::tool_calls::Caller;
 use crate::bindings::model::ModelError;
-use crate::bindings::ports::{Host, OpenedPort, PortRange};
+use crate::bindings::ports::{Host, OpenedPort, PortRange, Protocol};
 use wasmtime::component::{HasSelf, Linker};
 
 impl Host for Model {
@@ -41,7 +44,8 @@ pub fn add_to_linker<T: 'static>(
     crate::bindings::ports::add_to_linker::<T, HasSelf<Model>>(linker, get)
 }
 
-/// Buffer an `open-port` (`open`) or `close-port` of the running handler.
+/// Check an `open-port` (`open`) or `close-port` of the running handler by
+/// Juju's rules, then buffer it.
 fn request(
     m: &mut Model,
     open: bool,
@@ -57,10 +61,109 @@ fn request(
     for e in endpoints.iter().flatten() {
         m.facts.check_binding(&format!("{tool} --endpoints"), e)?;
     }
+    let opened = opened_at_start(m)?;
+    let mut pending = pending(m, &opened);
+    let mut book = Book {
+        unit: &m.facts.identity().unit,
+        kubernetes: m.facts.identity().kubernetes,
+        opened: &opened,
+        pending: &mut pending,
+    };
+    let range = range(&port);
+    for endpoint in each_endpoint(&request) {
+        let verdict = if open {
+            book.open(endpoint, range)
+        } else {
+            book.close(endpoint, range)
+        };
+        verdict.map_err(|message| failure(tool, 1, message))?;
+    }
     m.transaction.request_port(request)
 }
 
+/// The endpoints a request names one by one; every endpoint is `""`.
+fn each_endpoint(request: &PortRequest) -> Vec<&str> {
+    match &request.endpoints {
+        None => vec![port_rules::ALL],
+        Some(list) => list.split(',').collect(),
+    }
+}
+
+fn range(port: &PortRange) -> Range {
+    let protocol = match port.protocol {
+        Protocol::Tcp => Proto::Tcp,
+        Protocol::Udp => Proto::Udp,
+        Protocol::Icmp => Proto::Icmp,
+    };
+    Range {
+        protocol,
+        from: port.from,
+        to: port.to,
+    }
+}
+
+fn port_range(range: Range) -> PortRange {
+    let protocol = match range.protocol {
+        Proto::Tcp => Protocol::Tcp,
+        Proto::Udp => Protocol::Udp,
+        Proto::Icmp => Protocol::Icmp,
+    };
+    PortRange {
+        protocol,
+        from: range.from,
+        to: range.to,
+    }
+}
+
+/// The requests this event holds (every one was accepted when made),
+/// replayed onto the ports open when it began.
+fn pending(m: &Model, opened: &Grouped) -> Pending {
+    let mut pending = Pending::default();
+    let mut book = Book {
+        unit: &m.facts.identity().unit,
+        kubernetes: m.facts.identity().kubernetes,
+        opened,
+        pending: &mut pending,
+    };
+    for request in m.transaction.port_requests() {
+        let Some(range) = Range::parse(&request.spec) else {
+            continue;
+        };
+        for endpoint in each_endpoint(request) {
+            // Accepted when made: replaying it cannot be refused.
+            let _ = if request.open {
+                book.open(endpoint, range)
+            } else {
+                book.close(endpoint, range)
+            };
+        }
+    }
+    pending
+}
+
+/// The ports open when the event began, by endpoint.
+fn opened_at_start(m: &mut Model) -> Result<Grouped, ModelError> {
+    let lines = read_opened(m)?;
+    Ok(port_rules::grouped(
+        lines
+            .iter()
+            .map(|p| (range(&p.port), p.endpoints.as_deref())),
+    ))
+}
+
 fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
+    let opened = opened_at_start(m)?;
+    let pending = pending(m, &opened);
+    Ok(port_rules::by_range(&port_rules::merged(&opened, &pending))
+        .into_iter()
+        .map(|(r, endpoints)| OpenedPort {
+            port: port_range(r),
+            endpoints,
+        })
+        .collect())
+}
+
+fn read_opened(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
     if let Some(p) = &m.cache.opened_ports {
         return Ok(p.clone());
     }

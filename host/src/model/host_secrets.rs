@@ -1,13 +1,16 @@
 //! The WIT `secrets` interface, answered by the event's [`Model`]: reads at
-//! the call (`current` content and info
-//! cached for the event), `secret-add` at the call since its id is its
-//! answer, and the other writes buffered in the running handler's
+//! the call (`current` content and info cached for the event, and shown
+//! with this event's own changes, as Juju shows them), `secret-add` at the
+//! call since its id is its answer, and the other writes checked at the
+//! call by Juju's rules (the charm owns the secret; an application's secret
+//! needs leadership) and then buffered in the running handler's
 //! transaction. Content travels in private files, never in argv.
 
 use super::Model;
 use super::errors::failure;
+use super::host_config::is_leader;
 use super::names::{check_unit_name, rel_arg};
-use super::secrets::{self, SecretRequest};
+use super::secrets::{self, InfoChange, SecretRequest};
 use super::tool_calls::Caller;
 use crate::bindings::RelationRef;
 use crate::bindings::model::ModelError;
@@ -179,7 +182,9 @@ fn secret_get(
     args.extend(lookup.iter().map(String::as_str));
     let raw: Option<BTreeMap<String, String>> = m.json(Caller::Guest, "secret-get", &args)?;
     let content = secrets::parse_content(raw);
-    if read == SecretRead::Current {
+    // After a refresh the unit tracks the latest revision: later current
+    // reads in this event answer it, as Juju's do.
+    if read != SecretRead::Peek {
         m.cache.secret_content.insert(key, content.clone());
     }
     Ok(content)
@@ -195,9 +200,26 @@ fn secret_info_get(
     let by = if id.is_some() { None } else { label.clone() };
     let lookup = lookup_args(&id, &by)?;
     let key = (id, label);
-    if let Some(i) = m.cache.secret_info.get(&key) {
-        return Ok(i.clone());
+    let mut info = match m.cache.secret_info.get(&key) {
+        Some(i) => i.clone(),
+        None => read_info(m, &lookup, &key)?,
+    };
+    let bare = secrets::bare_id(&info.id).to_string();
+    for change in m.transaction.secret_changes(&bare) {
+        if change.removed {
+            return Err(not_found(&info.id));
+        }
+        change.apply(&mut info);
     }
+    Ok(info)
+}
+
+/// `secret-info-get` at Juju, once per secret and event.
+fn read_info(
+    m: &mut Model,
+    lookup: &[String],
+    key: &(Option<String>, Option<String>),
+) -> Result<SecretInfo, ModelError> {
     let mut args = vec!["--format=json"];
     args.extend(lookup.iter().map(String::as_str));
     let raw: BTreeMap<String, secrets::InfoJson> =
@@ -208,8 +230,33 @@ fn secret_info_get(
             key.0.as_deref().or(key.1.as_deref()).unwrap_or_default()
         ))
     })?;
-    m.cache.secret_info.insert(key, info.clone());
+    m.cache.secret_info.insert(key.clone(), info.clone());
     Ok(info)
+}
+
+/// Juju's words for a secret the charm does not own, or removed.
+fn not_found(id: &str) -> ModelError {
+    ModelError::NotFound(format!("secret {:?} not found", secrets::bare_id(id)))
+}
+
+/// Juju's check of a change to secret `id` at the call: the charm owns it
+/// (it was added in this event, or `secret-info-get` finds it), and an
+/// application's secret is changed by the leader only.
+fn check_owner(m: &mut Model, id: &str) -> Result<(), ModelError> {
+    let bare = secrets::bare_id(id).to_string();
+    let owner = match m.cache.created_secrets.get(&bare) {
+        Some(owner) => *owner,
+        None => match secret_info_get(m, Some(id.to_string()), None) {
+            Ok(info) if info.owner.as_deref() == Some("unit") => SecretOwner::Unit,
+            Ok(_) => SecretOwner::Application,
+            Err(ModelError::NotFound(_)) => return Err(not_found(id)),
+            Err(e) => return Err(e),
+        },
+    };
+    if owner == SecretOwner::Application && !is_leader(m, Caller::Guest)? {
+        return Err(ModelError::NotLeader("this unit is not the leader".into()));
+    }
+    Ok(())
 }
 
 fn secret_add(
@@ -227,6 +274,7 @@ fn secret_add(
         tool: "secret-add",
         args,
         content: Some(content),
+        ..SecretRequest::default()
     };
     let out = m.run_secret(Caller::Guest, &request)?;
     let uri = String::from_utf8_lossy(&out).trim().to_string();
@@ -238,6 +286,10 @@ fn secret_add(
         ));
     }
     m.cache.secret_ids = None;
+    let uri = secrets::uri(&uri);
+    m.cache
+        .created_secrets
+        .insert(secrets::bare_id(&uri).to_string(), owner);
     Ok(uri)
 }
 
@@ -257,11 +309,15 @@ fn secret_set(
             "secret-set needs new content or new metadata; neither was given".into(),
         ));
     }
+    check_owner(m, &id)?;
+    let bare = secrets::bare_id(&id).to_string();
     args.extend(["--".to_string(), id]);
     m.transaction.request_secret(SecretRequest {
         tool: "secret-set",
         args,
         content,
+        id: bare,
+        change: Some(InfoChange::of(&options)),
     })
 }
 
@@ -274,6 +330,7 @@ fn secret_access(
     unit: Option<String>,
 ) -> Result<(), ModelError> {
     let args = access_args(m, &id, &relation, unit)?;
+    check_owner(m, &id)?;
     m.transaction.request_secret(SecretRequest {
         tool: if grant {
             "secret-grant"
@@ -281,7 +338,8 @@ fn secret_access(
             "secret-revoke"
         },
         args,
-        content: None,
+        id: secrets::bare_id(&id).to_string(),
+        ..SecretRequest::default()
     })
 }
 
@@ -296,33 +354,47 @@ fn secret_remove(m: &mut Model, id: String, revision: Option<u32>) -> Result<(),
         }
         args.extend(["--revision".to_string(), r.to_string()]);
     }
+    check_owner(m, &id)?;
+    let bare = secrets::bare_id(&id).to_string();
     args.extend(["--".to_string(), id]);
     m.transaction.request_secret(SecretRequest {
         tool: "secret-remove",
         args,
-        content: None,
+        id: bare,
+        change: revision.is_none().then(|| InfoChange {
+            removed: true,
+            ..InfoChange::default()
+        }),
+        ..SecretRequest::default()
     })
 }
 
 fn secret_ids(m: &mut Model) -> Result<Vec<String>, ModelError> {
-    if let Some(ids) = &m.cache.secret_ids {
-        return Ok(ids.clone());
-    }
-    let ids: Option<Vec<String>> = m.json(Caller::Guest, "secret-ids", &["--format=json"])?;
-    // Juju 3 prints bare ids (`cq3…`); the guest gets the `secret:` URIs
-    // every other secret call and event carries.
+    let ids = match &m.cache.secret_ids {
+        Some(ids) => ids.clone(),
+        None => {
+            let ids: Option<Vec<String>> =
+                m.json(Caller::Guest, "secret-ids", &["--format=json"])?;
+            // Juju 3 prints bare ids (`cq3…`); the guest gets the `secret:`
+            // URIs every other secret call and event carries.
+            let ids: Vec<String> = ids
+                .unwrap_or_default()
+                .iter()
+                .map(|id| secrets::uri(id))
+                .collect();
+            m.cache.secret_ids = Some(ids.clone());
+            ids
+        }
+    };
     let mut ids: Vec<String> = ids
-        .unwrap_or_default()
         .into_iter()
-        .map(|id| {
-            if id.starts_with("secret:") {
-                id
-            } else {
-                format!("secret:{id}")
-            }
+        .filter(|id| {
+            !m.transaction
+                .secret_changes(secrets::bare_id(id))
+                .any(|c| c.removed)
         })
         .collect();
     ids.sort();
-    m.cache.secret_ids = Some(ids.clone());
+    ids.dedup();
     Ok(ids)
 }

@@ -37,6 +37,7 @@ pub mod host_secrets;
 pub mod host_storage;
 mod log;
 mod names;
+pub mod port_rules;
 pub mod ports;
 pub mod secrets;
 mod shapes;
@@ -143,5 +144,7 @@ pub fn add_to_linker<T: 'static>(
 
 #[cfg(test)]
 mod calls_tests;
+#[cfg(test)]
+mod refusals_tests;
 #[cfg(test)]
 mod tests;

@@ -27,12 +27,70 @@ pub const MAX_SECRET_ARG: usize = 4096;
 
 /// One buffered `secret-set`, `secret-grant`, `secret-revoke` or
 /// `secret-remove`, sent at the end of the event.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SecretRequest {
     pub tool: &'static str,
     /// The flags and `-- <id>`; content follows as `key#file=` arguments.
     pub args: Vec<String>,
     pub content: Option<Vec<(String, String)>>,
+    /// The secret's bare id (`cq3…`), which the event's reads overlay
+    /// with this request.
+    pub id: String,
+    /// What the request changes of the secret's metadata, as
+    /// `secret-info-get` shows it (`secret-set`), or its removal whole
+    /// (`secret-remove` without a revision).
+    pub change: Option<InfoChange>,
+}
+
+/// A pending change of a secret's metadata, which Juju's reads show
+/// before the hook commits it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InfoChange {
+    pub label: Option<String>,
+    pub description: Option<String>,
+    pub rotation: Option<String>,
+    /// The whole secret removed.
+    pub removed: bool,
+}
+
+impl InfoChange {
+    /// The change `secret-set`'s options make.
+    pub fn of(options: &SecretOptions) -> InfoChange {
+        InfoChange {
+            label: options.label.clone(),
+            description: options.description.clone(),
+            rotation: options.rotate.map(|r| rotate_name(r).to_string()),
+            removed: false,
+        }
+    }
+
+    /// Show the change in `info`.
+    pub fn apply(&self, info: &mut SecretInfo) {
+        if let Some(l) = &self.label {
+            info.label = Some(l.clone());
+        }
+        if let Some(d) = &self.description {
+            info.description = Some(d.clone());
+        }
+        if let Some(r) = &self.rotation {
+            info.rotation = Some(r.clone());
+        }
+    }
+}
+
+/// A secret id in the one form the guest sees: `secret:<id>`, whether
+/// Juju spelled it bare (`cq3…`, as `secret-ids` and `secret-info-get`
+/// do), as a URI, or with the model's UUID (`secret://<uuid>/<id>`).
+pub fn uri(id: &str) -> String {
+    format!("secret:{}", bare_id(id))
+}
+
+/// The id without its `secret:` scheme or model UUID.
+pub fn bare_id(id: &str) -> &str {
+    match id.strip_prefix("secret://") {
+        Some(rest) => rest.rsplit('/').next().unwrap_or(rest),
+        None => id.strip_prefix("secret:").unwrap_or(id),
+    }
 }
 
 impl SecretRequest {
@@ -201,7 +259,7 @@ fn non_empty(s: String) -> Option<String> {
 pub fn parse_info(raw: BTreeMap<String, InfoJson>) -> Option<SecretInfo> {
     let (id, i) = raw.into_iter().next()?;
     Some(SecretInfo {
-        id,
+        id: uri(&id),
         label: non_empty(i.label),
         revision: i.revision,
         description: non_empty(i.description),

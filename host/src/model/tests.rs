@@ -24,6 +24,7 @@ pub(super) fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
         app: "gw".into(),
         model: "m".into(),
         juju: None,
+        kubernetes: false,
     };
     (Model::new(Arc::new(tools), schema, identity), calls)
 }

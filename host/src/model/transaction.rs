@@ -72,6 +72,24 @@ impl Transaction {
         self.handler_secrets.clear();
     }
 
+    /// The pending metadata changes of the secret with bare id `id`, in
+    /// order: kept ones, then the running handler's.
+    pub(super) fn secret_changes<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> impl Iterator<Item = &'a secrets::InfoChange> + 'a {
+        self.committed_secrets
+            .iter()
+            .chain(&self.handler_secrets)
+            .filter(move |r| r.id == id)
+            .filter_map(|r| r.change.as_ref())
+    }
+
+    /// The port requests kept and the running handler's, in order.
+    pub(super) fn port_requests(&self) -> impl Iterator<Item = &PortRequest> {
+        self.committed_ports.iter().chain(&self.handler_ports)
+    }
+
     /// Show the pending writes to `bag` in `data`, read from Juju: the
     /// local bags show this event's writes, as Juju's local context does.
     pub(super) fn overlay(&self, bag: &BagRef, data: &mut Bag) {
@@ -210,16 +228,34 @@ impl Model {
                 args.push("--app");
             }
             args.extend(["--file", "-"]);
-            self.run("relation-set", &args, Some(&doc))?;
+            self.run("relation-set", &args, Some(&doc))
+                .map_err(|e| naming("relation-set", e))?;
         }
         for request in std::mem::take(&mut self.transaction.committed_ports) {
             let (tool, args) = request.tool_and_args();
-            self.run(tool, &args, None)?;
+            self.run(tool, &args, None).map_err(|e| naming(tool, e))?;
         }
         for request in std::mem::take(&mut self.transaction.committed_secrets) {
-            self.run_secret(Caller::Host, &request)?;
+            self.run_secret(Caller::Host, &request)
+                .map_err(|e| naming(request.tool, e))?;
         }
         Ok(())
+    }
+}
+
+/// A refusal at the end of the event, its message naming the tool that
+/// refused (the kinds of error already name it).
+fn naming(tool: &str, e: ModelError) -> ModelError {
+    match e {
+        ModelError::ToolFailed(f) => ModelError::ToolFailed(f),
+        other => {
+            let message = super::errors::describe_error(&other);
+            ModelError::ToolFailed(crate::bindings::model::ToolFailure {
+                tool: tool.to_string(),
+                exit_code: 1,
+                message: format!("{tool}: {message}"),
+            })
+        }
     }
 }
 
@@ -291,6 +327,7 @@ mod tests {
             tool: "secret-set",
             args: vec!["--".into(), "secret:x".into()],
             content,
+            ..SecretRequest::default()
         };
         for _ in 0..secrets::MAX_SECRET_REQUESTS_PER_EVENT {
             t.request_secret(request(None)).unwrap();

@@ -281,6 +281,11 @@ pub fn hook_env(
     env.set("JUJU_MODEL_NAME", "offline");
     env.set("JUJU_VERSION", "3.6.4");
     env.set("JUJU_CHARM_DIR", charm.path.display().to_string());
+    // Juju exports it empty on Kubernetes.
+    env.set(
+        "JUJU_MACHINE_ID",
+        if state.model.kubernetes { "" } else { "0" },
+    );
     let entity = event.entity.as_deref().unwrap_or_default();
     match &event.path {
         DispatchPath::Action(name) => {

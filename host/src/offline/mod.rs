@@ -272,8 +272,9 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 /// was written may then lag, which only makes the next event write again),
 /// `application-version-set`, and the log, calls and action results, which say
 /// what happened, and what the controller records as it answers a read (the
-/// revision a consumer of a secret tracks). Secret changes wait in
-/// `pending_secrets`: a successful hook applies them. Only a successful hook
+/// revision a consumer of a secret tracks). Port requests and secret
+/// changes wait in `pending_ports` and `pending_secrets`: a successful hook
+/// applies them. Only a successful hook
 /// lets Juju move on: a departed unit leaves, a broken relation goes.
 fn commit(
     before: &SimState,
@@ -283,12 +284,13 @@ fn commit(
     now: u64,
 ) -> SimState {
     let secrets = std::mem::take(&mut after.pending_secrets);
+    let ports = std::mem::take(&mut after.pending_ports);
     if failed {
         after.model.relations = before.model.relations.clone();
         after.store.scopes = before.store.scopes.clone();
         after.model.charm_state = before.model.charm_state.clone();
-        after.model.opened_ports = before.model.opened_ports.clone();
     } else {
+        after.model.opened_ports = tools::ports::apply(&after.model.opened_ports, &ports);
         secrets.apply(&mut after.model.secrets, now);
         finish_relation_event(env, &mut after);
     }

@@ -85,6 +85,9 @@ pub struct ModelState {
     pub unit: Option<String>,
     /// A lone unit leads its application, so this defaults to true.
     pub leader: bool,
+    /// A Kubernetes model's unit (Juju's `caas` model type): hooks get
+    /// `JUJU_MACHINE_ID` empty, and port ranges are refused.
+    pub kubernetes: bool,
     /// Config values set by the operator (config.yaml defaults fill the rest).
     pub config: BTreeMap<String, serde_json::Value>,
     /// Relations by id (`db:1`).
@@ -181,6 +184,9 @@ pub struct SimState {
     pub scripts: OperatorScripts,
     pub store: HostStore,
 
+    /// This hook's port requests, held until it ends as Juju holds them:
+    /// `offline::commit` applies them when it succeeded.
+    pub pending_ports: crate::model::port_rules::Pending,
     /// This hook's secret changes, held until it ends as Juju holds them:
     /// `offline::commit` applies them when it succeeded.
     pub pending_secrets: PendingSecrets,
@@ -201,6 +207,7 @@ impl Default for ModelState {
             unit: None,
             // A lone unit leads its application.
             leader: true,
+            kubernetes: false,
             config: BTreeMap::new(),
             relations: BTreeMap::new(),
             status: SimStatuses::default(),

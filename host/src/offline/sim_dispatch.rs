@@ -120,6 +120,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         context: Some(ToolContext::of(&tools)),
         state: before.clone(),
         pending_secrets: Default::default(),
+        pending_ports: Default::default(),
     }
     .write(&session)?;
     let bin = link_tools(hook.path())?;
@@ -183,7 +184,6 @@ fn run_dispatch(
             format!("{unit}-sim-{}", std::process::id()),
         )
         .env("JUJU_MODEL_UUID", "00000000-0000-4000-8000-000000000000")
-        .env("JUJU_MACHINE_ID", "0")
         .env(SESSION_VAR, session)
         .current_dir(charm)
         .stdin(Stdio::null());

@@ -24,6 +24,8 @@ pub struct FlatState {
     unit: Option<String>,
     #[serde(default = "yes")]
     leader: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    kubernetes: bool,
     #[serde(default)]
     config: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
@@ -80,6 +82,7 @@ impl From<FlatState> for SimState {
             model: ModelState {
                 unit: f.unit,
                 leader: f.leader,
+                kubernetes: f.kubernetes,
                 config: f.config,
                 relations: f.relations,
                 status: f.status,
@@ -107,6 +110,7 @@ impl From<FlatState> for SimState {
                 max_charm_state_size: f.max_charm_state_size,
             },
             store: HostStore { scopes: f.scopes },
+            pending_ports: Default::default(),
             pending_secrets: PendingSecrets::default(),
         }
     }
@@ -117,6 +121,7 @@ impl From<SimState> for FlatState {
         let ModelState {
             unit,
             leader,
+            kubernetes,
             config,
             relations,
             status,
@@ -147,6 +152,7 @@ impl From<SimState> for FlatState {
         FlatState {
             unit,
             leader,
+            kubernetes,
             config,
             relations,
             probes,

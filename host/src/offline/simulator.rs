@@ -160,8 +160,9 @@ impl Simulator<'_> {
         })
     }
 
-    /// The store as a unit keeps it: `scopes` for a local one (`auto` too:
-    /// the simulated unit is a machine's), Juju's charm state for `juju`.
+    /// The store as a unit keeps it: `scopes` for a local one (`auto` too,
+    /// on a machine's unit), Juju's charm state for `juju` (and `auto` on
+    /// a Kubernetes unit, the state's `kubernetes`).
     fn scope_backend(
         &self,
         env: &JujuEnv,

@@ -34,6 +34,8 @@ pub struct Session {
     pub state: SimState,
     #[serde(default)]
     pub pending_secrets: PendingSecrets,
+    #[serde(default)]
+    pub pending_ports: crate::model::port_rules::Pending,
 }
 
 /// What the tools know of the event ([`SimTools`] without its state).
@@ -124,12 +126,14 @@ impl Session {
         let mut session: Session = serde_json::from_slice(&bytes)
             .with_context(|| format!("{}: not a session of the simulated Juju", path.display()))?;
         session.state.pending_secrets = std::mem::take(&mut session.pending_secrets);
+        session.state.pending_ports = std::mem::take(&mut session.pending_ports);
         Ok(session)
     }
 
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
         let mut file = self.clone();
         file.pending_secrets = std::mem::take(&mut file.state.pending_secrets);
+        file.pending_ports = std::mem::take(&mut file.state.pending_ports);
         let bytes = serde_json::to_vec(&file).context("cannot encode the session")?;
         crate::atomic_file::write(path, &bytes)
             .with_context(|| format!("{}: cannot write", path.display()))
@@ -225,12 +229,18 @@ mod tests {
         let mut t = tools(SimState::default());
         let added = call(&mut t, "secret-add", &["token=abc"]);
         assert_eq!(added.code, 0, "{added:?}");
+        t.state.lock().unwrap().model.opened_ports =
+            [("80/tcp".to_string(), vec!["*".to_string()])].into();
+        let opened = call(&mut t, "open-port", &["443/tcp"]);
+        assert_eq!(opened.code, 0, "{opened:?}");
         let state = t.state.lock().unwrap().clone();
         assert!(!state.pending_secrets.creates.is_empty());
+        assert!(!state.pending_ports.is_empty());
         let session = Session {
             context: Some(ToolContext::of(&t)),
             state: state.clone(),
             pending_secrets: PendingSecrets::default(),
+            pending_ports: Default::default(),
         };
         session.write(&path).unwrap();
         let back = Session::read(&path).unwrap();

@@ -34,7 +34,7 @@ pub enum Backend {
 /// Whether the hook runs for a Kubernetes unit: `JUJU_MACHINE_ID` exported
 /// and empty (see the module's documentation).
 pub fn on_kubernetes(env: &JujuEnv) -> bool {
-    env.exported("JUJU_MACHINE_ID") == Some("")
+    env.on_kubernetes()
 }
 
 /// The backend for a charm whose manifest says `choice`, in `env`.

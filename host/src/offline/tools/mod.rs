@@ -17,7 +17,7 @@ mod args;
 pub mod charm_state;
 mod deployment;
 mod network;
-mod ports;
+pub mod ports;
 mod relations;
 mod secret_content;
 mod secrets;

@@ -33,6 +33,10 @@ fn calls(event: &Event) -> Outcome {
         _ => String::new(),
     };
     for call in calls.split_whitespace() {
+        if let Some((verb, arg)) = call.split_once(':') {
+            log::info(format!("CALL {call} {}", refusable(verb, arg)));
+            continue;
+        }
         let answer = match call {
             "ports" => format!("{:?}", model::opened_ports()),
             "open-port" => format!(
@@ -119,6 +123,8 @@ fn calls(event: &Event) -> Outcome {
                 });
                 format!("{grant:?}")
             }
+            // The handler got this far: every answer before came back to it.
+            "after" => "went on".to_string(),
             // A handler that traps: the hook fails, and Juju keeps nothing
             // it buffered.
             "panic" => panic!("asked to by config option `calls`"),
@@ -127,4 +133,39 @@ fn calls(event: &Event) -> Outcome {
         log::info(format!("CALL {call} {answer}"));
     }
     Ok(None)
+}
+
+/// A call Juju may refuse at the call, on secret `arg` or ports `arg`
+/// (`8000-8100`, tcp): the answer the handler got.
+fn refusable(verb: &str, arg: &str) -> String {
+    let ports = || {
+        let (from, to) = arg.split_once('-').unwrap_or((arg, arg));
+        PortRange::range(
+            Protocol::Tcp,
+            from.parse().unwrap_or(0),
+            to.parse().unwrap_or(0),
+        )
+    };
+    let secret = || model::get_secret(Some(arg), None);
+    let db = || {
+        model::get_relation("db")?
+            .ok_or_else(|| model::ModelError::NotFound("no db relation".into()))
+    };
+    let answer = match verb {
+        "set" => secret().and_then(|s| s.set_content(&[("password", "changed")])),
+        "set-label" => secret().and_then(|s| {
+            s.set_info(model::SecretOptions {
+                label: Some("renamed".into()),
+                ..Default::default()
+            })
+        }),
+        "grant" => secret().and_then(|s| s.grant(&db()?, None)),
+        "revoke" => secret().and_then(|s| s.revoke(&db()?, None)),
+        "remove" => secret().and_then(|s| s.remove_all_revisions()),
+        "info" => return format!("{:?}", secret().and_then(|s| s.get_info())),
+        "open" => model::open_port(ports(), &[]),
+        "close" => model::close_port(ports(), &[]),
+        other => return format!("unknown call {other}"),
+    };
+    format!("{answer:?}")
 }
