@@ -324,9 +324,35 @@ fn the_backup_action_offline_prints_its_progress_results_and_failure() {
     let (code, _, err) = run(&["--event", "actions/backup", "--param", "level=3"]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains(
-            "--param: action `backup`: parameter `target` is required (actions.yaml) and was not given"
-        ),
+        err.contains("--param: action `backup`: the parameters: missing properties 'target'"),
+        "{err}"
+    );
+    // The whole schema, as Juju reads it: no undeclared parameter, and
+    // every keyword checked (`minimum`, `maximum` of `level`).
+    let (code, _, err) = run(&[
+        "--event",
+        "actions/backup",
+        "--param",
+        "target=/srv",
+        "--param",
+        "levle=3",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("additionalProperties 'levle' not allowed"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "--event",
+        "actions/backup",
+        "--param",
+        "target=/srv",
+        "--param",
+        "level=12",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("--param: action `backup`: parameter `level`: must be <=9, but got 12"),
         "{err}"
     );
 }
@@ -463,7 +489,7 @@ fn params_are_checked_given_their_defaults_and_passed_as_juju_gives_them() {
     // `count` is required by the guest's type and defaulted by the schema.
     assert_success(&exercise(&unit, "results"));
     assert_eq!(unit.state()["action-failed"], Value::Null);
-    // An action without a schema takes what Juju gives.
+    // An action whose schema allows any parameter takes what Juju gives.
     let params = json!({"nested": {"list": [1, "two"], "flag": true}, "n": 1.5});
     assert_success(&run_action(&unit, "untyped", "8", params.clone()));
     let sent = unit.state()["action-results"]["params"].clone();

@@ -12,8 +12,14 @@ use support::{packed, workspace_root};
 /// the scenario files name them.
 fn charms() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    for name in ["gateway", "backup", "api-service", "web-k8s"] {
-        let charm = packed(&format!("examples/{name}"));
+    let examples = ["gateway", "backup", "api-service", "web-k8s"].map(|n| format!("examples/{n}"));
+    for source in examples
+        .iter()
+        .map(String::as_str)
+        .chain(["tests/guests/model-echo"])
+    {
+        let charm = packed(source);
+        let name = source.rsplit('/').next().unwrap_or(source);
         std::os::unix::fs::symlink(&charm, dir.path().join(name))
             .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
     }
@@ -43,6 +49,8 @@ fn the_examples_scenarios_pass() {
         scenario("backup.yaml"),
         scenario("api-service.yaml"),
         scenario("web-k8s.yaml"),
+        scenario("juju-rules.yaml"),
+        scenario("juju-rules-k8s.yaml"),
     ];
     let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
     args.extend(files.iter().map(PathBuf::as_path));
@@ -55,7 +63,7 @@ fn the_examples_scenarios_pass() {
         );
     }
     assert!(
-        stdout.contains("4 scenarios: 4 passed, 0 failed, 0 bad"),
+        stdout.contains("6 scenarios: 6 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

@@ -9,7 +9,10 @@
 //! deserialises them: each declared parameter's `type`, the required ones,
 //! the undeclared ones when `additionalProperties: false`, and fills in a
 //! declared `default` Juju did not give (Juju fills them in too). Other
-//! JSON Schema keywords (`minimum`, `enum`, `items`, …) are Juju's to check.
+//! JSON Schema keywords (`minimum`, `enum`, `items`, …) are Juju's to check
+//! (offline, the simulated Juju's: `offline::action_schema`), so the entry
+//! is kept whole. As in Juju, `additionalProperties` is `false` unless the
+//! entry says otherwise.
 
 use super::{CharmFileError, parse_yaml};
 use serde::Deserialize;
@@ -95,9 +98,11 @@ pub struct ParamSpec {
 pub struct ParamsSchema {
     pub params: BTreeMap<String, ParamSpec>,
     pub required: Vec<String>,
-    /// JSON Schema's default: parameters the schema does not declare are
-    /// allowed.
+    /// Whether parameters the schema does not declare are allowed: Juju
+    /// says no unless the entry says yes.
     pub additional: bool,
+    /// The actions.yaml entry as written, for a whole JSON Schema check.
+    pub entry: Option<Value>,
 }
 
 impl Default for ParamsSchema {
@@ -106,6 +111,7 @@ impl Default for ParamsSchema {
             params: BTreeMap::new(),
             required: Vec::new(),
             additional: true,
+            entry: None,
         }
     }
 }
@@ -143,7 +149,11 @@ impl Actions {
         let mut actions = Actions::default();
         for (name, entry) in raw {
             let schema = match entry {
-                None => ParamsSchema::default(),
+                // Declared without a schema: no parameters, as in Juju.
+                None => ParamsSchema {
+                    additional: false,
+                    ..ParamsSchema::default()
+                },
                 Some(entry) => ParamsSchema::parse(entry)
                     .map_err(|why| CharmFileError::new(file, format!("action `{name}`: {why}")))?,
             };
@@ -168,7 +178,7 @@ impl ParamsSchema {
                 json_type(&entry)
             ));
         }
-        let raw: RawAction = serde_json::from_value(entry).map_err(|e| e.to_string())?;
+        let raw: RawAction = serde_json::from_value(entry.clone()).map_err(|e| e.to_string())?;
         let mut params = BTreeMap::new();
         for (param, spec) in raw.params.unwrap_or_default() {
             let types = match spec.kind {
@@ -196,7 +206,8 @@ impl ParamsSchema {
         Ok(ParamsSchema {
             params,
             required: raw.required.unwrap_or_default(),
-            additional: raw.additional_properties.unwrap_or(true),
+            additional: raw.additional_properties.unwrap_or(false),
+            entry: Some(entry),
         })
     }
 
@@ -315,8 +326,9 @@ bare:
         assert!(b.params["anything"].types.is_empty());
         assert_eq!(b.required, vec!["target"]);
         assert!(!b.additional);
-        assert_eq!(a.params["bare"], ParamsSchema::default());
-        assert!(a.params["show-status"].additional);
+        assert!(!a.params["bare"].additional);
+        // Juju allows no undeclared parameter unless the entry says so.
+        assert!(!a.params["show-status"].additional);
         assert_eq!(a.schema("undeclared"), ParamsSchema::default());
     }
 

@@ -121,11 +121,16 @@ pub fn action_params(
         let k = key_of("param", &param.key)?;
         insert_dotted(&mut given, k, param.value.clone());
     }
-    charm
-        .actions
-        .schema(name)
-        .check(serde_json::Value::Object(given))
-        .map_err(|why| UsageError(format!("--param: action `{name}`: {why}")))
+    let schema = charm.actions.schema(name);
+    let given = serde_json::Value::Object(given);
+    let refused = |why: String| UsageError(format!("--param: action `{name}`: {why}"));
+    // Juju checks the whole schema first, then fills in the defaults.
+    super::action_schema::validate(
+        &super::action_schema::juju_schema(schema.entry.as_ref()),
+        &given,
+    )
+    .map_err(refused)?;
+    schema.check(given).map_err(refused)
 }
 
 /// Set `key` of `map`, a dotted key nesting maps (`opts.level`), a value

@@ -46,6 +46,10 @@ pub struct Step {
 pub struct Expect {
     /// `ok` (also when not given) or `failed`.
     pub exit_ok: bool,
+    /// `exit: refused`: Juju refuses to run the event (an action's
+    /// parameters its schema does not take), with `refusal`'s text in its
+    /// words when given.
+    pub refused: Option<String>,
     /// By key, in the order the file gives them: the documents compared
     /// whole against the same part of what happened.
     pub documents: Vec<(&'static str, Value)>,
@@ -330,8 +334,24 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
             out.exit_ok = match value.as_str() {
                 Some("ok") => true,
                 Some("failed") => false,
-                _ => return Err(BadFile(format!("{at}: `expect.exit`: `ok` or `failed`"))),
+                Some("refused") => {
+                    out.refused.get_or_insert_with(String::new);
+                    false
+                }
+                _ => {
+                    return Err(BadFile(format!(
+                        "{at}: `expect.exit`: `ok`, `failed` or `refused`"
+                    )));
+                }
             };
+        } else if key == "refusal" {
+            let Some(text) = value.as_str() else {
+                return Err(BadFile(format!(
+                    "{at}: `expect.refusal`: a text is expected"
+                )));
+            };
+            out.refused = Some(text.to_string());
+            out.exit_ok = false;
         } else if let Some(name) = DOCUMENTS.iter().find(|k| **k == key) {
             shape(at, &format!("expect.{key}"), key, value)?;
             out.documents.push((name, value.clone()));
@@ -358,7 +378,7 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
             out.counts = counts(at, value)?;
         } else {
             return Err(BadFile(format!(
-                "{at}: unknown key `expect.{key}` (expect has exit, {}, {}, {COUNTS})",
+                "{at}: unknown key `expect.{key}` (expect has exit, refusal, {}, {}, {COUNTS})",
                 DOCUMENTS.join(", "),
                 CONTAINS.join(", ")
             )));
@@ -581,5 +601,6 @@ mod tests {
         assert!(bad("charm: gw\n").contains("`steps`"));
         assert!(bad("charm: gw\nsteps: [{config: {}}]\n").contains("step 1: `event`"));
         assert!(bad("charm: gw\nsteps: [{event: x, expect: {exit: maybe}}]\n").contains("exit"));
+        assert!(bad("charm: gw\nsteps: [{event: x, expect: {refusal: [a]}}]\n").contains("a text"));
     }
 }

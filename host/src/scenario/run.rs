@@ -60,24 +60,53 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
             now: Some(clock),
             ..clone_args(&step.args)
         };
-        let (outcome, error) = execute(&at, &args, juju_store)?;
+        let (outcome, error) = match execute(&at, &args, juju_store, &step.expect)? {
+            Ran::Event(outcome, error) => (outcome, error),
+            Ran::Refused(found) => {
+                if found.is_empty() {
+                    continue;
+                }
+                return Ok(mismatches(i, step, found, None));
+            }
+        };
+        if step.expect.refused.is_some() {
+            let diff = line_diff("exit: refused\n", "exit: ran\n");
+            return Ok(mismatches(i, step, vec![("exit".into(), diff)], error));
+        }
         let saved =
             offline::load_state(&state_path).map_err(|e| BadFile(format!("{at}: {e:#}")))?;
         let found = check(&step.expect, &outcome, &saved);
         if !found.is_empty() {
-            return Ok(found
-                .into_iter()
-                .map(|(key, diff)| Mismatch {
-                    step: i + 1,
-                    event: step.args.event.clone(),
-                    key,
-                    diff,
-                    error: error.clone(),
-                })
-                .collect());
+            return Ok(mismatches(i, step, found, error));
         }
     }
     Ok(Vec::new())
+}
+
+fn mismatches(
+    i: usize,
+    step: &Step,
+    found: Vec<(String, String)>,
+    error: Option<String>,
+) -> Vec<Mismatch> {
+    found
+        .into_iter()
+        .map(|(key, diff)| Mismatch {
+            step: i + 1,
+            event: step.args.event.clone(),
+            key,
+            diff,
+            error: error.clone(),
+        })
+        .collect()
+}
+
+/// How a step's event went: it ran (and how it ended, with the error of a
+/// hook that failed before any handler ran), or it was refused as the
+/// step expected (with what did not match the expected words).
+enum Ran {
+    Event(Outcome, Option<String>),
+    Refused(Vec<(String, String)>),
 }
 
 /// What a step changes in the state file before its event: its scripted
@@ -104,15 +133,16 @@ fn change_state(at: &str, state_path: &Path, step: &Step) -> Result<(), BadFile>
     Ok(())
 }
 
-/// Run the step's event: how it ended, and the error of a hook that failed
-/// before any handler ran. A usage error is the file's mistake.
+/// Run the step's event. A usage error is the file's mistake, unless the
+/// step expects Juju to refuse the event.
 fn execute(
     at: &str,
     args: &offline::RunArgs,
     juju_store: bool,
-) -> Result<(Outcome, Option<String>), BadFile> {
+    expect: &Expect,
+) -> Result<Ran, BadFile> {
     Ok(match offline::execute(args) {
-        Ok(run) => (
+        Ok(run) => Ran::Event(
             Outcome {
                 failed: run.failed,
                 juju_store,
@@ -120,10 +150,22 @@ fn execute(
             None,
         ),
         Err(e) if e.downcast_ref::<UsageError>().is_some() => {
-            return Err(BadFile(format!("{at}: {e:#}")));
+            let words = format!("{e:#}");
+            let Some(wanted) = &expect.refused else {
+                return Err(BadFile(format!("{at}: {words}")));
+            };
+            if words.contains(wanted.as_str()) {
+                Ran::Refused(Vec::new())
+            } else {
+                let diff = line_diff(
+                    &format!("refusal: {wanted}\n"),
+                    &format!("refusal: {words}\n"),
+                );
+                Ran::Refused(vec![("refusal".into(), diff)])
+            }
         }
         // Failed before any handler ran: the state file is unchanged.
-        Err(e) => (
+        Err(e) => Ran::Event(
             Outcome {
                 failed: true,
                 juju_store,
