@@ -25,6 +25,7 @@ mod report;
 pub mod run_args;
 mod secret_codec;
 pub mod secrets;
+pub mod served_machine;
 pub mod sim;
 pub mod sim_dispatch;
 pub mod simulator;
