@@ -256,7 +256,8 @@ impl Drop for MachineProcesses {
         for service in services.unwrap_or_default().values() {
             if let Some(pid) = service["pid"].as_u64() {
                 let _ = std::process::Command::new("kill")
-                    .args(["-9", &format!("-{pid}")])
+                    // `--`: procps' kill would read `-<pid>` as a signal.
+                    .args(["-9", "--", &format!("-{pid}")])
                     .status();
             }
         }

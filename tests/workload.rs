@@ -79,7 +79,8 @@ impl Drop for Machine {
         for pid in self.unit.machine_pids() {
             // The unit's process leads a group of its own: kill the group.
             let _ = Command::new("kill")
-                .args(["-9", &format!("-{pid}")])
+                // `--`: procps' kill would read `-<pid>` as a signal.
+                .args(["-9", "--", &format!("-{pid}")])
                 .status();
         }
     }
