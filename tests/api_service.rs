@@ -1,12 +1,12 @@
 //! The api-service example (`examples/api-service`) managing its own
-//! workload through its lifecycle, dispatched as Juju would with the fake
-//! hook tools, on a fake machine: the stand-ins of `tests/fake-machine`
-//! (`systemctl`, `apt-get`, `dpkg-query`) first on `PATH`, a machine
-//! directory of the test's own (`FAKE_MACHINE_DIR`) and a root under which
-//! the charm's declared directories are found (`WASM_CHARM_ROOT`).
+//! workload through its lifecycle, dispatched as Juju would on the
+//! simulated Juju's hook tools and its simulated machine (`systemctl`,
+//! `apt-get`, `dpkg-query` served by `wasm-charm` beside the hook tools,
+//! from the unit's session), with a root under which the charm's declared
+//! directories and the machine's unit files are found (`WASM_CHARM_ROOT`).
 //!
-//! "Installing" the package `api-service` installs a fake workload
-//! (`tests/fake-machine/packages/api-service`): three units whose
+//! "Installing" the package `api-service` runs its payload, a fake workload
+//! (`tests/workloads/api-service`): three unit files whose
 //! `ExecStart` runs real processes named `api-service`, `api-worker` and
 //! `api-scheduler`, the API listening on the port of the configuration file
 //! the charm wrote, and the migration program `api-service-manage`. So the
@@ -15,7 +15,7 @@
 //! The example's manifest probes port 8774; each unit's copy of it (`Unit`
 //! copies the packed charm) is rewritten to a port the test reserves, which
 //! the test also sets as config `port`. The migration program is found
-//! under the root, where the fake package put it (`<root>/usr/bin`): the
+//! under the root, where the fake package's payload put it (`<root>/usr/bin`): the
 //! host searches a root's system directories before the machine's. Each
 //! probe makes one attempt,
 //! and keeps its declared grace period: the test moves time on by moving
@@ -40,7 +40,7 @@ use std::net::{Ipv4Addr, TcpStream};
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use support::{Unit, assert_success, packed, workspace_root};
 
@@ -70,47 +70,61 @@ fn machine_lock() -> MutexGuard<'static, ()> {
 }
 
 // ---------------------------------------------------------------------------
-// The fake machine.
+// The machine.
 
-/// A fake machine of the test's own: the stand-ins' state
-/// (`<dir>/machine`), the root of the charm's declared paths (`<dir>/root`)
-/// and the API's port, reserved for the test (bound, never listening, with
-/// `SO_REUSEADDR`: the API shares it while it listens, and while it does
-/// not, no other socket can take it).
+/// The test's side of the simulated machine: the workload's knobs and
+/// logs (`<dir>/knobs`, `API_SERVICE_KNOBS`), the root of the charm's
+/// declared paths and of the unit files (`<dir>/root`), the API's port,
+/// reserved for the test (bound, never listening, with `SO_REUSEADDR`: the
+/// API shares it while it listens, and while it does not, no other socket
+/// can take it), and, once [`api_unit`] made the unit, its session, which
+/// holds the machine's state.
 ///
 /// Dropping it kills every process its units started (each leads a process
 /// group of its own) and every stray process the test started, even when
 /// the test failed; then the directory goes, and a workload process that
-/// somehow survived exits when it sees its machine directory gone.
+/// somehow survived exits when it sees its knobs directory gone.
 struct FakeMachine {
     dir: tempfile::TempDir,
     port: ReservedPort,
     strays: Vec<Child>,
+    session: OnceLock<PathBuf>,
 }
 
 impl FakeMachine {
     fn new() -> FakeMachine {
         let dir = tempfile::Builder::new()
-            .prefix("fake-machine-")
+            .prefix("api-machine-")
             .tempdir()
-            .expect("create the fake machine's directory");
-        for sub in ["machine", "root"] {
-            fs::create_dir(dir.path().join(sub)).expect("create the fake machine");
+            .expect("create the machine's directory");
+        for sub in ["knobs", "root"] {
+            fs::create_dir(dir.path().join(sub)).expect("create the machine");
         }
-        let machine = FakeMachine {
+        FakeMachine {
             dir,
             port: reserve_shared_port(),
             strays: Vec::new(),
-        };
-        // apt-get installs the fake workload with the package.
-        let payload = workspace_root().join("tests/fake-machine/packages/api-service/install");
-        machine.set("apt/payload/api-service", &payload.display().to_string());
-        machine
+            session: OnceLock::new(),
+        }
     }
 
-    /// `FAKE_MACHINE_DIR`.
-    fn machine(&self) -> PathBuf {
-        self.dir.path().join("machine")
+    /// The machine is `unit`'s: apt's repository has `api-service`, whose
+    /// payload installs the fake workload.
+    fn attach(&self, unit: &Unit) {
+        let payload = workspace_root().join("tests/workloads/api-service/install");
+        unit.update_machine(|m| {
+            m["apt"]["repository"] = json!({"api-service": {"payload": payload}});
+        });
+        let session = unit.dir().join("state.json");
+        assert!(session.is_file(), "no session {}", session.display());
+        self.session
+            .set(session)
+            .expect("a machine serves one unit");
+    }
+
+    /// The workload's knobs and logs (`API_SERVICE_KNOBS`).
+    fn knobs(&self) -> PathBuf {
+        self.dir.path().join("knobs")
     }
 
     /// `WASM_CHARM_ROOT`.
@@ -122,34 +136,25 @@ impl FakeMachine {
         self.port.port
     }
 
-    /// The environment a dispatch gets besides Juju's: the stand-ins first
-    /// on `PATH`, then the unit's hook tools.
-    fn env(&self, unit: &Unit) -> Vec<(&'static str, String)> {
-        let fake = workspace_root().join("tests/fake-machine");
+    /// The environment a dispatch gets besides Juju's: the root, and the
+    /// workload's knobs for its payload.
+    fn env(&self) -> Vec<(&'static str, String)> {
         vec![
-            (
-                "PATH",
-                format!(
-                    "{}:{}:/usr/local/bin:/usr/bin:/bin",
-                    fake.display(),
-                    unit.dir().join("tools").display()
-                ),
-            ),
-            ("FAKE_MACHINE_DIR", self.machine().display().to_string()),
             ("WASM_CHARM_ROOT", self.root().display().to_string()),
+            ("API_SERVICE_KNOBS", self.knobs().display().to_string()),
         ]
     }
 
-    /// Write `text` to `path` under the machine directory.
+    /// Write `text` to `path` under the knobs directory.
     fn set(&self, path: &str, text: &str) {
-        let path = self.machine().join(path);
+        let path = self.knobs().join(path);
         fs::create_dir_all(path.parent().expect("a parent")).expect("create a directory");
         fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
     }
 
-    /// Remove `path` under the machine directory.
+    /// Remove `path` under the knobs directory.
     fn unset(&self, path: &str) {
-        let path = self.machine().join(path);
+        let path = self.knobs().join(path);
         fs::remove_file(&path).unwrap_or_else(|e| panic!("remove {}: {e}", path.display()));
     }
 
@@ -163,14 +168,45 @@ impl FakeMachine {
         self.unset("hold/api-service");
     }
 
-    /// What the stand-ins were asked, one call a line, since the last
+    /// The session file holding the machine's state.
+    fn session(&self) -> &PathBuf {
+        self.session.get().expect("api_unit attached the machine")
+    }
+
+    /// The machine's state (`machine:`), `null` when unreadable.
+    fn state(&self) -> Value {
+        let file: Option<Value> = self
+            .session
+            .get()
+            .and_then(|path| fs::read_to_string(path).ok())
+            .and_then(|text| serde_json::from_str(&text).ok());
+        file.map_or(Value::Null, |mut f| f["machine"].take())
+    }
+
+    /// Change the machine's state: the operator's script.
+    fn script(&self, f: impl FnOnce(&mut Value)) {
+        let path = self.session();
+        let text = fs::read_to_string(path).expect("read the session");
+        let mut file: Value = serde_json::from_str(&text).expect("the session is JSON");
+        f(&mut file["machine"]);
+        let tmp = path.with_extension("json.tmp");
+        fs::write(&tmp, file.to_string()).expect("write the session");
+        fs::rename(&tmp, path).expect("replace the session");
+    }
+
+    /// What the machine's tools were asked, one call a line, since the last
     /// [`FakeMachine::clear_calls`].
     fn calls(&self) -> Vec<String> {
-        fs::read_to_string(self.machine().join("calls.log"))
+        let state = self.state();
+        state["calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
     }
 
     /// The calls of the `systemctl` verbs that change a unit (`start -- api-worker`).
@@ -184,13 +220,17 @@ impl FakeMachine {
     }
 
     fn clear_calls(&self) {
-        let _ = fs::remove_file(self.machine().join("calls.log"));
+        self.script(|m| {
+            if let Some(map) = m.as_object_mut() {
+                map.remove("calls");
+            }
+        });
     }
 
     /// Every run of the migration: `db sync release=<release>`, with
     /// ` failed` when it failed.
     fn db_syncs(&self) -> Vec<String> {
-        fs::read_to_string(self.machine().join("db-sync.log"))
+        fs::read_to_string(self.knobs().join("db-sync.log"))
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
@@ -203,18 +243,27 @@ impl FakeMachine {
         fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
     }
 
-    /// `enabled` or `disabled`, as the stand-in systemctl keeps it.
+    /// `enabled` or `disabled`, as the machine keeps it.
     fn enabled(&self, service: &str) -> String {
-        fs::read_to_string(self.machine().join(format!("services/{service}.enabled")))
-            .map_or_else(|_| "disabled".to_string(), |s| s.trim().to_string())
+        let state = self.state();
+        state["services"][service]["enabled"]
+            .as_str()
+            .unwrap_or("disabled")
+            .to_string()
     }
 
-    /// The pid the stand-in systemctl started `service` as, while it lives.
+    /// The pid the machine started `service` as, recorded or not, alive or
+    /// not.
+    fn recorded_pid(&self, service: &str) -> Option<u32> {
+        let state = self.state();
+        state["services"][service]["pid"]
+            .as_u64()
+            .and_then(|pid| u32::try_from(pid).ok())
+    }
+
+    /// The pid the machine started `service` as, while it lives.
     fn pid(&self, service: &str) -> Option<u32> {
-        let text = fs::read_to_string(self.machine().join(format!("services/{service}.pid")));
-        text.ok()
-            .and_then(|t| t.trim().parse().ok())
-            .filter(|pid| alive(*pid))
+        self.recorded_pid(service).filter(|pid| alive(*pid))
     }
 
     /// Wait until `service` runs as a process named after it (the probe's
@@ -267,7 +316,8 @@ impl FakeMachine {
     }
 
     /// Kill `service`'s processes behind the charm's back (and systemd's:
-    /// the unit stays `active` in its files, as a crashed one would), and
+    /// the unit stays `active` in the machine's state, as a crashed one
+    /// would), and
     /// wait until they are gone.
     #[track_caller]
     fn kill(&self, service: &str) -> u32 {
@@ -307,12 +357,14 @@ impl FakeMachine {
         let _ = child.wait();
     }
 
-    /// What the stand-ins were asked and what each service said, for a
-    /// failure message.
+    /// What the machine's tools were asked and what each service said,
+    /// for a failure message.
     fn describe(&self) -> String {
-        let mut text = format!("--- calls.log\n{}\n", self.calls().join("\n"));
+        let mut text = format!("--- machine.calls\n{}\n", self.calls().join("\n"));
+        let logs = self.session.get().map(|s| s.with_file_name("machine"));
         for service in SERVICES {
-            let out = self.machine().join(format!("services/{service}.out"));
+            let Some(logs) = &logs else { break };
+            let out = logs.join(format!("{service}.out"));
             if let Ok(words) = fs::read_to_string(out) {
                 text.push_str(&format!("--- {service}.out\n{words}\n"));
             }
@@ -324,10 +376,7 @@ impl FakeMachine {
 impl Drop for FakeMachine {
     fn drop(&mut self) {
         for service in SERVICES {
-            if let Ok(text) =
-                fs::read_to_string(self.machine().join(format!("services/{service}.pid")))
-                && let Ok(pid) = text.trim().parse()
-            {
+            if let Some(pid) = self.recorded_pid(service) {
                 kill_group(pid);
             }
         }
@@ -407,6 +456,7 @@ fn api_unit(machine: &FakeMachine) -> Unit {
         "relations": {},
         "status": {"unit": null, "app": null},
     }));
+    machine.attach(&unit);
     let path = unit.charm_dir().join("wasm-charm.yaml");
     let text = fs::read_to_string(&path).expect("read wasm-charm.yaml");
     let mut manifest: Value = serde_saphyr::from_str(&text).expect("wasm-charm.yaml is YAML");
@@ -498,7 +548,7 @@ fn dispatch(unit: &Unit, machine: &FakeMachine, path: &str, extra: &[(&str, &str
     unit.clear_calls();
     unit.clear_debug_log();
     machine.clear_calls();
-    let env = machine.env(unit);
+    let env = machine.env();
     let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     all.extend_from_slice(extra);
     unit.dispatch_with(path, &all)
@@ -615,9 +665,7 @@ fn the_charm_installs_configures_migrates_starts_restarts_pauses_and_stops_its_w
         .collect();
     assert_eq!(apt.len(), 1, "{apt:?}");
     assert!(
-        apt[0].starts_with("DEBIAN_FRONTEND=noninteractive apt-get ")
-            && apt[0].contains(" install ")
-            && apt[0].ends_with(" api-service"),
+        apt[0].starts_with("apt-get install ") && apt[0].ends_with(" api-service"),
         "{apt:?}"
     );
     assert_eq!(m.config_file(), config_text("2024.1", false, port));
@@ -993,7 +1041,7 @@ fn a_package_apt_cannot_install_is_blocked_and_tried_again_at_the_next_event() {
     // Nothing starts here: no process of the workload's names.
     let m = FakeMachine::new();
     let unit = api_unit(&m);
-    m.set("apt/unknown/api-service", "");
+    m.script(|m| m["apt"]["repository"] = json!({}));
 
     let sets = hook(&unit, &m, "install");
     assert_one(&sets, "blocked", "Cannot install api-service: ");
@@ -1007,7 +1055,8 @@ fn a_package_apt_cannot_install_is_blocked_and_tried_again_at_the_next_event() {
 
     // The archive has it now: installed, configured and migrated at the
     // next event.
-    m.unset("apt/unknown/api-service");
+    let payload = workspace_root().join("tests/workloads/api-service/install");
+    m.script(|m| m["apt"]["repository"] = json!({"api-service": {"payload": payload}}));
     assert_eq!(
         hook(&unit, &m, "config-changed"),
         vec![set("waiting", INSTALLED)]
@@ -1034,7 +1083,7 @@ fn a_config_the_charm_cannot_use_is_blocked_and_gates_nothing() {
     );
     // The package does not depend on the release; its configuration and
     // the migration do, so neither happened.
-    assert!(m.machine().join("apt/installed/api-service").exists());
+    assert_eq!(m.state()["packages"], json!(["api-service"]));
     assert!(!m.root().join("etc/api-service/api-service.conf").exists());
     assert_eq!(m.db_syncs(), Vec::<String>::new());
     assert_eq!(gating(&unit), Vec::<String>::new());

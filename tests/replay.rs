@@ -326,22 +326,10 @@ fn a_bad_recording_is_refused_naming_the_file_and_line() {
 
 #[test]
 fn workload_calls_and_probes_are_answered_from_the_recording() {
-    // The fake machine of tests/workload.rs: the stand-ins of
-    // tests/fake-machine first on PATH, their state in the unit's directory.
+    // The simulated machine of tests/workload.rs, its units state only.
     let unit = Unit::on_simulator(&packed("tests/guests/workload-calls"), "workload-calls/0");
-    let machine = unit.dir().join("machine");
-    std::fs::create_dir_all(machine.join("units")).unwrap();
-    std::fs::write(machine.join("units/api-service"), "").unwrap();
-    std::fs::write(machine.join("units/calls-worker"), "").unwrap();
-    let search = format!(
-        "{}:{}:/usr/local/bin:/usr/bin:/bin",
-        support::workspace_root()
-            .join("tests/fake-machine")
-            .display(),
-        unit.dir().join("tools").display()
-    );
-    let dir = machine.display().to_string();
-    let env = [("PATH", search.as_str()), ("FAKE_MACHINE_DIR", &dir), ON];
+    unit.update_machine(|m| m["units"] = json!({"api-service": {}, "calls-worker": {}}));
+    let env = [ON];
     unit.update_state(|s| {
         s["config"]["calls"] =
             json!("status:api-service service:enable:calls-worker run:echo-args:hi")
@@ -372,7 +360,7 @@ fn workload_calls_and_probes_are_answered_from_the_recording() {
         "enabled"
     );
 
-    // Replayed on this machine (no stand-ins on PATH): every answer comes
+    // Replayed outside any unit (no machine tools on PATH): every answer comes
     // from the recording, the probe's grace period from its clock.
     let out = replay(&[&recording(&unit)]);
     let (stdout, stderr) = text(&out);

@@ -243,3 +243,76 @@ fn a_containers_simulated_pebble_serves_the_dispatch_process() {
         .join("state.root/charm/containers/web/pebble.socket");
     assert!(!socket.exists(), "{}", socket.display());
 }
+
+/// Kills, on drop, the process groups the simulated machine of state file
+/// `.0` recorded for its units.
+struct MachineProcesses(std::path::PathBuf);
+
+impl Drop for MachineProcesses {
+    fn drop(&mut self) {
+        let text = fs::read_to_string(&self.0).unwrap_or_default();
+        let state: serde_json::Value = serde_saphyr::from_str(&text).unwrap_or_default();
+        let services = state["machine"]["services"].as_object().cloned();
+        for service in services.unwrap_or_default().values() {
+            if let Some(pid) = service["pid"].as_u64() {
+                let _ = std::process::Command::new("kill")
+                    // `--`: procps' kill would read `-<pid>` as a signal.
+                    .args(["-9", "--", &format!("-{pid}")])
+                    .status();
+            }
+        }
+    }
+}
+
+#[test]
+fn the_machine_tools_are_served_from_the_state_file_and_act_at_once() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let charm = dir.path().join("machine-sh");
+    fs::create_dir(&charm).unwrap();
+    fs::write(charm.join("metadata.yaml"), "name: machine-sh\n").unwrap();
+    // Each tool's words and exit code into a file of the charm directory;
+    // the hook fails, and the machine keeps what it did.
+    let script = "#!/bin/sh\n\
+         systemctl start -- api\n\
+         systemctl is-active -- api > active.txt\n\
+         systemctl start -- nope 2> nope.txt; echo \"exit $?\" >> nope.txt\n\
+         apt-get install -y -q nope-pkg 2> apt.txt; echo \"exit $?\" >> apt.txt\n\
+         apt-get install -y -q libpq5 > /dev/null\n\
+         dpkg-query -W -f='${Status}' -- libpq5 > dpkg.txt\n\
+         exit 3\n";
+    fs::write(charm.join("dispatch"), script).unwrap();
+    fs::set_permissions(charm.join("dispatch"), fs::Permissions::from_mode(0o755)).unwrap();
+    let st = dir.path().join("state.yaml");
+    fs::write(
+        &st,
+        "machine:\n  units:\n    api: {exec-start: exec sleep 300}\n  \
+         apt:\n    repository: {libpq5: {}}\n",
+    )
+    .unwrap();
+    let _processes = MachineProcesses(st.clone());
+
+    let out = sim_dispatch(&charm, &st, &["--event", "install"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let read = |name: &str| fs::read_to_string(charm.join(name)).unwrap();
+    assert_eq!(read("active.txt"), "active\n");
+    assert_eq!(
+        read("nope.txt"),
+        "Failed to start nope.service: Unit nope.service not found.\nexit 5\n"
+    );
+    assert_eq!(
+        read("apt.txt"),
+        "E: Unable to locate package nope-pkg\nexit 100\n"
+    );
+    assert_eq!(read("dpkg.txt"), "install ok installed");
+
+    let s = state(&st);
+    let machine = &s["machine"];
+    assert_eq!(machine["packages"], serde_json::json!(["libpq5"]), "{s:#}");
+    assert_eq!(machine["services"]["api"]["active"], "active", "{s:#}");
+    let pid = machine["services"]["api"]["pid"].as_u64().expect("a pid");
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).expect("the unit runs");
+    assert!(stat.contains("(sleep)"), "{stat}");
+    assert_eq!(machine["calls"][0], "systemctl start -- api", "{s:#}");
+    assert_eq!(machine["calls"].as_array().map(Vec::len), Some(6), "{s:#}");
+}

@@ -1,9 +1,9 @@
 //! The workload interface (DESIGN §12) through `dispatch`, as Juju runs it:
 //! the test charm `workload-calls` makes the calls config option `calls`
-//! names and logs each answer (`CALL <call> <answer>`), with the stand-ins
-//! of `tests/fake-machine` (`systemctl`, `apt-get`, `dpkg-query`) first on
-//! `PATH` and a fake machine directory of the test's own. Declared commands
-//! run for real (`sh`, `echo`, `env`).
+//! names and logs each answer (`CALL <call> <answer>`), on the simulated
+//! unit's simulated machine (`systemctl`, `apt-get`, `dpkg-query` served
+//! by `wasm-charm` beside the hook tools, from the session's `machine`).
+//! Declared commands run for real (`sh`, `echo`, `env`).
 
 #[path = "support/hostile.rs"]
 mod hostile_charm;
@@ -12,34 +12,34 @@ mod support;
 use hostile_charm::{assert_current, logged, store, store_path};
 use serde_json::json;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-use support::{Unit, assert_success, packed, workspace_root};
+use support::{Unit, assert_success, packed};
 
 const CHARM: &str = "tests/guests/workload-calls";
 
-/// A unit of the test charm and its fake machine (`<unit dir>/machine`),
-/// where the units `api-service` (a real `sleep` when started) and
-/// `calls-worker` (state only) exist. Dropping it kills any service the
-/// stand-in started.
+/// A unit of the test charm on the simulated machine, where the units
+/// `api-service` (a real `sleep` when started) and `calls-worker` (state
+/// only) are defined. Dropping it kills any process the machine started.
 struct Machine {
     unit: Unit,
-    dir: PathBuf,
 }
 
 impl Machine {
     fn new() -> Machine {
         let unit = Unit::on_simulator(&packed(CHARM), "workload-calls/0");
-        let dir = unit.dir().join("machine");
-        fs::create_dir_all(dir.join("units")).expect("create the fake machine");
-        fs::write(dir.join("units/api-service"), "ExecStart=sleep 300\n").expect("write unit");
-        fs::write(dir.join("units/calls-worker"), "").expect("write unit");
-        Machine { unit, dir }
+        unit.update_machine(|m| {
+            m["units"] = json!({
+                "api-service": {"exec-start": "sleep 300"},
+                "calls-worker": {},
+            });
+        });
+        Machine { unit }
     }
 
     /// `config-changed` with config option `calls` set to `calls`: the
-    /// answer logged for each call, in order. The machine's call log is
+    /// answer logged for each call, in order. The machine's calls are
     /// cleared first.
     fn answers(&self, calls: &str) -> Vec<String> {
         let out = self.config_changed(calls);
@@ -56,54 +56,32 @@ impl Machine {
         self.unit
             .update_state(|s| s["config"]["calls"] = json!(calls));
         self.unit.clear_debug_log();
-        let _ = fs::remove_file(self.dir.join("calls.log"));
-        self.dispatch("hooks/config-changed")
+        self.unit.clear_machine_calls();
+        self.unit.dispatch("config-changed")
     }
 
-    fn dispatch(&self, path: &str) -> Output {
-        let fake = workspace_root().join("tests/fake-machine");
-        let search = format!(
-            "{}:{}:/usr/local/bin:/usr/bin:/bin",
-            fake.display(),
-            self.unit.dir().join("tools").display()
-        );
-        let dir = self.dir.display().to_string();
-        self.unit
-            .dispatch_with(path, &[("PATH", &search), ("FAKE_MACHINE_DIR", &dir)])
-    }
-
-    /// What the stand-ins were asked since the last `answers`.
+    /// What the machine's tools were asked since the last `answers`.
     fn calls(&self) -> Vec<String> {
-        fs::read_to_string(self.dir.join("calls.log"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
+        self.unit.machine_calls()
     }
 
-    fn set(&self, path: &str, text: &str) {
-        let path = self.dir.join(path);
-        fs::create_dir_all(path.parent().expect("a parent")).expect("create dir");
-        fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    /// The pid the machine started `unit`'s command as.
+    fn pid(&self, unit: &str) -> String {
+        let pid = &self.unit.machine()["services"][unit]["pid"];
+        pid.as_u64()
+            .unwrap_or_else(|| panic!("no pid of {unit}: {pid}"))
+            .to_string()
     }
 }
 
 impl Drop for Machine {
     fn drop(&mut self) {
-        let Ok(entries) = fs::read_dir(self.dir.join("services")) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            if entry.path().extension().is_some_and(|e| e == "pid")
-                && let Some(pid) = fs::read_to_string(entry.path())
-                    .ok()
-                    .and_then(|p| p.trim().parse::<i32>().ok())
-            {
-                // The service leads a session of its own: kill its group.
-                let _ = Command::new("kill")
-                    .args(["-9", &format!("-{pid}")])
-                    .status();
-            }
+        for pid in self.unit.machine_pids() {
+            // The unit's process leads a group of its own: kill the group.
+            let _ = Command::new("kill")
+                // `--`: procps' kill would read `-<pid>` as a signal.
+                .args(["-9", "--", &format!("-{pid}")])
+                .status();
         }
     }
 }
@@ -178,10 +156,11 @@ fn undeclared_names_are_errors_the_charm_can_report() {
 #[test]
 fn services_are_systemctl_calls_and_failures_carry_its_words() {
     let m = Machine::new();
-    m.set(
-        "services/calls-worker.fail-start",
-        "Job for calls-worker.service failed because the control process exited with error code.\n",
-    );
+    m.unit.update_machine(|m| {
+        m["services"]["calls-worker"]["fail"]["start"] = json!(
+            "Job for calls-worker.service failed because the control process exited with error code."
+        );
+    });
     let got = m.answers(
         "status:api-service service:enable:api-service service:start:api-service status:api-service \
          service:reload:calls-worker service:start:calls-worker",
@@ -210,10 +189,9 @@ fn services_are_systemctl_calls_and_failures_carry_its_words() {
             "systemctl start -- calls-worker",
         ]
     );
-    // The stand-in started the unit for real, outside the host's process
+    // The machine started the unit for real, outside the host's process
     // group (which the host kills when systemctl exits); a stop ends it.
-    let pid = fs::read_to_string(m.dir.join("services/api-service.pid")).expect("a pid");
-    let pid = pid.trim().to_string();
+    let pid = m.pid("api-service");
     assert!(!gone(&pid), "api-service did not stay up");
     assert_eq!(
         m.answers("service:stop:api-service"),
@@ -318,7 +296,7 @@ fn a_command_past_its_timeout_is_killed_with_every_process_it_started() {
 #[test]
 fn packages_are_installed_once_the_lock_is_waited_for_and_failures_are_typed() {
     let m = Machine::new();
-    m.set("apt/installed/libpq5", "");
+    m.unit.update_machine(|m| m["packages"] = json!(["libpq5"]));
     assert_eq!(
         m.answers("install:libpq5,api-service"),
         ["install:libpq5,api-service Ok(())"]
@@ -328,7 +306,7 @@ fn packages_are_installed_once_the_lock_is_waited_for_and_failures_are_typed() {
         [
             "dpkg-query -W -f=${Status} -- api-service",
             "dpkg-query -W -f=${Status} -- libpq5",
-            "DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Options::=--force-confold api-service",
+            "apt-get install -y -q -o Dpkg::Options::=--force-confold api-service",
         ]
     );
     // Installed now: only asked about.
@@ -339,7 +317,7 @@ fn packages_are_installed_once_the_lock_is_waited_for_and_failures_are_typed() {
     assert_eq!(m.calls(), ["dpkg-query -W -f=${Status} -- api-service"]);
 
     // Another process holds the dpkg lock for two attempts: waited for.
-    m.set("apt/lock-held", "2\n");
+    m.unit.update_machine(|m| m["apt"]["lock-held"] = json!(2));
     assert_eq!(m.answers("install:nope-pkg"), ["install:nope-pkg Ok(())"]);
     let apt: Vec<String> = m
         .calls()
@@ -347,24 +325,27 @@ fn packages_are_installed_once_the_lock_is_waited_for_and_failures_are_typed() {
         .filter(|c| c.contains("apt-get"))
         .collect();
     assert_eq!(apt.len(), 3, "{apt:#?}");
-    assert!(m.dir.join("apt/installed/nope-pkg").exists());
+    let installed = |m: &Machine| m.unit.machine()["packages"].clone();
+    assert_eq!(installed(&m), json!(["api-service", "libpq5", "nope-pkg"]));
 
-    // apt-get's own failure, with its words.
-    fs::remove_file(m.dir.join("apt/installed/nope-pkg")).expect("uninstall");
-    m.set("apt/unknown/nope-pkg", "");
+    // apt-get's own failure, with its words: a repository without it.
+    m.unit.update_machine(|m| {
+        m["packages"] = json!(["api-service", "libpq5"]);
+        m["apt"]["repository"] = json!({"api-service": {}, "libpq5": {}});
+    });
     assert_eq!(
         m.answers("install:nope-pkg"),
         [
             r#"install:nope-pkg Err(Failed { tool: "apt-get", code: Some(100), message: "E: Unable to locate package nope-pkg" })"#
         ]
     );
+    assert_eq!(installed(&m), json!(["api-service", "libpq5"]));
 }
 
-/// `wasm-charm run` of the packed charm with `calls`, the fake machine's
-/// stand-ins first on `PATH` so that any real tool call would show in
-/// `<machine>/calls.log`.
-fn offline(charm: &Path, state: &Path, machine: &Path, calls: &str) -> Output {
-    let fake = workspace_root().join("tests/fake-machine");
+/// `wasm-charm run` of the packed charm with `calls`, with `tools` first on
+/// `PATH`: the machine's tools served by `wasm-charm` outside any hook,
+/// which fail any call that reaches them, so a real tool call would show.
+fn offline(charm: &Path, state: &Path, tools: &Path, calls: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
         .arg("run")
         .arg(charm)
@@ -372,8 +353,8 @@ fn offline(charm: &Path, state: &Path, machine: &Path, calls: &str) -> Output {
         .arg(state)
         .args(["--event", "config-changed", "--config"])
         .arg(format!("calls={calls}"))
-        .env("PATH", format!("{}:/usr/bin:/bin", fake.display()))
-        .env("FAKE_MACHINE_DIR", machine)
+        .env("PATH", format!("{}:/usr/bin:/bin", tools.display()))
+        .env_remove("WASM_CHARM_SIM_SESSION")
         .output()
         .expect("run wasm-charm")
 }
@@ -382,8 +363,12 @@ fn offline(charm: &Path, state: &Path, machine: &Path, calls: &str) -> Output {
 fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.yaml");
-    let machine = dir.path().join("machine");
-    fs::create_dir_all(&machine).expect("create dir");
+    let tools = dir.path().join("tools");
+    fs::create_dir_all(&tools).expect("create dir");
+    for tool in support::MACHINE_TOOLS {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_wasm-charm"), tools.join(tool))
+            .expect("link a tool");
+    }
     fs::write(
         &state,
         "machine:\n  packages: [libpq5]\n  commands:\n    failing: {exit: 3, stdout: scripted}\n",
@@ -393,7 +378,7 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
     let out = offline(
         &charm,
         &state,
-        &machine,
+        &tools,
         "service:start:api-service status:api-service run:failing run:fixed install:libpq5,api-service \
          service:reload:calls-worker",
     );
@@ -409,7 +394,7 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
         r#"log: INFO CALL run:failing Ok(exit=Exit::Code(3) success=false stdout=8:"scripted" stderr=0:"" truncated=false)"#,
         r#"log: INFO CALL run:fixed Ok(exit=Exit::Code(0) success=true stdout=0:"" stderr=0:"" truncated=false)"#,
         "log: INFO CALL install:libpq5,api-service Ok(())",
-        r#"log: INFO CALL service:reload:calls-worker Err(Failed { tool: "systemctl", code: Some(1), message: "calls-worker is not active, cannot reload." })"#,
+        r#"log: INFO CALL service:reload:calls-worker Err(Failed { tool: "systemctl", code: Some(1), message: "calls-worker.service is not active, cannot reload." })"#,
         "machine: systemctl start -- api-service",
         "machine: true",
         "machine: apt-get install -y -q -o Dpkg::Options::=--force-confold api-service",
@@ -419,11 +404,6 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
             "no line {line:?} in:\n{stdout}"
         );
     }
-    // The machine itself was never asked.
-    assert!(
-        !machine.join("calls.log").exists(),
-        "a real tool ran offline"
-    );
     let text = fs::read_to_string(&state).expect("read state");
     let doc: serde_json::Value = serde_saphyr::from_str(&text).expect("the state is YAML");
     assert_eq!(
@@ -435,7 +415,7 @@ fn offline_runs_act_on_the_state_files_machine_and_never_on_this_one() {
 
     // A scripted command the manifest does not declare: refused, exit 2.
     fs::write(&state, "machine:\n  commands:\n    nope: {}\n").expect("write state");
-    let out = offline(&charm, &state, &machine, "");
+    let out = offline(&charm, &state, &tools, "");
     assert_eq!(
         out.status.code(),
         Some(2),

@@ -120,6 +120,27 @@ enum SimCommand {
     Dispatch(Box<offline::RunArgs>),
 }
 
+/// Under another name than its own (a symlink): `dispatch`, the host as
+/// Juju runs it; a hook tool's name (linked by `sim dispatch`), that tool
+/// of the simulated Juju; a machine tool's name (`systemctl`, linked
+/// beside them), that tool of the simulated machine.
+fn invoked_as_a_tool() -> Option<ExitCode> {
+    let invoked_as = std::env::args_os()
+        .next()
+        .map(PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_os_string()))?;
+    let name = invoked_as.to_str()?;
+    if name == "dispatch" {
+        Some(juju::main())
+    } else if offline::tools::NAMES.contains(&name) {
+        Some(offline::tool_session::serve(name))
+    } else if offline::machine::TOOLS.contains(&name) {
+        Some(offline::served_machine::serve(name))
+    } else {
+        None
+    }
+}
+
 fn main() -> ExitCode {
     // Before any thread exists: WASI's runtime would otherwise start one
     // worker per core the first time a guest prints.
@@ -134,21 +155,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
     }
-    let invoked_as = std::env::args_os()
-        .next()
-        .map(PathBuf::from)
-        .and_then(|p| p.file_name().map(|n| n.to_os_string()));
-    if invoked_as.as_deref() == Some(std::ffi::OsStr::new("dispatch")) {
-        return juju::main();
-    }
-    // Under a hook tool's name (a symlink `sim dispatch` makes): that tool
-    // of the simulated Juju.
-    if let Some(tool) = invoked_as
-        .as_deref()
-        .and_then(std::ffi::OsStr::to_str)
-        .filter(|name| offline::tools::NAMES.contains(name))
-    {
-        return offline::tool_session::serve(tool);
+    if let Some(code) = invoked_as_a_tool() {
+        return code;
     }
     let cli = Cli::parse();
     let result = match cli.command {

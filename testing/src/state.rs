@@ -237,6 +237,7 @@ impl State {
         let service = SimService {
             active: active.to_string(),
             enabled: enabled.to_string(),
+            ..SimService::default()
         };
         self.file.machine.services.insert(unit.to_string(), service);
         self

@@ -16,7 +16,11 @@
 //!   `run`'s format), each hook ended by the simulator's own commit rule
 //!   (`offline::end_hook`): kept when the process exited 0, dropped
 //!   otherwise, and a commit Juju would refuse (the charm state past its
-//!   quota) fails the hook with exit 1. Most test files run on it.
+//!   quota) fails the hook with exit 1. Most test files run on it. Its
+//!   units have the simulated machine too: `wasm-charm` linked as
+//!   `systemctl`, `apt-get` and `dpkg-query`, answering from the session's
+//!   `machine` (the state file's `machine:` section; [`Unit::machine`],
+//!   [`Unit::update_machine`]), so that the host's workload calls reach it.
 //! * the Python fake (`tests/fake-juju/fake_juju.py`; [`Unit::new`],
 //!   [`Unit::with_charm_dir`]), kept as the differential check
 //!   (`tests/sim_differential.rs`) and for the tests whose states use its own
@@ -44,6 +48,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// The machine's tools linked to the simulator in a simulated unit's tools
+/// directory (the simulated machine).
+pub const MACHINE_TOOLS: &[&str] = &["systemctl", "apt-get", "dpkg-query"];
 
 /// The tool names linked to the fake in every unit's tools directory.
 pub const TOOLS: &[&str] = &[
@@ -299,7 +307,8 @@ impl Unit {
         fs::create_dir(&tools).expect("create tools dir");
         let script = tools_binary(simulated);
         assert!(script.is_file(), "missing {}", script.display());
-        for tool in TOOLS {
+        let machine: &[&str] = if simulated { MACHINE_TOOLS } else { &[] };
+        for tool in TOOLS.iter().chain(machine) {
             std::os::unix::fs::symlink(&script, tools.join(tool))
                 .unwrap_or_else(|e| panic!("link {tool}: {e}"));
         }
@@ -413,7 +422,14 @@ impl Unit {
                     map.insert(key.to_string(), kept.clone());
                 }
             }
-            json!({"state": state})
+            let mut file = json!({"state": state});
+            // The machine is the machine's: a state of Juju's leaves it.
+            if self.state.exists()
+                && let Some(machine) = self.state_file().get("machine").cloned()
+            {
+                file["machine"] = machine;
+            }
+            file
         } else {
             state
         };
@@ -421,6 +437,73 @@ impl Unit {
         let text = serde_json::to_string_pretty(&state).expect("serialise state");
         fs::write(&tmp, text).expect("write state");
         fs::rename(&tmp, &self.state).expect("replace state");
+    }
+
+    /// On the simulator, the simulated machine (the session's `machine`:
+    /// the state file's `machine:` section, e.g. `calls`, `services`).
+    pub fn machine(&self) -> Value {
+        assert!(
+            self.simulated,
+            "only a simulated unit has a simulated machine"
+        );
+        self.state_file()
+            .get("machine")
+            .cloned()
+            .unwrap_or_else(|| json!({}))
+    }
+
+    /// Reads the simulated machine, lets `f` change it, and writes it back
+    /// (a field left empty is dropped, as the simulator writes it).
+    pub fn update_machine(&self, f: impl FnOnce(&mut Value)) {
+        let mut machine = self.machine();
+        f(&mut machine);
+        let mut file = self.state_file();
+        file["machine"] = machine;
+        let tmp = self.state.with_extension("json.tmp");
+        fs::write(&tmp, file.to_string()).expect("write the session");
+        fs::rename(&tmp, &self.state).expect("replace the session");
+    }
+
+    /// The simulated machine's calls since the last
+    /// [`Unit::clear_machine_calls`], one line each (`systemctl start --
+    /// api`, `dpkg-query -W -f=${Status} -- pkg`, `apt-get install …`).
+    pub fn machine_calls(&self) -> Vec<String> {
+        self.machine()["calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The pids the simulated machine recorded for its units' processes,
+    /// read without panicking (for a `Drop` that kills them).
+    pub fn machine_pids(&self) -> Vec<u32> {
+        let file: Option<Value> = fs::read_to_string(&self.state)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        let services = file
+            .as_ref()
+            .and_then(|f| f["machine"]["services"].as_object());
+        services
+            .map(|s| {
+                s.values()
+                    .filter_map(|service| service["pid"].as_u64())
+                    .filter_map(|pid| u32::try_from(pid).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn clear_machine_calls(&self) {
+        self.update_machine(|m| {
+            if let Some(map) = m.as_object_mut() {
+                map.remove("calls");
+            }
+        });
     }
 
     /// Reads the state, lets `f` change it, and writes it back.

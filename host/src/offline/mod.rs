@@ -26,6 +26,7 @@ mod report;
 pub mod run_args;
 mod secret_codec;
 pub mod secrets;
+pub mod served_machine;
 pub mod sim;
 pub mod sim_dispatch;
 mod sim_format;

@@ -1,9 +1,10 @@
 //! `wasm-charm sim dispatch`: any charm's own `dispatch` (a wasm-charm
 //! host, an ops charm's script) run as a process against the simulated
 //! Juju of `run`: its hook tools served from the state file by this binary
-//! under each tool's name (`tool_session`), Juju's environment set, and
-//! the hook ended by the process's exit code through the one commit rule
-//! (`end_hook`).
+//! under each tool's name (`tool_session`), the simulated machine's tools
+//! too (`served_machine`), Juju's environment set, and the hook ended by
+//! the process's exit code through the one commit rule (`end_hook`); the
+//! machine is kept whatever the exit code, as it acted at once.
 
 use super::context;
 use super::pebble;
@@ -84,8 +85,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     let root = workload_root(args, &charm, &state_path)?;
     let StateFile {
         sim: mut state,
-        machine,
+        mut machine,
     } = load_state(&state_path)?;
+    // What the last event did is not this one's.
+    machine.calls.clear();
     check_state(&charm, &state, &state_path)?;
     let simulator = Simulator {
         charm: &charm,
@@ -121,15 +124,17 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         state: before.clone(),
         pending_secrets: Default::default(),
         pending_ports: Default::default(),
+        machine,
     }
     .write(&session)?;
     let bin = link_tools(hook.path())?;
     // The root `run` would use, when the charm has one there to use.
     let root_var = (!root.is_machine() && root.path().is_dir()).then(|| root.path().to_path_buf());
     let status = run_dispatch(&charm.path, &env, &bin, &session, root_var.as_deref())?;
-    let mut after = {
+    let (mut after, machine) = {
         let _lock = super::tool_session::lock(&session)?;
-        Session::read(&session)?.state
+        let ended = Session::read(&session)?;
+        (ended.state, ended.machine)
     };
     after.model.containers = containers.finish();
     let ended = end_hook(&before, after, &env, status.success(), now);
@@ -145,12 +150,13 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     })
 }
 
-/// `<dir>/bin` with every served tool a symlink to this binary.
+/// `<dir>/bin` with every served tool, the machine's too, a symlink to
+/// this binary.
 fn link_tools(dir: &Path) -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot find this binary")?;
     let bin = dir.join("bin");
     std::fs::create_dir(&bin).with_context(|| format!("{}: cannot create", bin.display()))?;
-    for name in tools::NAMES {
+    for name in tools::NAMES.iter().chain(&super::machine::TOOLS) {
         std::os::unix::fs::symlink(&exe, bin.join(name))
             .with_context(|| format!("cannot link {name}"))?;
     }

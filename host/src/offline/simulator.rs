@@ -6,7 +6,7 @@
 //! process against the same state. Both end a hook through [`end_hook`],
 //! the one place Juju's commit rule is written.
 
-use super::machine::SimMachine;
+use super::machine::{Place, SimMachine};
 use super::pebble;
 use super::sim::{LastEvent, SimState, SimTools};
 use super::state_file::StateFile;
@@ -70,7 +70,10 @@ impl Simulator<'_> {
         machine
             .check(&self.charm.manifest.workload)
             .map_err(|e| super::UsageError(format!("{}: {e}", self.origin.display())))?;
-        let machine = Arc::new(SimMachine::new(machine));
+        // Unit files are read under a root of the simulation's own only.
+        let root = (!self.root.is_machine()).then(|| self.root.path().to_path_buf());
+        let place = Place::new(root, &self.state_dir);
+        let machine = Arc::new(SimMachine::new(machine, place));
         let unit = self.unit(&state);
         start_event(&mut state, &unit, event.params.clone());
         // Served while the event runs; stopped even when it fails early.

@@ -151,7 +151,8 @@ mod tests {
             file.machine.services["api-service"],
             SimService {
                 active: "failed".into(),
-                enabled: "disabled".into()
+                enabled: "disabled".into(),
+                ..SimService::default()
             }
         );
         assert!(file.machine.packages.contains("nginx"));

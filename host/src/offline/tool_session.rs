@@ -5,8 +5,11 @@
 //! `ERROR …` words as the embedded tools ([`SimTools`]). One tool runs at
 //! a time (the session is locked while it does); its writes stay in the
 //! session, held as the embedded tools hold them, until whoever started
-//! the hook ends it through `end_hook` (`sim_dispatch`).
+//! the hook ends it through `end_hook` (`sim_dispatch`). The simulated
+//! machine's tools (`served_machine`) answer from the same session, its
+//! `machine`, which acts at once and is not held.
 
+use super::machine::MachineState;
 use super::secrets::PendingSecrets;
 use super::sim::{SimState, SimTools};
 use crate::hook_tools::{HookTools, ToolOutput};
@@ -36,6 +39,9 @@ pub struct Session {
     pub pending_secrets: PendingSecrets,
     #[serde(default)]
     pub pending_ports: crate::model::port_rules::Pending,
+    /// The simulated machine (the state file's `machine:` section).
+    #[serde(default, skip_serializing_if = "MachineState::is_empty")]
+    pub machine: MachineState,
 }
 
 /// What the tools know of the event ([`SimTools`] without its state).
@@ -241,6 +247,7 @@ mod tests {
             state: state.clone(),
             pending_secrets: PendingSecrets::default(),
             pending_ports: Default::default(),
+            machine: MachineState::default(),
         };
         session.write(&path).unwrap();
         let back = Session::read(&path).unwrap();

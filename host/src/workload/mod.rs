@@ -18,7 +18,7 @@
 mod commands;
 pub mod machine;
 pub(crate) mod packages;
-mod process;
+pub(crate) mod process;
 pub(crate) mod services;
 
 pub use crate::charm_dir::{MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};

@@ -1,31 +1,31 @@
-"""The fake workload of the api-service example charm: what the stand-in
-package `api-service` installs (see ../../README.md).
+"""The fake workload of the api-service example charm: what the package
+`api-service` installs on the simulated machine (see README.md).
 
 One script, three programs, chosen by the first argument:
 
-  api    --machine M --root R    the API (unit `api-service`): reads
+  api    --knobs K --root R    the API (unit `api-service`): reads
                                  R/etc/api-service/api-service.conf, listens
                                  on 127.0.0.1:<[api] port> and answers
                                  `GET /healthcheck` 200 `OK`, anything else 404
-  idle   --machine M --name N    a worker or scheduler (units `api-worker`,
+  idle   --knobs K --name N    a worker or scheduler (units `api-worker`,
                                  `api-scheduler`): runs until stopped
-  manage --machine M --root R db sync
+  manage --knobs K --root R db sync
                                  the migration (`api-service-manage`): appends
                                  `db sync release=<release of the config file>`
-                                 to M/db-sync.log (with ` failed` when it
+                                 to K/db-sync.log (with ` failed` when it
                                  fails, below)
 
-Knobs the tests turn, as files under the fake machine's directory M:
+Knobs the tests turn, as files under the test's own directory K:
 
-  M/hold/api-service    while it exists, the API runs but does not listen
+  K/hold/api-service    while it exists, the API runs but does not listen
                         yet (a service that takes a while to come up); it
                         listens once the file is removed
-  M/fail/db-sync        the migration fails: exit 1, the file's content on
+  K/fail/db-sync        the migration fails: exit 1, the file's content on
                         stderr
 
 Each program names itself (`/proc/self/comm`) after its unit, as the real
 one would be named, for the host's process probes; the unit scripts also set
-argv[0]. A program whose machine directory is gone exits: a test that died
+argv[0]. A program whose knobs directory is gone exits: a test that died
 without cleaning up leaves no process behind for long.
 
 Standard library only; Python 3.11.
@@ -53,11 +53,11 @@ def name_self(name):
         pass
 
 
-def watch_machine(machine):
-    """Exit the whole process once the machine directory is gone."""
+def watch_knobs(knobs):
+    """Exit the whole process once the test's directory is gone."""
 
     def watch():
-        while os.path.isdir(machine):
+        while os.path.isdir(knobs):
             time.sleep(0.5)
         os._exit(0)
 
@@ -103,13 +103,13 @@ class Server(http.server.ThreadingHTTPServer):
 def api(args):
     name_self("api-service")
     stop_on_term()
-    watch_machine(args.machine)
+    watch_knobs(args.knobs)
     try:
         port = read_config(args.root).getint("api", "port")
     except (OSError, configparser.Error, ValueError) as e:
         print(f"api-service: cannot read {CONFIG}: {e}", file=sys.stderr)
         return 1
-    hold = os.path.join(args.machine, "hold", "api-service")
+    hold = os.path.join(args.knobs, "hold", "api-service")
     while os.path.exists(hold):
         time.sleep(POLL)
     Server(("127.0.0.1", port), Health).serve_forever(poll_interval=POLL)
@@ -119,7 +119,7 @@ def api(args):
 def idle(args):
     name_self(args.name)
     stop_on_term()
-    watch_machine(args.machine)
+    watch_knobs(args.knobs)
     while True:
         time.sleep(3600)
 
@@ -133,9 +133,9 @@ def manage(args):
     except (OSError, configparser.Error) as e:
         print(f"api-service-manage: cannot read {CONFIG}: {e}", file=sys.stderr)
         return 1
-    fail = os.path.join(args.machine, "fail", "db-sync")
+    fail = os.path.join(args.knobs, "fail", "db-sync")
     failed = os.path.exists(fail)
-    with open(os.path.join(args.machine, "db-sync.log"), "a") as f:
+    with open(os.path.join(args.knobs, "db-sync.log"), "a") as f:
         f.write(f"db sync release={release}{' failed' if failed else ''}\n")
     if failed:
         with open(fail) as f:
@@ -149,13 +149,13 @@ def main():
     parser = argparse.ArgumentParser(prog="workload.py")
     sub = parser.add_subparsers(dest="program", required=True)
     p = sub.add_parser("api")
-    p.add_argument("--machine", required=True)
+    p.add_argument("--knobs", required=True)
     p.add_argument("--root", required=True)
     p = sub.add_parser("idle")
-    p.add_argument("--machine", required=True)
+    p.add_argument("--knobs", required=True)
     p.add_argument("--name", required=True)
     p = sub.add_parser("manage")
-    p.add_argument("--machine", required=True)
+    p.add_argument("--knobs", required=True)
     p.add_argument("--root", required=True)
     p.add_argument("command", nargs="*")
     args = parser.parse_args()
