@@ -37,8 +37,10 @@ pub const START: Duration = Duration::from_secs(1_767_225_600);
 pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, BadFile> {
     let file = scenario.path.display();
     let base = charms.unwrap_or_else(|| crate::atomic_file::parent(&scenario.path));
-    let charm = base.join(&scenario.charm);
-    // A charm that cannot be read is the file's mistake, not a failed hook.
+    // A charm that cannot be read is the file's mistake, not a failed hook;
+    // a project is packed once, before the first step, when it changed.
+    let charm = crate::pack::project::charm_for_run(&base.join(&scenario.charm))
+        .map_err(|e| BadFile(format!("{file}: `charm`: {e:#}")))?;
     let juju_store = crate::charm_dir::CharmDir::load(&charm)
         .map_err(|e| BadFile(format!("{file}: `charm`: {e}")))?
         .manifest
