@@ -218,9 +218,20 @@ impl State {
         self.probe(name, false, Some(detail))
     }
 
+    /// Script probe `name` waiting for what it watches to appear (a
+    /// container whose Pebble does not answer yet), with `detail`.
+    pub fn probe_waiting(mut self, name: &str, detail: &str) -> State {
+        self = self.probe(name, false, Some(detail));
+        if let Some(p) = self.file.sim.scripts.probes.get_mut(name) {
+            p.waiting = true;
+        }
+        self
+    }
+
     fn probe(mut self, name: &str, healthy: bool, detail: Option<&str>) -> State {
         let outcome = ScriptedProbe {
             healthy,
+            waiting: false,
             detail: detail.map(str::to_string),
         };
         self.file

@@ -272,6 +272,7 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
         let check = Check {
             healthy: outcome.healthy,
             detail,
+            waiting: outcome.waiting,
         };
         scripted.insert(name.clone(), check);
     }
