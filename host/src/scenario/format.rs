@@ -100,6 +100,7 @@ pub const DOCUMENTS: &[&str] = &[
     "scope-history",
     "app-scope-history",
     "containers",
+    "secrets",
 ];
 pub const CONTAINS: &[&str] = &[
     "logs-contain",
@@ -418,6 +419,14 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
     const STATUS: &[&str] = &["kind", "message"];
     const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
     const CHANGE: &[&str] = &["kind", "message", "event"];
+    const SECRET: &[&str] = &[
+        "id",
+        "owner",
+        "revision",
+        "content",
+        "description",
+        "grants",
+    ];
     let check = |path: &str, v: &Value, known: &[&str]| -> Bad<()> {
         match v {
             Value::Null => Ok(()),
@@ -445,6 +454,7 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
         "unit-status" | "app-status" => check(path, value, STATUS),
         "scopes" | "app-scopes" => each(STATUS),
         "relation-data" => each(RELATION),
+        "secrets" => each(SECRET),
         "scope-history" | "app-scope-history" => {
             let Value::Object(m) = value else {
                 return Err(BadFile(format!("{at}: `{path}`: a map is expected")));

@@ -357,8 +357,31 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
         },
         "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
         "containers" => serde_json::to_value(&sim.model.containers).unwrap_or_default(),
+        "secrets" => secrets(&sim.model.secrets),
         _ => Value::Null,
     }
+}
+
+/// The secrets Juju keeps, by label (by id when one has none, as a secret
+/// the charm adds has an id no scenario can know): `{id, owner, revision,
+/// content, description, grants}`, content the latest revision's.
+fn secrets(all: &BTreeMap<String, crate::offline::secrets::SimSecret>) -> Value {
+    Value::Object(
+        all.iter()
+            .map(|(id, s)| {
+                let latest = s.revisions.iter().max_by_key(|r| r.revision);
+                let view = json!({
+                    "id": id,
+                    "owner": s.owner,
+                    "revision": latest.map_or(0, |r| r.revision),
+                    "content": latest.map(|r| r.content.clone()).unwrap_or_default(),
+                    "description": s.description,
+                    "grants": s.grants,
+                });
+                (s.label.clone().unwrap_or_else(|| id.clone()), view)
+            })
+            .collect(),
+    )
 }
 
 /// A status as `{kind, message}`; `null` when none was written.
