@@ -145,8 +145,8 @@ impl Sim {
             can_connect: self.can_connect,
             layers: self.layers,
             services,
-            checks: match self.checks {
-                Checks::Scripted(m) => m,
+            checks: match &mut self.checks {
+                Checks::Scripted(m) => std::mem::take(m),
                 Checks::Running(_) => BTreeMap::new(),
             },
             files: files

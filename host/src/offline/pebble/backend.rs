@@ -138,6 +138,16 @@ impl Checks {
     }
 }
 
+impl Drop for Checks {
+    /// Running checks end with the container (their threads share only
+    /// the counts).
+    fn drop(&mut self) {
+        if let Checks::Running(r) = self {
+            r.stop();
+        }
+    }
+}
+
 /// What exec runs: scripted outcomes of the commands wasm-charm.yaml
 /// declares, or any program found on `PATH`, for real.
 #[derive(Debug)]

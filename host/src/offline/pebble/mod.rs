@@ -142,3 +142,7 @@ impl Containers {
 #[cfg(test)]
 #[path = "socket_tests.rs"]
 mod socket_tests;
+
+#[cfg(test)]
+#[path = "process_tests.rs"]
+mod process_tests;

@@ -42,6 +42,10 @@ struct Io {
     writers: BTreeMap<String, Writer>,
     pid: Option<u32>,
     done: bool,
+    /// Killed (at shutdown) before or while it started.
+    cancelled: bool,
+    /// A signal sent on control before the process started, for it.
+    early_signal: Option<i32>,
 }
 
 /// One exec task: its websockets and its process.
@@ -115,24 +119,30 @@ fn command(text: &str) -> Option<&'static str> {
 impl Run {
     /// Kill the process (at shutdown), if it still runs.
     pub fn kill(&self) {
-        let io = lock(&self.io);
+        let mut io = lock(&self.io);
+        io.cancelled = true;
         if let (Some(pid), false) = (io.pid, io.done) {
             signal_group(pid, libc::SIGKILL);
         }
         drop(io);
+        self.opened.notify_all();
         lock(&self.stdin).take();
     }
 
     fn signal(&self, text: &str) {
         let doc: Value = serde_json::from_str(text).unwrap_or_default();
-        let name = doc.pointer("/signal/name").and_then(Value::as_str);
-        let io = lock(&self.io);
-        if let (Some(number), Some(pid), false) = (name.and_then(signal_number), io.pid, io.done)
-            && let Ok(pid) = i32::try_from(pid)
-        {
-            // SAFETY: kill(2) on the process this task started (not yet
-            // reaped: `done` is set once it is); no memory is involved.
-            unsafe { libc::kill(pid, number) };
+        let Some(number) = doc
+            .pointer("/signal/name")
+            .and_then(Value::as_str)
+            .and_then(signal_number)
+        else {
+            return;
+        };
+        let mut io = lock(&self.io);
+        match (io.pid, io.done) {
+            (None, false) => io.early_signal = Some(number),
+            (Some(pid), false) => send_signal(pid, number),
+            (_, true) => {}
         }
     }
 
@@ -144,9 +154,9 @@ impl Run {
         };
         let (io, _) = self
             .opened
-            .wait_timeout_while(lock(&self.io), OPEN_WAIT, |io| !wanted(io))
+            .wait_timeout_while(lock(&self.io), OPEN_WAIT, |io| !wanted(io) && !io.cancelled)
             .unwrap_or_else(|p| p.into_inner());
-        if !wanted(&io) {
+        if !wanted(&io) || io.cancelled {
             return None;
         }
         let stdio = io.writers.get("stdio")?.clone();
@@ -176,7 +186,16 @@ impl Run {
                 return finish(-1, Some(format!("cannot start: {e}")));
             }
         };
-        lock(&self.io).pid = Some(child.id());
+        {
+            let mut io = lock(&self.io);
+            io.pid = Some(child.id());
+            // Killed while it was starting: it ends at once.
+            if io.cancelled {
+                signal_group(child.id(), libc::SIGKILL);
+            } else if let Some(number) = io.early_signal.take() {
+                send_signal(child.id(), number);
+            }
+        }
         if let Some(stdin) = child.stdin.take() {
             feed(stdin, input);
         }
@@ -197,6 +216,15 @@ impl Run {
             (Some((_, text)), true) => finish(-1, Some(timed_out(text))),
             _ => finish(status.map_or(-1, exit_code), None),
         }
+    }
+}
+
+/// Signal the process a task started, while `done` is not set (it is set
+/// right after the process is reaped).
+fn send_signal(pid: u32, number: i32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: kill(2) on a child of ours; no memory is involved.
+        unsafe { libc::kill(pid, number) };
     }
 }
 
