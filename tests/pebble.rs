@@ -373,3 +373,24 @@ fn exec_runs_declared_commands_with_their_output_exit_and_timeout() {
         r#"Exit::TimedOut stdout="" stderr="" truncated=false"#
     );
 }
+
+#[test]
+fn sigterm_stops_every_service_and_removes_the_socket() {
+    let mut pod = Pod::start(Pod::root());
+    let layer = json!({"action": "add", "label": "l", "format": "yaml", "layer": LAYER});
+    let (status, answer) = pod.pebble.request("POST", "/v1/layers", &layer);
+    assert_eq!(status, 200, "{answer}");
+    let replan = json!({"action": "replan", "services": []});
+    let (status, answer) = pod.pebble.request("POST", "/v1/services", &replan);
+    assert_eq!(status, 202, "{answer}");
+    let pid = pod.pid_of("web").expect("web's pid");
+    assert!(alive(pid));
+    // SIGTERM reaches the service at once: well before the SIGKILL that
+    // would follow 5 s later, and before the guard's own kill.
+    let started = Instant::now();
+    assert!(pod.pebble.terminate(), "sim pebble did not exit");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(!alive(pid), "web (pid {pid}) was stopped");
+    assert!(!socket(pod.path()).exists(), "the socket is removed");
+    assert_eq!(pod.pid_of("web"), None);
+}

@@ -135,20 +135,32 @@ impl SimPebble {
     }
 }
 
-impl Drop for SimPebble {
-    fn drop(&mut self) {
-        let services = self.pids();
-        // SIGTERM: it stops its services, then exits.
+impl SimPebble {
+    /// SIGTERM, as a pod's end would send it: whether it exited (having
+    /// stopped its services) within 10 s.
+    pub fn terminate(&mut self) -> bool {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return true;
+        }
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let until = Instant::now() + Duration::from_secs(10);
         while Instant::now() < until {
             if let Ok(Some(_)) = self.child.try_wait() {
-                break;
+                return true;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        false
+    }
+}
+
+impl Drop for SimPebble {
+    fn drop(&mut self) {
+        let services = self.pids();
+        if !self.terminate() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         // Each service runs in a session (and process group) of its own:
         // killed even if the simulated Pebble could not.
         for pid in services.into_iter().filter(|p| alive(*p)) {

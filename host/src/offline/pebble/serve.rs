@@ -24,12 +24,19 @@ pub struct PebbleArgs {
 }
 
 /// SIGTERM and SIGINT, blocked in every thread so that one `sigwait`
-/// takes them (the children get an unblocked mask: std resets it).
+/// takes them (each child unblocks them: `process::in_session`).
 fn stop_signals() -> std::io::Result<libc::sigset_t> {
-    // SAFETY: the set is initialised by sigemptyset before any other use;
-    // pthread_sigmask only changes this thread's mask, inherited by the
-    // threads started after it.
+    // SAFETY: signal(2) only sets the dispositions; the set is initialised
+    // by sigemptyset before any other use; pthread_sigmask only changes
+    // this thread's mask, inherited by the threads started after it.
     unsafe {
+        // A shell starts a background job with SIGINT ignored, and an
+        // ignored signal is discarded rather than left for sigwait.
+        for signal in [libc::SIGTERM, libc::SIGINT] {
+            if libc::signal(signal, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
         let mut set = std::mem::zeroed::<libc::sigset_t>();
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGTERM);

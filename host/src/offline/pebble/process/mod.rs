@@ -21,13 +21,21 @@ use std::os::unix::process::CommandExt as _;
 use std::process::Command;
 
 /// Run `command` in a session of its own: its process group is then what
-/// a stop or a kill signals.
+/// a stop or a kill signals. No signal is blocked in it (`sim pebble`
+/// blocks SIGTERM and SIGINT in its own threads to wait for them, and a
+/// child would inherit that mask: a stopped service would ignore SIGTERM).
 pub fn in_session(command: &mut Command) -> &mut Command {
-    // SAFETY: setsid(2) is async-signal-safe and touches no memory of the
-    // parent; it runs in the child between fork and exec.
+    // SAFETY: setsid(2), sigemptyset(3) and sigprocmask(2) are
+    // async-signal-safe and touch only the child's own stack and state;
+    // they run in the child between fork and exec.
     unsafe {
         command.pre_exec(|| {
             if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut none = std::mem::zeroed::<libc::sigset_t>();
+            libc::sigemptyset(&mut none);
+            if libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
