@@ -127,17 +127,17 @@ fn a_stale_socket_is_replaced_and_anything_else_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pebble.socket");
     drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
-    let sim = Sim::new(SimContainer::default(), BTreeMap::new(), String::new()).unwrap();
-    let server = Server::start(path.clone(), sim.clone()).unwrap();
+    let sim = || Sim::new(SimContainer::default(), BTreeMap::new(), String::new()).unwrap();
+    let server = Server::start(path.clone(), sim()).unwrap();
     // Dropped without `stop`: still stopped, socket removed.
     drop(server);
     assert!(!path.exists());
     // Stopped even when its socket file was removed under it.
-    let server = Server::start(path.clone(), sim.clone()).unwrap();
+    let server = Server::start(path.clone(), sim()).unwrap();
     std::fs::remove_file(&path).unwrap();
     let back = server.stop();
     assert!(back.calls.is_empty());
     std::fs::write(&path, "not a socket").unwrap();
-    let e = Server::start(path.clone(), sim).err().unwrap();
+    let e = Server::start(path.clone(), sim()).err().unwrap();
     assert!(e.contains("is not a socket"), "{e}");
 }
