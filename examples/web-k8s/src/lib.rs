@@ -173,7 +173,7 @@ fn configure(_event: &Event) -> Outcome {
         Err(blocked) => return Ok(Some(blocked)),
     };
     let web = pebble::get_container(CONTAINER);
-    if !web.can_connect()? {
+    if !web.can_connect() {
         // Nothing to judge before the layer is in: the probes would only
         // say that Pebble does not answer. `web-pebble-ready` comes.
         gate(&[])?;
@@ -221,6 +221,7 @@ fn push_config(web: &pebble::Container, wanted: &Wanted) -> Result<bool, Error> 
     let options = PushOptions {
         make_dirs: true,
         permissions: Some(0o644),
+        ..Default::default()
     };
     web.push(CONFIG_FILE, &text, options)
         .map_err(|e| pebble_error(e, &format!("cannot write {CONFIG_FILE}")))?;
