@@ -437,6 +437,10 @@ async fn exchange(
 }
 
 #[cfg(test)]
+#[path = "exec_fake_tests.rs"]
+mod fake_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

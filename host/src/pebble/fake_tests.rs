@@ -87,7 +87,7 @@ pub fn serve(answers: Vec<(u16, String)>) -> Fake {
     }
 }
 
-fn read_request(stream: &mut std::os::unix::net::UnixStream) -> Option<Seen> {
+pub fn read_request(stream: &mut std::os::unix::net::UnixStream) -> Option<Seen> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
