@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 /// always sets one).
 const CALL_WITHOUT_DEADLINE: Duration = Duration::from_secs(30);
 
+/// The longest `can-connect` waits for Pebble's answer.
+const CAN_CONNECT_WAIT: Duration = Duration::from_secs(5);
+
 /// The socket of `container`'s Pebble, as Juju mounts it.
 pub fn socket_path(container: &str) -> String {
     format!("/charm/containers/{container}/pebble.socket")
@@ -325,6 +328,10 @@ pub fn parse_changed(result: &Value) -> Option<Vec<String>> {
 impl Host for Pebble {
     fn can_connect(&mut self, container: String) -> Result<bool, PebbleError> {
         let client = self.client(&container)?;
+        // A Pebble that accepts and never answers would otherwise hold the
+        // handler to its deadline; ops' client gives up after 5 s too.
+        let wait = client.deadline().min(Instant::now() + CAN_CONNECT_WAIT);
+        let client = Client::new(client.socket().to_path_buf(), wait);
         // As ops: any failure to reach Pebble or to read its answer is
         // "not now", not an error.
         Ok(client.sync("GET", "/v1/system-info", Body::Empty).is_ok())

@@ -110,6 +110,21 @@ fn can_connect_is_false_on_any_failure_to_reach_pebble() {
 }
 
 #[test]
+fn can_connect_to_a_silent_pebble_is_false_by_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket_dir = dir.path().join("charm/containers/web");
+    std::fs::create_dir_all(&socket_dir).unwrap();
+    // Accepts (the kernel's backlog) and never answers.
+    let _listener = std::os::unix::net::UnixListener::bind(socket_dir.join("pebble.socket"));
+    let root = WorkloadRoot::new(dir.path().to_path_buf()).unwrap();
+    let mut pebble = Pebble::new(vec!["web".into()], root);
+    let started = Instant::now();
+    pebble.set_deadline(started + Duration::from_millis(300));
+    assert_eq!(pebble.can_connect("web".into()), Ok(false));
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
 fn send_signal_posts_the_name_and_services() {
     let mut fake = serve(vec![
         sync(json!(true)),
