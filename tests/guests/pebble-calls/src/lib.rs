@@ -6,7 +6,8 @@
 #![allow(clippy::too_many_lines)]
 
 use wasm_charm::pebble::{
-    self, AddLayerOptions, CheckLevel, MakeDirOptions, PushOptions, RemovePathOptions,
+    self, AddLayerOptions, CheckLevel, ExecOptions, ListFilesOptions, MakeDirOptions, NoticeFilter,
+    PushOptions, RemovePathOptions,
 };
 use wasm_charm::prelude::*;
 
@@ -40,7 +41,7 @@ fn shown(out: Result<wasm_charm::workload::CommandOutput, pebble::PebbleError>) 
     }
 }
 
-fn calls(_event: &Event) -> Outcome {
+fn calls(event: &Event) -> Outcome {
     let web = pebble::get_container("web");
     let layer = text("layer")?;
     for call in text("calls")?.split_whitespace() {
@@ -128,6 +129,74 @@ fn calls(_event: &Event) -> Outcome {
                     out.truncated
                 ),
                 Err(e) => format!("Err({e:?})"),
+            },
+            "autostart" => format!("{:?}", web.autostart()),
+            "send-signal" => format!("{:?}", web.send_signal("SIGHUP", &["web"])),
+            "send-signal-bad" => format!("{:?}", web.send_signal("hup", &["web"])),
+            "start-checks" => format!("{:?}", web.start_checks(&["up"])),
+            "stop-checks" => format!("{:?}", web.stop_checks(&["up"])),
+            "exists" => format!(
+                "{:?} {:?}",
+                web.exists("/etc/web/web.conf"),
+                web.exists("/nowhere")
+            ),
+            "isdir" => format!(
+                "{:?} {:?}",
+                web.isdir("/etc/web"),
+                web.isdir("/etc/web/web.conf")
+            ),
+            "list-pattern" => format!(
+                "{:?}",
+                web.list_files_with(
+                    "/etc/web",
+                    &ListFilesOptions {
+                        pattern: Some("*.conf".into()),
+                        ..Default::default()
+                    }
+                )
+                .map(|files| files.into_iter().map(|f| f.path).collect::<Vec<_>>())
+            ),
+            "push-owned" => format!(
+                "{:?}",
+                web.push(
+                    "/etc/web/owned.conf",
+                    "owned\n",
+                    PushOptions {
+                        make_dirs: true,
+                        user: Some("web".into()),
+                        group_id: Some(33),
+                        ..Default::default()
+                    }
+                )
+            ),
+            "exec-options" => shown(web.exec_with(
+                "echo",
+                &["with options"],
+                &ExecOptions {
+                    environment: [("LANG".to_string(), "C".to_string())].into(),
+                    working_dir: Some("/tmp".into()),
+                    stdin: b"input".to_vec(),
+                    combine_stderr: true,
+                    ..Default::default()
+                },
+            )),
+            "notices" => format!(
+                "{:?}",
+                web.get_notices(&NoticeFilter {
+                    types: vec!["custom".into()],
+                    ..Default::default()
+                })
+                .map(|notices| notices
+                    .into_iter()
+                    .map(|n| (n.key, n.occurrences, n.last_data))
+                    .collect::<Vec<_>>())
+            ),
+            "notice-event" => match event {
+                Event::PebbleCustomNotice(n) => format!(
+                    "{:?}",
+                    n.notice().map(|notice| (notice.key, notice.last_data))
+                ),
+                other => format!("not a notice event: {other}"),
             },
             other => format!("unknown call {other}"),
         };
