@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 pub const MAX_NAME: usize = 256;
 /// Longest path the charm may send (Linux's `PATH_MAX`).
 pub const MAX_PATH: usize = 4096;
+/// Largest file `push` writes: the body is built in the host's memory.
+pub const MAX_PUSH: usize = 64 << 20;
 
 /// `GET /v1/files?action=list`' result; permissions are octal text.
 pub fn parse_files(result: &Value) -> Option<Vec<FileInfo>> {
@@ -141,6 +143,12 @@ pub fn push(
 ) -> Result<(), PebbleError> {
     bounded_text(container, "push path", path, MAX_PATH)?;
     check_ownership(container, "push options.owner", &options.owner)?;
+    if data.len() > MAX_PUSH {
+        return Err(PebbleError::Invalid(format!(
+            "container {container}: push of {path}: {} bytes of data, at most {MAX_PUSH}",
+            data.len()
+        )));
+    }
     let meta = push_metadata(path, options);
     let boundary = boundary();
     let bytes = client::push_body(&boundary, &meta, path, data);

@@ -177,3 +177,18 @@ fn calls_through_a_fake_pebble() {
         "/v1/files?action=list&path=/nowhere&pattern=%2A"
     );
 }
+
+#[test]
+fn a_push_too_large_is_refused_before_pebble_is_asked() {
+    let mut fake = serve(vec![]);
+    let plain = PushOptions {
+        make_dirs: false,
+        permissions: None,
+        owner: nobody(),
+    };
+    assert!(matches!(
+        fake.pebble.push("web".into(), "/big".into(), vec![0; MAX_PUSH + 1], plain),
+        Err(PebbleError::Invalid(m)) if m.contains("push of /big")
+    ));
+    assert!(fake.seen().is_empty());
+}

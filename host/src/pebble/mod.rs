@@ -346,6 +346,13 @@ impl Host for Pebble {
     ) -> Result<(), PebbleError> {
         let client = self.client(&container)?;
         bounded_text(&container, "add-layer label", &label, MAX_NAME)?;
+        if layer.len() > client::MAX_ANSWER {
+            return Err(PebbleError::Invalid(format!(
+                "container {container}: add-layer layer is {} bytes, at most {}",
+                layer.len(),
+                client::MAX_ANSWER
+            )));
+        }
         let body = json!({"action": "add", "combine": combine, "label": label,
             "format": "yaml", "layer": layer});
         client

@@ -92,6 +92,24 @@ fn undeclared_containers_and_missing_sockets() {
         pebble.send_signal("db".into(), "SIGHUP".into(), vec!["web".into()]),
         Err(PebbleError::Undeclared(_))
     ));
+    // Refused before the (missing) socket is tried.
+    let huge = "x".repeat(client::MAX_ANSWER + 1);
+    assert!(matches!(
+        pebble.add_layer("web".into(), "base".into(), huge, false),
+        Err(PebbleError::Invalid(m)) if m.contains("add-layer layer")
+    ));
+    assert!(matches!(
+        pebble.add_layer("web".into(), "l".repeat(MAX_NAME + 1), String::new(), false),
+        Err(PebbleError::Invalid(m)) if m.contains("add-layer label")
+    ));
+    assert!(matches!(
+        pebble.start("web".into(), vec!["s".into(); MAX_NAMES + 1]),
+        Err(PebbleError::Invalid(m)) if m.contains("start services")
+    ));
+    assert!(matches!(
+        pebble.pull("web".into(), "/".repeat(files::MAX_PATH + 1)),
+        Err(PebbleError::Invalid(m)) if m.contains("pull path")
+    ));
 }
 
 #[test]
