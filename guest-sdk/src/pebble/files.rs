@@ -82,6 +82,56 @@ pub struct ListFilesOptions {
     pub itself: bool,
 }
 
+/// A file of any size read from a container a piece at a time (ops'
+/// `Container.pull`, which answers a file object): [`std::io::Read`], each
+/// read asking Pebble for at most 1 MiB. An error Pebble reports after the
+/// content (it could not read all of it) comes as the last read's error.
+///
+/// ```no_run
+/// use std::io::Read;
+///
+/// let mut dump = wasm_charm::pebble::get_container("db").pull_stream("/var/backups/db.sql")?;
+/// let mut piece = vec![0; 64 << 10];
+/// let mut total = 0;
+/// loop {
+///     let n = dump.read(&mut piece)?;
+///     if n == 0 { break; }
+///     total += n;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct PullStream {
+    reader: wit::FileReader,
+    ended: bool,
+}
+
+/// Reads the file's next piece.
+///
+/// ```no_run
+/// use std::io::Read;
+///
+/// let mut text = String::new();
+/// wasm_charm::pebble::get_container("web").pull_stream("/var/log/web.log")?.read_to_string(&mut text)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::io::Read for PullStream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.ended || buf.is_empty() {
+            return Ok(0);
+        }
+        // The host hands out at most 1 MiB a read.
+        let max = u32::try_from(buf.len()).unwrap_or(u32::MAX).min(1 << 20);
+        let piece = self.reader.read(max).map_err(std::io::Error::other)?;
+        if piece.is_empty() {
+            self.ended = true;
+        }
+        let n = piece.len().min(buf.len());
+        buf[..n].copy_from_slice(&piece[..n]);
+        Ok(n)
+    }
+}
+
 fn ownership(
     user: &Option<String>,
     user_id: Option<u32>,
@@ -137,6 +187,26 @@ impl Container {
     /// ```
     pub fn pull(&self, path: &str) -> Result<Vec<u8>, PebbleError> {
         wit::pull(&self.name, path)
+    }
+
+    /// The file at the absolute `path`, of any size, to read a piece at a
+    /// time (ops' `Container.pull`, as a file object; at most 4 open at
+    /// once in a handler).
+    ///
+    /// ```no_run
+    /// use std::io::Read;
+    ///
+    /// let mut log = wasm_charm::pebble::get_container("web").pull_stream("/var/log/web.log")?;
+    /// let mut start = [0; 4096];
+    /// let n = log.read(&mut start)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[doc(alias = "pull")]
+    pub fn pull_stream(&self, path: &str) -> Result<PullStream, PebbleError> {
+        Ok(PullStream {
+            reader: wit::pull_stream(&self.name, path)?,
+            ended: false,
+        })
     }
 
     /// The entries of the directory at `path`, or the file itself (ops'

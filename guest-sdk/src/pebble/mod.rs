@@ -67,7 +67,7 @@ mod notices;
 mod yaml;
 
 pub use exec::ExecOptions;
-pub use files::{ListFilesOptions, MakeDirOptions, PushOptions, RemovePathOptions};
+pub use files::{ListFilesOptions, MakeDirOptions, PullStream, PushOptions, RemovePathOptions};
 pub use notices::{Notice, NoticeFilter};
 
 pub use layer::{

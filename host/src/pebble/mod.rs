@@ -13,11 +13,12 @@ pub mod client;
 pub mod exec;
 pub mod files;
 pub mod notices;
+pub mod stream;
 pub mod websocket;
 
 use crate::bindings::pebble::{
-    ApiError, CheckInfo, CheckLevel, ExecOptions, FileInfo, Host, MakeDirOptions, Notice,
-    NoticeFilter, PebbleError, PushOptions, ServiceInfo,
+    ApiError, CheckInfo, CheckLevel, ExecOptions, FileInfo, FileReader, Host, HostFileReader,
+    MakeDirOptions, Notice, NoticeFilter, PebbleError, PushOptions, ServiceInfo,
 };
 use crate::bindings::workload::CommandOutput;
 use crate::charm_dir::ContainerGrant;
@@ -28,8 +29,9 @@ pub use files::parse_files;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use wasmtime::component::Resource;
 
 /// How long a call may take when no handler deadline was set (the pipeline
 /// always sets one).
@@ -62,6 +64,8 @@ pub struct Pebble {
     grants: Arc<BTreeMap<String, ContainerGrant>>,
     root: WorkloadRoot,
     deadline: Option<Instant>,
+    /// The files this handler reads a piece at a time (`pull-stream`).
+    streams: Arc<Mutex<stream::Streams>>,
 }
 
 impl Pebble {
@@ -71,6 +75,7 @@ impl Pebble {
             grants: Arc::default(),
             root,
             deadline: None,
+            streams: Arc::default(),
         }
     }
 
@@ -106,6 +111,11 @@ impl Pebble {
         }
         let deadline = self.deadline();
         client_for(&self.root, container, deadline).ok_or_else(undeclared)
+    }
+
+    fn lock_streams(&self) -> std::sync::MutexGuard<'_, stream::Streams> {
+        // A panic elsewhere while it was held leaves the table usable.
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn deadline(&self) -> Instant {
@@ -551,6 +561,26 @@ impl Host for Pebble {
         exec::run(&client, &argv, &options, until).map_err(|e| wit_error(&container, e))
     }
 
+    fn pull_stream(
+        &mut self,
+        container: String,
+        path: String,
+    ) -> Result<Resource<FileReader>, PebbleError> {
+        let client = self.client(&container)?;
+        let full = || {
+            PebbleError::Invalid(format!(
+                "container {container}: pull-stream: {} files are open already, the most at once",
+                stream::MAX_OPEN
+            ))
+        };
+        if self.lock_streams().is_full() {
+            return Err(full());
+        }
+        let opened = stream::open(&client, &container, &path)?;
+        let id = self.lock_streams().insert(opened).ok_or_else(full)?;
+        Ok(Resource::new_own(id))
+    }
+
     fn get_notices(
         &mut self,
         container: String,
@@ -563,6 +593,25 @@ impl Host for Pebble {
     fn get_notice(&mut self, container: String, id: String) -> Result<Notice, PebbleError> {
         let client = self.client(&container)?;
         notices::get_notice(&client, &container, &id)
+    }
+}
+
+impl HostFileReader for Pebble {
+    fn read(&mut self, reader: Resource<FileReader>, max: u32) -> Result<Vec<u8>, PebbleError> {
+        match self.lock_streams().get(reader.rep()) {
+            Some(stream) => stream.read(max),
+            // A handle the host gave out is always in the table until
+            // dropped; anything else is a host bug, reported, not a trap.
+            None => Err(PebbleError::Protocol(format!(
+                "file reader {} is not open",
+                reader.rep()
+            ))),
+        }
+    }
+
+    fn drop(&mut self, reader: Resource<FileReader>) -> wasmtime::Result<()> {
+        self.lock_streams().remove(reader.rep());
+        Ok(())
     }
 }
 

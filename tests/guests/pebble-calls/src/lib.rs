@@ -130,6 +130,18 @@ fn calls(event: &Event) -> Outcome {
                 ),
                 Err(e) => format!("Err({e:?})"),
             },
+            "pull-stream" => format!(
+                "{:?}",
+                web.pull_stream("/etc/web/web.conf")
+                    .map_err(Error::from)
+                    .and_then(|mut file| {
+                        let mut text = String::new();
+                        std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| {
+                            Error::from(pebble::PebbleError::Protocol(e.to_string()))
+                        })?;
+                        Ok(text)
+                    })
+            ),
             "autostart" => format!("{:?}", web.autostart()),
             "send-signal" => format!("{:?}", web.send_signal("SIGHUP", &["web"])),
             "send-signal-bad" => format!("{:?}", web.send_signal("hup", &["web"])),
