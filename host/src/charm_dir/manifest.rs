@@ -53,6 +53,9 @@ pub struct Limits {
     pub memory_bytes: usize,
     /// Wall-clock time of one handler, host calls included.
     pub handler_timeout: Duration,
+    /// Whether `handler_timeout` is the handler's own deadline, for the
+    /// message that names the field to raise.
+    pub own_timeout: bool,
 }
 
 impl Default for Limits {
@@ -60,6 +63,7 @@ impl Default for Limits {
         Limits {
             memory_bytes: 64 << 20,
             handler_timeout: Duration::from_secs(30),
+            own_timeout: false,
         }
     }
 }
@@ -94,6 +98,7 @@ impl Manifest {
         let mut limits = self.limits;
         if let Some(t) = self.handler_timeouts.get(name) {
             limits.handler_timeout = *t;
+            limits.own_timeout = true;
         }
         limits
     }

@@ -482,9 +482,13 @@ pub fn incompatibility(version: &str) -> Option<&'static str> {
 }
 
 fn time_limit(limits: &Limits) -> String {
+    let field = if limits.own_timeout {
+        "its own limits.handlers.<name>.timeout-ms"
+    } else {
+        "limits.handler-timeout-ms"
+    };
     format!(
-        "exceeded its time limit of {} ms (wasm-charm.yaml: limits.handler-timeout-ms, or the \
-         handler's own limits.handlers.<name>.timeout-ms)",
+        "exceeded its time limit of {} ms ({field} in wasm-charm.yaml)",
         limits.handler_timeout.as_millis()
     )
 }
