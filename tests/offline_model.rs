@@ -1,6 +1,7 @@
 //! The model calls beyond relations and statuses through `wasm-charm run`:
-//! `network-get`, `goal-state`, `credential-get`, `resource-get` and the
-//! secret tools, answered by the simulated Juju from its state file, as the
+//! `network-get`, `goal-state`, `credential-get`, `resource-get`, the
+//! secret tools, `storage-add`, `relation-model-get` and `juju-reboot`,
+//! answered by the simulated Juju from its state file, as the
 //! test charm `model-echo` logs them (`CALL <name> <answer>`); and what the
 //! state file keeps of a successful hook and of a failed one (nothing).
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
