@@ -95,6 +95,8 @@ pub const DOCUMENTS: &[&str] = &[
     "stored",
     "action-results",
     "action-failed",
+    "storage",
+    "reboot",
     "machine",
     "scope-history",
     "app-scope-history",
@@ -412,6 +414,7 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
     const STATUS: &[&str] = &["kind", "message"];
     const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
     const CHANGE: &[&str] = &["kind", "message", "event"];
+    const STORAGE: &[&str] = &["kind", "location"];
     let check = |path: &str, v: &Value, known: &[&str]| -> Bad<()> {
         match v {
             Value::Null => Ok(()),
@@ -439,6 +442,14 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
         "unit-status" | "app-status" => check(path, value, STATUS),
         "scopes" | "app-scopes" => each(STATUS),
         "relation-data" => each(RELATION),
+        "storage" => each(STORAGE),
+        "reboot" => match value {
+            Value::String(r) if r == "now" || r == "after-hook" => Ok(()),
+            Value::Bool(false) => Ok(()),
+            _ => Err(BadFile(format!(
+                "{at}: `{path}`: `now`, `after-hook` or `false`"
+            ))),
+        },
         "scope-history" | "app-scope-history" => {
             let Value::Object(m) = value else {
                 return Err(BadFile(format!("{at}: `{path}`: a map is expected")));
