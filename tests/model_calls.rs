@@ -350,9 +350,10 @@ fn storage_requests_and_a_reboot_after_the_hook_commit_with_it() {
         got[1],
         r#"storage-add-undeclared Err(InvalidArgument("storage-add: `cache` is not a storage of this charm (metadata.yaml declares: `data`)"))"#
     );
+    // A relation within the model: its own UUID, the hook's JUJU_MODEL_UUID.
     assert_eq!(
         got[2],
-        r#"remote-model Some(Ok(RemoteModel { uuid: "00000000-0000-4000-8000-000000000000" }))"#
+        r#"remote-model Some(Ok(RemoteModel { uuid: "d1a3c0de-0000-4000-8000-00000000f00d" }))"#
     );
     assert_eq!(got[3..], ["reboot Ok(())", "after went on"]);
     assert_eq!(

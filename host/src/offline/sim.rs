@@ -288,6 +288,9 @@ pub struct SimTools {
     /// The storage instance of a storage hook (`JUJU_STORAGE_ID`): the
     /// default of `storage-get`'s `-s`, as in Juju.
     pub storage: Option<String>,
+    /// The model's UUID (`JUJU_MODEL_UUID`): what `relation-model-get`
+    /// answers for a relation within the model.
+    pub model_uuid: String,
     /// metadata.yaml's storage, each name with its kind (`filesystem`,
     /// `block`): what `storage-add` adds.
     pub declared_storage: BTreeMap<String, String>,

@@ -155,6 +155,10 @@ impl Simulator<'_> {
             remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
             remote_app: env.get("JUJU_REMOTE_APP").map(str::to_string),
             storage: env.get("JUJU_STORAGE_ID").map(str::to_string),
+            model_uuid: env
+                .get("JUJU_MODEL_UUID")
+                .unwrap_or(super::sim::MODEL_UUID)
+                .to_string(),
             declared_storage: super::declared_storage(self.charm),
             bindings: super::bindings(self.charm),
             state_dir: std::path::absolute(&self.state_dir).with_context(|| {

@@ -63,6 +63,8 @@ pub struct ToolContext {
     pub storage: Option<String>,
     #[serde(default)]
     pub declared_storage: BTreeMap<String, String>,
+    #[serde(default = "sim_model_uuid")]
+    pub model_uuid: String,
     pub bindings: BTreeSet<String>,
     pub state_dir: PathBuf,
     pub now: u64,
@@ -80,6 +82,7 @@ impl ToolContext {
             remote_app: tools.remote_app.clone(),
             storage: tools.storage.clone(),
             declared_storage: tools.declared_storage.clone(),
+            model_uuid: tools.model_uuid.clone(),
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
@@ -110,6 +113,7 @@ impl ToolContext {
                 .as_ref()
                 .map(super::declared_storage)
                 .unwrap_or_default(),
+            model_uuid: var("JUJU_MODEL_UUID").unwrap_or_else(sim_model_uuid),
             bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
             state_dir: crate::atomic_file::parent(session).to_path_buf(),
             now: crate::juju::unix_now(),
@@ -128,6 +132,7 @@ impl ToolContext {
             remote_app: self.remote_app.clone(),
             storage: self.storage.clone(),
             declared_storage: self.declared_storage.clone(),
+            model_uuid: self.model_uuid.clone(),
             bindings: self.bindings.clone(),
             state_dir: self.state_dir.clone(),
             now: self.now,
@@ -156,6 +161,11 @@ impl Session {
         crate::atomic_file::write(path, &bytes)
             .with_context(|| format!("{}: cannot write", path.display()))
     }
+}
+
+/// The simulated model's UUID, where the hook's environment names none.
+fn sim_model_uuid() -> String {
+    super::sim::MODEL_UUID.to_string()
 }
 
 /// The lock every tool of a session takes while it reads and writes it.

@@ -3,7 +3,7 @@
 
 use super::args::{Answer, Args, format, output, parse, relation, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
-use crate::offline::sim::{Bag, MODEL_UUID, SimState, SimTools};
+use crate::offline::sim::{Bag, SimState, SimTools};
 
 impl SimTools {
     /// `relation-ids [<endpoint>]` (reference §2.8): the endpoint's
@@ -182,7 +182,8 @@ impl SimTools {
 
     /// `relation-model-get [-r <id>]` (Juju 3.6.2's
     /// `jujuc/relation-model-get.go`): `{"uuid": …}`, the remote side's
-    /// model; this model's own for a relation within it, as Juju answers.
+    /// model; this model's own (`JUJU_MODEL_UUID`) for a relation within
+    /// it, as Juju answers.
     pub(super) fn relation_model_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["--format", "-r", "--relation"], &[])?;
         let fmt = format(&a, &["smart", "json", "yaml"])?;
@@ -190,7 +191,7 @@ impl SimTools {
         if !a.positional.is_empty() {
             return Err(unrecognized(&a.positional));
         }
-        let uuid = rel.model_uuid.as_deref().unwrap_or(MODEL_UUID);
+        let uuid = rel.model_uuid.as_deref().unwrap_or(&self.model_uuid);
         Ok(output(fmt, &serde_json::json!({ "uuid": uuid })))
     }
 }

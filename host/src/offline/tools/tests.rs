@@ -20,6 +20,7 @@ pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         remote_unit: None,
         remote_app: None,
         storage: None,
+        model_uuid: crate::offline::sim::MODEL_UUID.into(),
         declared_storage: [
             ("data".to_string(), "filesystem".to_string()),
             ("disks".into(), "block".into()),
