@@ -282,7 +282,7 @@ fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
 mod tests {
     use crate::bindings::RelationRef;
     use crate::bindings::model::ModelError;
-    use crate::bindings::relations::{Databag, Host, LocalBag, RemoteModel};
+    use crate::bindings::relations::{Databag, Host, LocalBag};
     use crate::hook_tools::ToolOutput;
     use crate::model::MAX_RELATION_BYTES_PER_EVENT;
     use crate::model::tests::{model, rel, tool_calls};
