@@ -177,6 +177,24 @@ fn endless_loop_is_stopped_at_the_deadline_and_keeps_nothing_of_the_event() {
     assert_eq!(store(&unit), before);
 }
 
+#[test]
+fn a_handlers_own_deadline_replaces_every_handlers() {
+    let unit = unit("loop");
+    let manifest = unit.charm_dir().join("wasm-charm.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("read wasm-charm.yaml");
+    let text = text.replace(
+        "  handler-timeout-ms: 5000\n",
+        "  handler-timeout-ms: 5000\n  handlers:\n    hostile: {timeout-ms: 300}\n",
+    );
+    std::fs::write(&manifest, text).expect("write wasm-charm.yaml");
+    let out = unit.dispatch("install");
+    assert_failure(&out);
+    let why = "handler `hostile` exceeded its time limit of 300 ms";
+    assert!(stderr(&out).contains(why), "stderr: {}", stderr(&out));
+    // The other handler kept every handler's deadline and returned.
+    assert!(!stderr(&out).contains("handler `marker` exceeded"));
+}
+
 /// Runs `install` in `mode` and asserts the hook failed because handler
 /// `hostile` `reason`, keeping nothing of the event.
 fn assert_trap(mode: &str, reason: &str) {

@@ -132,7 +132,9 @@ fn the_api_service_its_handlers_actions_probes_workload_and_limits() {
             "    /etc/api-service: read-write",
             "  commands:",
             "    db-sync: argv [\"api-service-manage\", \"db\", \"sync\"], no arguments may be appended, timeout 5m",
-            "limits: memory 64 MiB per handler instance, handler timeout 900000 ms",
+            "limits: memory 64 MiB per handler instance, handler timeout 30000 ms",
+            "limits: handler package: timeout 900000 ms (its own)",
+            "limits: handler workload: timeout 900000 ms (its own)",
             "ready-message: Unit is ready",
         ],
     );
@@ -250,4 +252,36 @@ fn what_is_no_charm_is_named() {
     assert_failure(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("metadata.yaml: cannot read"), "{err}");
+}
+
+#[test]
+fn a_command_no_handler_deadline_lets_finish_is_warned_about() {
+    // The api-service example without its two handlers' own deadlines:
+    // db-sync's 5m outlasts every handler's 30 s.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let charm = dir.path().join("api-service");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(packed("examples/api-service"))
+        .arg(&charm)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    let manifest = charm.join("wasm-charm.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("read");
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains("timeout-ms: 900000") && l.trim() != "handlers:")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&manifest, cut).expect("write");
+    let report = report_of(&charm);
+    assert!(
+        report.lines().any(|l| l.starts_with(
+            "warning: workload.commands.db-sync: its timeout of 5m outlasts every handler's deadline (the longest is 30s)"
+        )),
+        "{report}"
+    );
+    // With them, nothing to say.
+    assert!(!report_of(&packed("examples/api-service")).contains("warning:"));
 }

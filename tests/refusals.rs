@@ -157,3 +157,35 @@ fn the_events_own_secret_changes_show_in_its_reads() {
     assert!(got[3].1.starts_with("Err(NotFound("), "{got:?}");
     assert_eq!(got[4].1, "went on");
 }
+
+#[test]
+fn a_secret_known_by_its_label_is_written_by_its_id() {
+    let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "model-echo/0");
+    let mut s = state(false);
+    s["leader"] = json!(true);
+    s["config"] = json!({"calls": "set-by-label:db grant-by-label:db after"});
+    unit.set_state(s);
+    assert_success(&unit.dispatch("config-changed"));
+    let got = answers(&unit.debug_log(), "INFO CALL ");
+    assert_eq!(
+        got,
+        [
+            ("set-by-label:db".to_string(), "Ok(())".to_string()),
+            ("grant-by-label:db".into(), "Ok(())".into()),
+            ("after".into(), "went on".into()),
+        ]
+    );
+    for tool in ["secret-set", "secret-grant"] {
+        let sent = unit.calls_of(tool);
+        assert!(
+            sent.iter().any(|argv| argv.iter().any(|a| a == OWN)),
+            "{tool} by id: {sent:?}"
+        );
+    }
+    let secret = &unit.state()["secrets"][OWN];
+    assert_eq!(
+        secret["revisions"].as_array().map(Vec::len),
+        Some(2),
+        "{secret}"
+    );
+}

@@ -133,3 +133,18 @@ fn a_bad_file_is_refused_naming_the_step_and_key() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_empty_list_or_map_expects_none_and_fails_when_there_are_some() {
+    let charms = charms();
+    let file = charms.path().join("empty.yaml");
+    std::fs::write(
+        &file,
+        "charm: gateway\nsteps:\n  - event: install\n    expect:\n      tool-calls: []\n",
+    )
+    .expect("write scenario");
+    let (out, stdout, stderr) = test(&[&file]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("expect.tool-calls"), "{stdout}");
+    assert!(stdout.contains("+ status-set"), "{stdout}");
+}

@@ -316,10 +316,12 @@ fn scope_names(unit: &Unit) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether `probe` gates: a handler's choice kept in the store, else the
+/// manifest's (both web-k8s probes gate from the start).
 fn gates(unit: &Unit, probe: &str) -> bool {
     juju_store(unit)["probes"][probe]["gate"]
         .as_bool()
-        .unwrap_or(false)
+        .unwrap_or(true)
 }
 
 fn config_file(port: u16, greeting: &str) -> String {
@@ -350,17 +352,24 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     });
     let conf = pod.fs().join("etc/web/web.conf");
 
-    // Install and start come before the container is up: the unit waits for
-    // it, and no probe gates yet (they would only say Pebble is not there).
+    // Install and start come before the container is up: the probes, which
+    // gate from the start, wait for Pebble; no grace period runs.
     for hook in ["install", "start"] {
         dispatch(&unit, &pod, &format!("hooks/{hook}"), &[]);
         assert_eq!(
             status(&unit),
-            ("waiting".into(), "waiting for Pebble in web".into()),
+            (
+                "waiting".into(),
+                "waiting for Pebble in web (+1 more)".into()
+            ),
             "{hook}"
         );
     }
-    assert!(!gates(&unit, "web-alive") && !gates(&unit, "web-service"));
+    assert!(gates(&unit, "web-alive") && gates(&unit, "web-service"));
+    assert_eq!(
+        juju_store(&unit)["probes"]["web-alive"]["grace-start"],
+        Value::Null
+    );
     // `store: auto` on Kubernetes: the store is in Juju's charm state.
     assert!(charm_state(&unit).contains_key("wasm-charm.store"));
     assert!(!unit.charm_dir().join(".wasm-charm/scopes.json").exists());

@@ -400,6 +400,7 @@ mod tests {
         let check = crate::probe::Check {
             healthy,
             detail: detail.into(),
+            waiting: false,
         };
         let state = ProbeState::default()
             .evaluate(

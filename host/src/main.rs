@@ -187,6 +187,12 @@ fn main() -> ExitCode {
                 packed.dispatch
             );
             println!("packed {}", packed.dir.display());
+            // What would only show on a unit, said now.
+            if let Ok(inspection) = inspect::inspect(&packed.dir) {
+                for warning in inspection.warnings() {
+                    eprintln!("warning: {warning}");
+                }
+            }
         }),
         Command::Inspect { path } => inspect::main(&path),
         Command::Init { dir, name, sdk } => init::main(&dir, name.as_deref(), sdk.as_deref()),

@@ -76,6 +76,6 @@ mod status;
 pub use charm::Charm;
 pub use error::Error;
 pub use event::Event;
-pub use outcome::{Handler, Outcome, RelationData, ScopeChange};
+pub use outcome::{Handler, Outcome, RelationData, ScopeChange, Secret};
 pub use state::{Relation, State};
 pub use status::{Status, StatusKind};

@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use wasm_charm_host::offline::machine::SimService;
+use wasm_charm_host::offline::secrets::SimSecret;
 use wasm_charm_host::offline::sim::{SimReboot, SimState};
 use wasm_charm_host::show::HandlerResult;
 use wasm_charm_host::status::store::{Scope, ScopeStore};
@@ -63,6 +64,43 @@ pub struct ScopeChange {
     pub status: Option<Status>,
     /// The event during which it changed (`config-changed`, `action backup`).
     pub event: String,
+}
+
+/// A secret after the event, as Juju keeps it ([`Outcome::secrets`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// `secret:…`.
+    pub id: String,
+    /// `application` or `unit` for the charm's own; for one another
+    /// application shared, that application.
+    pub owner: String,
+    pub label: Option<String>,
+    pub description: Option<String>,
+    /// The latest revision, and its content.
+    pub revision: u32,
+    pub content: BTreeMap<String, String>,
+    /// The charm's own: who may read it, by relation id (the related
+    /// application or some of its units).
+    pub grants: BTreeMap<String, Vec<String>>,
+}
+
+impl Secret {
+    fn of(id: &str, s: &SimSecret) -> Secret {
+        let latest = s.revisions.iter().max_by_key(|r| r.revision);
+        Secret {
+            id: id.to_string(),
+            owner: s.owner.clone(),
+            label: s.label.clone(),
+            description: s.description.clone(),
+            revision: latest.map_or(0, |r| r.revision),
+            content: latest.map(|r| r.content.clone()).unwrap_or_default(),
+            grants: s
+                .grants
+                .iter()
+                .map(|(rel, who)| (rel.clone(), who.iter().cloned().collect()))
+                .collect(),
+        }
+    }
 }
 
 /// A relation after the event: its remote application and units, and the
@@ -308,6 +346,24 @@ impl Outcome {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    /// Every secret Juju keeps after the event, by id (`secret:…`): the
+    /// charm's own and those shared with it, each as its owner sees it.
+    pub fn secrets(&self) -> BTreeMap<String, Secret> {
+        self.sim()
+            .model
+            .secrets
+            .iter()
+            .map(|(id, s)| (id.clone(), Secret::of(id, s)))
+            .collect()
+    }
+
+    /// The secret with this id or label, as [`Outcome::secrets`] has it.
+    pub fn secret(&self, id_or_label: &str) -> Option<Secret> {
+        self.secrets()
+            .into_values()
+            .find(|s| s.id == id_or_label || s.label.as_deref() == Some(id_or_label))
     }
 
     /// The action's results, by dotted key (`backup.id`).

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use wasm_charm_host::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, SimService};
-use wasm_charm_host::offline::pebble::state::{CheckStatus, SimContainer, SimFile};
+use wasm_charm_host::offline::pebble::state::{CheckStatus, Current, SimContainer, SimFile};
 use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
 use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
 use wasm_charm_host::offline::state_file::StateFile;
@@ -218,9 +218,20 @@ impl State {
         self.probe(name, false, Some(detail))
     }
 
+    /// Script probe `name` waiting for what it watches to appear (a
+    /// container whose Pebble does not answer yet), with `detail`.
+    pub fn probe_waiting(mut self, name: &str, detail: &str) -> State {
+        self = self.probe(name, false, Some(detail));
+        if let Some(p) = self.file.sim.scripts.probes.get_mut(name) {
+            p.waiting = true;
+        }
+        self
+    }
+
     fn probe(mut self, name: &str, healthy: bool, detail: Option<&str>) -> State {
         let outcome = ScriptedProbe {
             healthy,
+            waiting: false,
             detail: detail.map(str::to_string),
         };
         self.file
@@ -320,6 +331,34 @@ impl State {
         self
     }
 
+    /// Service `service` of `container`'s Pebble, with Pebble's `current`
+    /// state: `active`, `inactive`, `backoff` or `error`.
+    ///
+    /// # Panics
+    /// For any other word.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().pebble_service("web", "web", "active");
+    /// assert!(state.to_yaml().contains("web: active"));
+    /// ```
+    pub fn pebble_service(mut self, container: &str, service: &str, current: &str) -> State {
+        let current = match current {
+            "active" => Current::Active,
+            "inactive" => Current::Inactive,
+            "backoff" => Current::Backoff,
+            "error" => Current::Error,
+            other => panic!(
+                "service `{service}` of `{container}`: `{other}` is not Pebble's \
+                 (active, inactive, backoff, error)"
+            ),
+        };
+        let services = &mut self.container(container).services;
+        services.insert(service.to_string(), current);
+        self
+    }
+
     /// A text file in `container`, as Pebble would pull it (mode 644).
     pub fn pebble_file(mut self, container: &str, path: &str, text: &str) -> State {
         let files = &mut self.container(container).files;
@@ -415,10 +454,13 @@ impl State {
         self
     }
 
-    /// Set one section of the state file whole, from any serde value
-    /// (`serde_json::json!`); `null` removes it. Sections this builder has
-    /// no method for (`networks`, `opened-ports`, `credential`, Pebble's
-    /// `containers`) are set this way.
+    /// Change one section of the state file, from any serde value
+    /// (`serde_json::json!`), merged into what is there: maps key by key,
+    /// a `null` removing its key, anything else replacing (a JSON merge
+    /// patch, so an edit of one container's checks keeps its layers);
+    /// `null` for the whole section removes it. Sections this builder has
+    /// no method for (`networks`, `opened-ports`, `credential`) are set
+    /// this way; [`State::replace_section`] replaces one whole.
     ///
     /// # Panics
     /// When the state file does not take it; [`State::try_section`] returns
@@ -454,17 +496,45 @@ impl State {
 
     /// [`State::section`], returning what the host says of a section it
     /// does not take.
-    pub fn try_section(mut self, name: &str, value: impl Serialize) -> Result<State, Error> {
+    pub fn try_section(self, name: &str, value: impl Serialize) -> Result<State, Error> {
+        self.edit_section(name, value, true)
+    }
+
+    /// Set one section whole, dropping what it held.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new()
+    ///     .config("port", 8080)
+    ///     .replace_section("config", serde_json::json!({"kind": "ingress"}));
+    /// assert_eq!(state.get("config"), Some(serde_json::json!({"kind": "ingress"})));
+    /// ```
+    pub fn replace_section(self, name: &str, value: impl Serialize) -> State {
+        self.edit_section(name, value, false)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn edit_section(
+        mut self,
+        name: &str,
+        value: impl Serialize,
+        merge: bool,
+    ) -> Result<State, Error> {
         let at = |e: &dyn std::fmt::Display| Error::State(format!("state section `{name}`: {e}"));
         let value = serde_json::to_value(value).map_err(|e| at(&e))?;
         let mut doc = match serde_json::to_value(&self.file).map_err(|e| at(&e))? {
             Value::Object(doc) => doc,
             _ => serde_json::Map::new(),
         };
-        if value.is_null() {
-            doc.remove(name);
-        } else {
-            doc.insert(name.to_string(), value);
+        match doc.get_mut(name) {
+            _ if value.is_null() => {
+                doc.remove(name);
+            }
+            Some(old) if merge => merge_patch(old, &value),
+            _ => {
+                doc.insert(name.to_string(), value);
+            }
         }
         self.file = serde_json::from_value(Value::Object(doc)).map_err(|e| at(&e))?;
         Ok(self)
@@ -585,6 +655,23 @@ impl Relation {
     pub fn remote_model_uuid(mut self, uuid: &str) -> Relation {
         self.sim.model_uuid = Some(uuid.to_string());
         self
+    }
+}
+
+/// Merge `patch` into `into` as a JSON merge patch: maps key by key,
+/// `null` removing, anything else replacing.
+fn merge_patch(into: &mut Value, patch: &Value) {
+    match (into, patch) {
+        (Value::Object(into), Value::Object(patch)) => {
+            for (k, v) in patch {
+                if v.is_null() {
+                    into.remove(k);
+                } else {
+                    merge_patch(into.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (into, patch) => *into = patch.clone(),
     }
 }
 

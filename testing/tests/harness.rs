@@ -184,8 +184,7 @@ fn a_project_that_cannot_be_packed_is_named_with_the_reason() {
 /// set and read through the harness, on the test charm `model-echo`.
 #[test]
 fn storage_requests_a_remote_model_and_a_reboot_are_set_and_read() {
-    let charm =
-        Charm::build(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/guests/model-echo"));
+    let charm = model_echo();
     let uuid = "5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f";
     let state = State::new()
         .config("calls", "storage-add remote-model reboot")
@@ -211,5 +210,66 @@ fn storage_requests_a_remote_model_and_a_reboot_are_set_and_read() {
         now.storage(),
         ["data/0", "data/1", "data/2"],
         "nothing kept"
+    );
+}
+
+/// The test charm that makes the model calls its config option `calls`
+/// names (tests/guests/model-echo).
+fn model_echo() -> Charm {
+    Charm::build(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/guests/model-echo"))
+}
+
+#[test]
+fn the_secrets_an_event_leaves_are_read_typed() {
+    let state = State::new().config("calls", "secret-add secret-add-app");
+    let out = model_echo().run(&state, Event::config_changed());
+    out.assert_ok();
+    let secrets = out.secrets();
+    assert_eq!(secrets.len(), 2, "{secrets:?}");
+    let unit = out
+        .secret("db-pass")
+        .expect("the unit's secret, by its label");
+    assert_eq!(unit.owner, "unit");
+    assert_eq!(unit.revision, 1);
+    assert_eq!(
+        unit.content.get("password").map(String::as_str),
+        Some("s3cret")
+    );
+    let app = out
+        .secret("api-token")
+        .expect("the application's, by its label");
+    assert_eq!(app.owner, "application");
+    assert!(app.id.starts_with("secret:"), "{app:?}");
+    assert_eq!(out.secret(&app.id), Some(app));
+}
+
+#[test]
+fn a_section_edit_merges_into_what_is_there() {
+    let state = State::new()
+        .pebble_file("web", "/etc/web.conf", "port = 80\n")
+        .pebble_service("web", "web", "active")
+        .section(
+            "containers",
+            serde_json::json!({"web": {"checks": {"alive": {"status": "down"}}}}),
+        );
+    let web = state.get("containers").expect("containers")["web"].clone();
+    // The edit of the checks kept the file and the service.
+    assert_eq!(web["services"]["web"], "active", "{web}");
+    assert!(web["files"].get("/etc/web.conf").is_some(), "{web}");
+    assert_eq!(web["checks"]["alive"]["status"], "down", "{web}");
+    // A null removes a key; replace_section drops the rest.
+    let state = state.section("containers", serde_json::json!({"web": {"services": null}}));
+    assert!(
+        state.get("containers").expect("containers")["web"]
+            .get("services")
+            .is_none()
+    );
+    let state = state.replace_section("containers", serde_json::json!({"db": {}}));
+    assert!(
+        state
+            .get("containers")
+            .expect("containers")
+            .get("web")
+            .is_none()
     );
 }

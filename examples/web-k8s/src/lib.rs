@@ -11,8 +11,8 @@
 //!   container when its bytes differ from what is there, adds the layer
 //!   (service `web` running the server, check `alive` on `/healthz`) and
 //!   replans; restarts the server when the file changed under a running
-//!   server. While Pebble does not answer (the container is not up yet) it
-//!   waits, saying so.
+//!   server. While Pebble does not answer (the container is not up yet)
+//!   there is nothing to do: the probes say the unit waits for it.
 //! * `checks` (`web-pebble-check-failed`, `-recovered`): logs. Readiness is
 //!   the host's probes' (`web-alive`, `web-service` in wasm-charm.yaml),
 //!   which run at every event, these included: nothing to decide here.
@@ -67,8 +67,6 @@ const WEBSITE: &str = "website";
 /// The declared command (wasm-charm.yaml `workload.containers.web.commands`)
 /// with which the server reads its file back.
 const CHECK_CONFIG: &str = "check-config";
-/// The probes on the service and its check; they gate once the layer is in.
-const PROBES: &[&str] = &["web-alive", "web-service"];
 
 /// The options of config.yaml.
 #[derive(Deserialize)]
@@ -157,11 +155,6 @@ fn pebble_error(e: PebbleError, what: &str) -> Error {
     Error::from(e).context(what.to_string())
 }
 
-/// Make `probes` (and only them) gate readiness.
-fn gate(probes: &[&str]) -> Result<(), Error> {
-    probe::gate_only(probes).map_err(|e| Error::from(e).context("cannot choose the gating probes"))
-}
-
 // ---------------------------------------------------------------------------
 // The handlers.
 
@@ -174,10 +167,8 @@ fn configure(_event: &Event) -> Outcome {
     };
     let web = pebble::get_container(CONTAINER);
     if !web.can_connect()? {
-        // Nothing to judge before the layer is in: the probes would only
-        // say that Pebble does not answer. `web-pebble-ready` comes.
-        gate(&[])?;
-        return Ok(Some(Status::waiting("waiting for Pebble in web")));
+        // `web-pebble-ready` comes; meanwhile the probes wait for Pebble.
+        return Ok(None);
     }
     let changed = push_config(&web, &wanted)?;
     let was_running = web
@@ -191,19 +182,10 @@ fn configure(_event: &Event) -> Outcome {
     // definition changed (a new charm revision's layer).
     web.replan()
         .map_err(|e| pebble_error(e, "cannot replan web"))?;
-    gate(PROBES)?;
     if changed && was_running {
         log::info(format!("restarting {SERVICE}: {CONFIG_FILE} changed"));
         web.restart(&[SERVICE])
             .map_err(|e| pebble_error(e, "cannot restart web"))?;
-    }
-    if !was_running || changed {
-        // The server was just (re)started: it may take a moment to answer.
-        for name in PROBES {
-            probe::restart_grace(name).map_err(|e| {
-                Error::from(e).context(format!("cannot restart the grace period of {name}"))
-            })?;
-        }
     }
     Ok(None)
 }

@@ -40,11 +40,18 @@ fn waits_while_pebble_does_not_answer() {
     let state = State::new().can_connect("web", false);
     let out = charm().run(&state, Event::install());
     out.assert_ok();
+    // The probes wait for Pebble: the charm has nothing to say.
     assert_eq!(
         out.unit_status(),
+        Some(Status::waiting("waiting for Pebble in web (+1 more)")),
+        "{out}"
+    );
+    assert_eq!(
+        out.scope("probe/web-alive"),
         Some(Status::waiting("waiting for Pebble in web")),
         "{out}"
     );
+    assert_eq!(out.scope("handler/web"), None, "{out}");
     assert!(out.pebble_calls("web").is_empty(), "{out}");
     assert_eq!(out.pebble_file("web", CONF), None, "{out}");
 }

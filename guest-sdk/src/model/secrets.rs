@@ -178,12 +178,18 @@ impl Secret {
         )
     }
 
-    fn require_id(&self) -> Result<&str, ModelError> {
-        self.id.as_deref().ok_or_else(|| {
-            ModelError::InvalidArgument(
-                "this secret is known by its label only; write by id".into(),
-            )
-        })
+    /// The id a write names: the one this secret was got by, or, for a
+    /// secret known by its label only, the one its owner's
+    /// `secret-info-get` gives (as ops resolves it; the host reads it once
+    /// per event).
+    fn require_id(&self) -> Result<String, ModelError> {
+        match (&self.id, &self.label) {
+            (Some(id), _) => Ok(id.clone()),
+            (None, Some(_)) => Ok(self.get_info()?.id),
+            (None, None) => Err(ModelError::InvalidArgument(
+                "a secret is named by its id, its label, or both; neither was given".into(),
+            )),
+        }
     }
 
     /// The content of the revision this unit tracks (ops'
@@ -245,7 +251,8 @@ impl Secret {
     }
 
     /// A new revision with this content (ops' `Secret.set_content`;
-    /// buffered). The secret must be known by its id.
+    /// buffered). A secret got by its label alone is resolved to its id,
+    /// as for every write.
     ///
     /// ```no_run
     /// let secret = wasm_charm::model::get_secret(Some("secret:cqv1ruvmp25c7ntde3t0"), None)?;
@@ -255,7 +262,7 @@ impl Secret {
     #[doc(alias = "secret-set")]
     pub fn set_content(&self, content: &[(&str, &str)]) -> Result<(), ModelError> {
         wit::secret_set(
-            self.require_id()?,
+            &self.require_id()?,
             Some(&owned(content)),
             &SecretOptions::default(),
         )
@@ -272,7 +279,7 @@ impl Secret {
     /// ```
     #[doc(alias = "secret-set")]
     pub fn set_info(&self, options: SecretOptions) -> Result<(), ModelError> {
-        wit::secret_set(self.require_id()?, None, &options)
+        wit::secret_set(&self.require_id()?, None, &options)
     }
 
     /// Let a relation's application, or one unit of it, read the secret
@@ -293,7 +300,7 @@ impl Secret {
         relation: impl AsRef<RelationRef>,
         unit: Option<&str>,
     ) -> Result<(), ModelError> {
-        wit::secret_grant(self.require_id()?, relation.as_ref(), unit)
+        wit::secret_grant(&self.require_id()?, relation.as_ref(), unit)
     }
 
     /// Take back a grant (ops' `Secret.revoke(relation, unit=)`; buffered).
@@ -313,7 +320,7 @@ impl Secret {
         relation: impl AsRef<RelationRef>,
         unit: Option<&str>,
     ) -> Result<(), ModelError> {
-        wit::secret_revoke(self.require_id()?, relation.as_ref(), unit)
+        wit::secret_revoke(&self.require_id()?, relation.as_ref(), unit)
     }
 
     /// Remove one revision (ops' `Secret.remove_revision`; buffered).
@@ -332,7 +339,7 @@ impl Secret {
     /// ```
     #[doc(alias = "secret-remove")]
     pub fn remove_revision(&self, revision: u32) -> Result<(), ModelError> {
-        wit::secret_remove(self.require_id()?, Some(revision))
+        wit::secret_remove(&self.require_id()?, Some(revision))
     }
 
     /// Remove every revision (ops' `Secret.remove_all_revisions`; buffered).
@@ -344,6 +351,6 @@ impl Secret {
     /// ```
     #[doc(alias = "secret-remove")]
     pub fn remove_all_revisions(&self) -> Result<(), ModelError> {
-        wit::secret_remove(self.require_id()?, None)
+        wit::secret_remove(&self.require_id()?, None)
     }
 }

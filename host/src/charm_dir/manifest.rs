@@ -73,6 +73,10 @@ pub struct Manifest {
     /// The unit's message while no scope is a problem.
     pub ready_message: String,
     pub limits: Limits,
+    /// Handlers with a deadline of their own (`limits.handlers.<name>.
+    /// timeout-ms`), by name: a migration or an action may need longer than
+    /// every other handler.
+    pub handler_timeouts: BTreeMap<String, Duration>,
     /// The readiness probes declared (DESIGN §5), by name.
     pub probes: BTreeMap<String, ProbeSpec>,
     /// What a handler may change on the machine (DESIGN §12).
@@ -83,6 +87,27 @@ pub struct Manifest {
     pub record: Option<Bounds>,
 }
 
+impl Manifest {
+    /// The limits of handler `name`: the manifest's, with its own deadline
+    /// when it has one.
+    pub fn limits_of(&self, name: &str) -> Limits {
+        let mut limits = self.limits;
+        if let Some(t) = self.handler_timeouts.get(name) {
+            limits.handler_timeout = *t;
+        }
+        limits
+    }
+
+    /// The longest deadline any of `handlers` runs under.
+    pub fn longest_deadline<'a>(&self, handlers: impl IntoIterator<Item = &'a str>) -> Duration {
+        handlers
+            .into_iter()
+            .map(|h| self.limits_of(h).handler_timeout)
+            .max()
+            .unwrap_or(self.limits.handler_timeout)
+    }
+}
+
 impl Default for Manifest {
     fn default() -> Self {
         Manifest {
@@ -90,6 +115,7 @@ impl Default for Manifest {
             on_error: OnError::default(),
             ready_message: String::new(),
             limits: Limits::default(),
+            handler_timeouts: BTreeMap::new(),
             probes: BTreeMap::new(),
             workload: Workload::default(),
             store: StoreChoice::default(),
@@ -122,6 +148,14 @@ struct RawManifest {
 struct RawLimits {
     memory_mib: Option<u64>,
     handler_timeout_ms: Option<u64>,
+    #[serde(default)]
+    handlers: BTreeMap<String, RawHandlerLimits>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawHandlerLimits {
+    timeout_ms: u64,
 }
 
 /// Bounds that keep a limit meaningful: a guest needs some memory to start,
@@ -169,6 +203,20 @@ impl Manifest {
                 ));
             }
             manifest.limits.handler_timeout = Duration::from_millis(ms);
+        }
+        for (name, own) in raw.limits.handlers {
+            if !TIMEOUT_MS.contains(&own.timeout_ms) {
+                return Err(CharmFileError::new(
+                    file,
+                    format!(
+                        "field `limits.handlers.{name}.timeout-ms`: {} is outside {TIMEOUT_MS:?}",
+                        own.timeout_ms
+                    ),
+                ));
+            }
+            manifest
+                .handler_timeouts
+                .insert(name, Duration::from_millis(own.timeout_ms));
         }
         manifest.probes =
             parse_probes(raw.probes).map_err(|e| CharmFileError::new(file, e.to_string()))?;

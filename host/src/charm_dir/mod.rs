@@ -3,6 +3,7 @@
 //! parsed and validated once into typed values.
 
 mod actions;
+pub mod deadlines;
 mod manifest;
 mod metadata;
 pub mod probes;

@@ -46,7 +46,8 @@ impl EventRun<'_, '_> {
         handler: &Handler,
         mut states: EventStates,
     ) -> Result<EventStates, Halt> {
-        let (ctx, limits, files) = (self.ctx, self.ctx.charm.manifest.limits, self.files.clone());
+        let (ctx, files) = (self.ctx, self.files.clone());
+        let limits = ctx.charm.manifest.limits_of(&handler.name);
         states.begin(&self.store);
         let runtime = match self.runtime() {
             Ok(rt) => rt,

@@ -327,7 +327,22 @@ impl Inspection {
             Some(Err(why)) => line(format!("bases (manifest.yaml): unreadable: {why}")),
             None => {}
         }
+        for warning in self.warnings() {
+            line(format!("warning: {warning}"));
+        }
         out
+    }
+
+    /// What the author should fix before a unit finds it: commands no
+    /// handler's deadline lets finish, deadlines of undeclared handlers.
+    pub fn warnings(&self) -> Vec<String> {
+        match (&self.charm, &self.handlers) {
+            (Some(charm), Ok(handlers)) => {
+                let names: Vec<&str> = handlers.iter().map(|h| h.name.as_str()).collect();
+                crate::charm_dir::deadlines::warnings(&charm.manifest, &names)
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// `WIT: wasm-charm:charm@0.2.0 (this host implements 0.2.0)`, or what
@@ -487,6 +502,12 @@ fn manifest_lines(charm: &CharmDir) -> Vec<String> {
         limits.memory_bytes >> 20,
         limits.handler_timeout.as_millis()
     ));
+    for (name, timeout) in &charm.manifest.handler_timeouts {
+        lines.push(format!(
+            "limits: handler {name}: timeout {} ms (its own)",
+            timeout.as_millis()
+        ));
+    }
     lines.push(format!(
         "on-error: {}",
         match charm.manifest.on_error {

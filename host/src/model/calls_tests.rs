@@ -627,7 +627,10 @@ fn a_missing_secret_is_not_found() {
 
 #[test]
 fn secret_add_runs_at_the_call_and_the_rest_follow_the_handler() {
-    let (mut m, calls) = model(&[("secret-add", ToolOutput::ok("secret:new\n"))]);
+    let (mut m, calls) = model(&[
+        ("secret-add", ToolOutput::ok("secret:new\n")),
+        ("relation-list", ToolOutput::ok(r#""pg""#)),
+    ]);
     let uri = m
         .secret_add(
             vec![("password".into(), "hunter2".into())],
@@ -681,6 +684,7 @@ fn buffered_secret_requests_go_out_in_order() {
             ToolOutput::ok(r#"{"cq3a": {"revision": 2, "owner": "application"}}"#),
         ),
         ("is-leader", ToolOutput::ok("true")),
+        ("relation-list", ToolOutput::ok(r#""pg""#)),
         ("secret-grant", ToolOutput::ok("")),
         ("secret-revoke", ToolOutput::ok("")),
         ("secret-remove", ToolOutput::ok("")),
@@ -698,7 +702,12 @@ fn buffered_secret_requests_go_out_in_order() {
         .lock()
         .unwrap()
         .iter()
-        .filter(|c| !matches!(c.0.as_str(), "secret-info-get" | "is-leader"))
+        .filter(|c| {
+            !matches!(
+                c.0.as_str(),
+                "secret-info-get" | "is-leader" | "relation-list"
+            )
+        })
         .map(|c| (c.0.clone(), c.1.clone()))
         .collect();
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();

@@ -239,7 +239,10 @@ fn bag_owner(
 
 /// The remote app of `relation`: the event's when it names the relation,
 /// else `relation-list --app`'s, once per event.
-fn remote_app(m: &mut Model, relation: &RelationRef) -> Result<Option<String>, ModelError> {
+pub(super) fn remote_app(
+    m: &mut Model,
+    relation: &RelationRef,
+) -> Result<Option<String>, ModelError> {
     if let Some(app) = m.facts.event_app(relation.id) {
         return Ok(Some(app.to_string()));
     }

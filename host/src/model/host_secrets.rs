@@ -329,6 +329,15 @@ fn secret_access(
     relation: RelationRef,
     unit: Option<String>,
 ) -> Result<(), ModelError> {
+    if let Some(u) = &unit
+        && let Some(app) = super::host_relations::remote_app(m, &relation)?
+        && u.split('/').next() != Some(app.as_str())
+    {
+        // Juju's words, at the call (exit 2 of secret-grant/-revoke).
+        return Err(ModelError::InvalidArgument(format!(
+            "cannot specify unit \"{u}\" in relation to application \"{app}\""
+        )));
+    }
     let args = access_args(m, &id, &relation, unit)?;
     check_owner(m, &id)?;
     m.transaction.request_secret(SecretRequest {

@@ -275,3 +275,28 @@ fn a_refusal_at_the_end_names_the_tool() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_grant_to_a_unit_of_another_application_is_refused_at_the_call() {
+    let (mut m, calls) = model_on(
+        false,
+        &[
+            ("relation-list", ToolOutput::ok(r#""pg""#)),
+            ("secret-info-get", ToolOutput::ok(APP_SECRET)),
+            ("is-leader", ToolOutput::ok("true")),
+        ],
+    );
+    let db = RelationRef {
+        endpoint: "db".into(),
+        id: 1,
+    };
+    assert_eq!(
+        m.secret_grant("secret:cq3app".into(), db.clone(), Some("mysql/0".into())),
+        Err(ModelError::InvalidArgument(
+            r#"cannot specify unit "mysql/0" in relation to application "pg""#.into()
+        ))
+    );
+    m.secret_grant("secret:cq3app".into(), db, Some("pg/0".into()))
+        .unwrap();
+    assert_eq!(sent(&calls, "relation-list"), 1);
+}

@@ -96,13 +96,28 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
-    let charm = CharmDir::load(&args.charm)?;
+    let charm = load_charm(&args.charm)?;
     // Before the state is read or written: a typo changes nothing.
     let event = checked_event(args, &charm)?;
     let file = load_state(&state_path)?;
     let run = execute_checked(args, charm, event, file, &state_path)?;
     save_state(&state_path, &run.state, &run.machine)?;
     Ok(run)
+}
+
+/// The charm `path` names, as `run`, `sim dispatch` and `test` take it: a
+/// packed charm directory, or a project packed first (`pack::project`).
+/// A directory that is neither, or a charm that cannot be read, is a usage
+/// error (exit 2) naming it.
+pub fn load_charm(path: &Path) -> anyhow::Result<CharmDir> {
+    let dir =
+        crate::pack::project::charm_for_run(path).map_err(|e| match e
+            .downcast_ref::<crate::pack::project::NotACharm>(
+        ) {
+            Some(not) => UsageError(not.to_string()).into(),
+            None => e,
+        })?;
+    CharmDir::load(&dir).map_err(|e| UsageError(format!("{e:#}")).into())
 }
 
 /// [`execute`] on a state in memory, which it neither reads nor saves:
@@ -257,6 +272,7 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
         let check = Check {
             healthy: outcome.healthy,
             detail,
+            waiting: outcome.waiting,
         };
         scripted.insert(name.clone(), check);
     }

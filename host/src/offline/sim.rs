@@ -52,6 +52,10 @@ pub struct SimRelation {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ScriptedProbe {
     pub healthy: bool,
+    /// Not there yet (a container whose Pebble does not answer): the
+    /// probe's scope waits, with no grace period.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waiting: bool,
     /// What the check saw, as a status message says it; when absent, a
     /// message naming the probe and saying it is scripted.
     #[serde(default, skip_serializing_if = "Option::is_none")]

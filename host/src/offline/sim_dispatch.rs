@@ -69,13 +69,30 @@ pub fn main(args: &RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The packed charm whose own dispatch runs: a project has none until it
+/// is packed; anything else is a usage error naming it.
+fn packed_charm(path: &Path, given: &Path) -> Result<CharmDir, UsageError> {
+    match crate::pack::project::kind(path) {
+        Err(not) => Err(UsageError(not.to_string())),
+        Ok(crate::pack::project::Kind::Project) => Err(UsageError(format!(
+            "{}: a charm project has no dispatch to run; pack it with `wasm-charm pack {}` \
+             and give the packed directory",
+            path.display(),
+            given.display()
+        ))),
+        Ok(crate::pack::project::Kind::Packed) => {
+            CharmDir::load(path).map_err(|e| UsageError(format!("{e:#}")))
+        }
+    }
+}
+
 /// Run `<charm>/dispatch` for `args.event` against the state file, end the
 /// hook by its exit code and save the state. The process's own output goes
 /// to this one's.
 pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     let charm_path = std::path::absolute(&args.charm)
         .with_context(|| format!("{}: cannot find it", args.charm.display()))?;
-    let charm = CharmDir::load(&charm_path)?;
+    let charm = packed_charm(&charm_path, &args.charm)?;
     let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
     let params = context::action_params(args, &charm, &event)?;
     let state_path = match &args.state {

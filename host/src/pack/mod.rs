@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod elf;
 pub mod manifest;
+pub mod project;
 
 use anyhow::{Context as _, bail};
 use std::io::{BufRead as _, Write};

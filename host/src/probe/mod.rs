@@ -47,6 +47,11 @@ use std::time::{Duration, Instant, SystemTime};
 pub struct Check {
     pub healthy: bool,
     pub detail: String,
+    /// Not healthy, but not failing either: what the probe watches is not
+    /// there yet (a container whose Pebble does not answer, a check or
+    /// service the plan does not have yet). Its scope waits, without a
+    /// grace period, until the thing appears and the probe can judge it.
+    pub waiting: bool,
 }
 
 impl Check {
@@ -54,6 +59,7 @@ impl Check {
         Check {
             healthy: true,
             detail: detail.into(),
+            waiting: false,
         }
     }
 
@@ -61,6 +67,15 @@ impl Check {
         Check {
             healthy: false,
             detail: detail.into(),
+            waiting: false,
+        }
+    }
+
+    pub fn waiting(detail: impl Into<String>) -> Self {
+        Check {
+            healthy: false,
+            detail: detail.into(),
+            waiting: true,
         }
     }
 }
@@ -85,6 +100,9 @@ pub(crate) enum Seen {
     /// Could not be told (no systemd, `/proc` unreadable): unhealthy whatever
     /// the expectation.
     Unknown(String),
+    /// Not there yet (Pebble not answering, not in the plan): waiting
+    /// whatever the expectation.
+    Waiting(String),
 }
 
 /// The scope a probe's status goes to.

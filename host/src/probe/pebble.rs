@@ -1,6 +1,9 @@
 //! Pebble probes (DESIGN §5): a service of a container's plan is up while
 //! `current` is `active`; a health check while its status is `up`. Asked
-//! through the Pebble client of the `pebble` interface.
+//! through the Pebble client of the `pebble` interface. On Kubernetes the
+//! container comes up after the charm and the charm adds the layer: while
+//! Pebble does not answer, or the plan does not have the service or check
+//! yet, the probe is waiting, not failing (no grace period runs).
 
 use super::Seen;
 use crate::pebble::client::{Body, Client, Error};
@@ -21,7 +24,7 @@ fn ask(
         .sync("GET", target, Body::Empty)
         .map_err(|e| match e {
             Error::CannotConnect { .. } => {
-                Seen::Down(format!("container {container}: Pebble not answering"))
+                Seen::Waiting(format!("waiting for Pebble in {container}"))
             }
             Error::Timeout { .. } => Seen::Down(format!(
                 "container {container}: Pebble did not answer in time"
@@ -50,7 +53,7 @@ pub(crate) fn service(
         .as_deref()
         .and_then(|all| all.iter().find(|s| s.name == service))
     {
-        None => Seen::Down(format!("{name} is not in the Pebble plan")),
+        None => Seen::Waiting(format!("waiting for {name} in the Pebble plan")),
         Some(s) if s.current == "active" => Seen::Up {
             detail: format!("{name} active"),
             still: format!("{name} still active"),
@@ -74,7 +77,7 @@ pub(crate) fn check(root: &WorkloadRoot, container: &str, check: &str, deadline:
         .as_deref()
         .and_then(|all| all.iter().find(|c| c.name == check))
     {
-        None => Seen::Down(format!("{name} is not in the Pebble plan")),
+        None => Seen::Waiting(format!("waiting for {name} in the Pebble plan")),
         Some(c) if c.status == "up" => Seen::Up {
             detail: format!("{name} up"),
             still: format!("{name} still up"),

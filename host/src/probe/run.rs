@@ -68,6 +68,7 @@ impl Seen {
             (Seen::Up { still, .. }, Expect::Down) => Check::unhealthy(still),
             (Seen::Down(d), Expect::Down) => Check::healthy(d),
             (Seen::Down(d), Expect::Up) | (Seen::Unknown(d), _) => Check::unhealthy(d),
+            (Seen::Waiting(d), _) => Check::waiting(d),
         }
     }
 }
@@ -90,7 +91,10 @@ pub fn with_retries(
             .map_or(budget, |d| d.min(budget));
         let check = attempt(deadline);
         attempts += 1;
+        // Waiting is no failure to retry: what is missing appears between
+        // events, not within the backoff.
         if check.healthy
+            || check.waiting
             || attempts > spec.retries
             || Instant::now()
                 .checked_add(wait)

@@ -10,6 +10,8 @@
 //! * Within the grace period a failing probe is maintenance, after it
 //!   blocked; `grace: 0s` is blocked at once. The message is the check's
 //!   detail, which names what is wrong and where.
+//! * A waiting check (what it watches is not there yet) is `waiting`, with
+//!   no grace period started: the period starts at its first real failure.
 //! * Time read backwards (a clock set back) counts as no time passed.
 //! * Whether a probe gates is the manifest's `gate` until a handler chooses
 //!   ([`ProbeState::set_gate`]); a probe that starts gating starts its grace
@@ -66,7 +68,8 @@ pub struct LastCheck {
 /// The status a failing probe gives its scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopeStatus {
-    /// `Maintenance` within the grace period, `Blocked` after it.
+    /// `Maintenance` within the grace period, `Blocked` after it;
+    /// `Waiting` while what the probe watches is not there yet.
     pub kind: Kind,
     pub message: String,
 }
@@ -99,6 +102,19 @@ impl ProbeState {
                 gate: self.gate,
             };
             return (next, None);
+        }
+        if check.waiting {
+            let next = ProbeState {
+                last,
+                failing_since: None,
+                grace_start: None,
+                gate: self.gate,
+            };
+            let status = ScopeStatus {
+                kind: Kind::Waiting,
+                message: check.detail.clone(),
+            };
+            return (next, Some(status));
         }
         let was_failing = self.last.as_ref().is_some_and(|l| !l.healthy);
         let (failing_since, grace_start) = if was_failing {

@@ -180,6 +180,8 @@ pub struct ProbeRun {
     pub name: String,
     pub healthy: bool,
     pub detail: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waiting: bool,
     pub attempts: u32,
 }
 
@@ -189,6 +191,7 @@ impl ProbeRun {
             name: name.to_string(),
             healthy: outcome.check.healthy,
             detail: outcome.check.detail.clone(),
+            waiting: outcome.check.waiting,
             attempts: outcome.attempts,
         }
     }
@@ -198,6 +201,7 @@ impl ProbeRun {
             check: Check {
                 healthy: self.healthy,
                 detail: self.detail.clone(),
+                waiting: self.waiting,
             },
             attempts: self.attempts,
         }

@@ -410,6 +410,7 @@ mod tests {
             name: "web".into(),
             healthy,
             detail: "d".into(),
+            waiting: false,
             attempts: 1,
         };
         let probes = Probes::new(vec![run(false), run(true)]);

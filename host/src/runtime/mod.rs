@@ -483,7 +483,8 @@ pub fn incompatibility(version: &str) -> Option<&'static str> {
 
 fn time_limit(limits: &Limits) -> String {
     format!(
-        "exceeded its time limit of {} ms (limits.handler-timeout-ms in wasm-charm.yaml)",
+        "exceeded its time limit of {} ms (wasm-charm.yaml: limits.handler-timeout-ms, or the \
+         handler's own limits.handlers.<name>.timeout-ms)",
         limits.handler_timeout.as_millis()
     )
 }

@@ -55,9 +55,10 @@ pub struct Expect {
     pub documents: Vec<(&'static str, Value)>,
     /// By key: lines each of which must be part of one line of what happened.
     pub contains: Vec<(&'static str, Vec<String>)>,
-    /// `tool-call-counts`: how many of the event's hook-tool calls contain
-    /// each text, in the order the file gives them.
-    pub counts: Vec<(String, u64)>,
+    /// By key (`tool-call-counts`, `pebble-call-counts`,
+    /// `machine-call-counts`): how many of the event's calls of that kind
+    /// contain each text, in the order the file gives them.
+    pub counts: Vec<(&'static str, Vec<(String, u64)>)>,
 }
 
 const TOP: &[&str] = &["charm", "state", "steps"];
@@ -101,6 +102,7 @@ pub const DOCUMENTS: &[&str] = &[
     "scope-history",
     "app-scope-history",
     "containers",
+    "secrets",
 ];
 pub const CONTAINS: &[&str] = &[
     "logs-contain",
@@ -108,8 +110,12 @@ pub const CONTAINS: &[&str] = &[
     "machine-calls",
     "pebble-calls",
 ];
-/// The key compared as counts.
-pub const COUNTS: &str = "tool-call-counts";
+/// The keys compared as counts, each of the calls its list key names.
+pub const COUNTS: &[&str] = &[
+    "tool-call-counts",
+    "pebble-call-counts",
+    "machine-call-counts",
+];
 
 fn unknown(keys: &Map<String, Value>, known: &[&str]) -> Option<String> {
     keys.keys().find(|k| !known.contains(&k.as_str())).cloned()
@@ -376,13 +382,14 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
                 }
             };
             out.contains.push((name, lines));
-        } else if key == COUNTS {
-            out.counts = counts(at, value)?;
+        } else if let Some(name) = COUNTS.iter().find(|k| **k == key) {
+            out.counts.push((name, counts(at, name, value)?));
         } else {
             return Err(BadFile(format!(
-                "{at}: unknown key `expect.{key}` (expect has exit, refusal, {}, {}, {COUNTS})",
+                "{at}: unknown key `expect.{key}` (expect has exit, refusal, {}, {}, {})",
                 DOCUMENTS.join(", "),
-                CONTAINS.join(", ")
+                CONTAINS.join(", "),
+                COUNTS.join(", ")
             )));
         }
     }
@@ -391,17 +398,17 @@ fn expect(at: &str, raw: &Value) -> Bad<Expect> {
 
 /// `tool-call-counts`: a map of texts to the number of calls expected to
 /// contain each (0: none may).
-fn counts(at: &str, value: &Value) -> Bad<Vec<(String, u64)>> {
+fn counts(at: &str, key: &str, value: &Value) -> Bad<Vec<(String, u64)>> {
     let Value::Object(m) = value else {
         return Err(BadFile(format!(
-            "{at}: `expect.{COUNTS}`: a map of texts to counts is expected"
+            "{at}: `expect.{key}`: a map of texts to counts is expected"
         )));
     };
     m.iter()
         .map(|(text, n)| match n.as_u64() {
             Some(n) if !text.is_empty() => Ok((text.clone(), n)),
             _ => Err(BadFile(format!(
-                "{at}: `expect.{COUNTS}.{text}`: a count (0 or more) of calls containing a \
+                "{at}: `expect.{key}.{text}`: a count (0 or more) of calls containing a \
                  non-empty text is expected"
             ))),
         })
@@ -415,6 +422,14 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
     const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
     const CHANGE: &[&str] = &["kind", "message", "event"];
     const STORAGE: &[&str] = &["kind", "location"];
+    const SECRET: &[&str] = &[
+        "id",
+        "owner",
+        "revision",
+        "content",
+        "description",
+        "grants",
+    ];
     let check = |path: &str, v: &Value, known: &[&str]| -> Bad<()> {
         match v {
             Value::Null => Ok(()),
@@ -450,6 +465,7 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
                 "{at}: `{path}`: `now`, `after-hook` or `false`"
             ))),
         },
+        "secrets" => each(SECRET),
         "scope-history" | "app-scope-history" => {
             let Value::Object(m) = value else {
                 return Err(BadFile(format!("{at}: `{path}`: a map is expected")));
@@ -582,10 +598,13 @@ mod tests {
         let expect = &s.steps[0].expect;
         assert_eq!(
             expect.counts,
-            [
-                ("status-set".to_string(), 1),
-                ("status-set --application".to_string(), 0)
-            ]
+            [(
+                "tool-call-counts",
+                vec![
+                    ("status-set".to_string(), 1),
+                    ("status-set --application".to_string(), 0)
+                ]
+            )]
         );
         assert_eq!(expect.documents[0].0, "scope-history");
         let e = bad("charm: gw\nsteps:\n- event: start\n  expect: {tool-call-counts: {x: -1}}\n");

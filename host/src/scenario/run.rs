@@ -3,7 +3,7 @@
 //! its expectations are checked against the state it saved.
 
 use super::diff::line_diff;
-use super::format::{BadFile, COUNTS, Expect, Scenario, Step};
+use super::format::{BadFile, Expect, Scenario, Step};
 use crate::charm_dir::StoreChoice;
 use crate::offline::sim::SimState;
 use crate::offline::state_file::StateFile;
@@ -37,8 +37,10 @@ pub const START: Duration = Duration::from_secs(1_767_225_600);
 pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, BadFile> {
     let file = scenario.path.display();
     let base = charms.unwrap_or_else(|| crate::atomic_file::parent(&scenario.path));
-    let charm = base.join(&scenario.charm);
-    // A charm that cannot be read is the file's mistake, not a failed hook.
+    // A charm that cannot be read is the file's mistake, not a failed hook;
+    // a project is packed once, before the first step, when it changed.
+    let charm = crate::pack::project::charm_for_run(&base.join(&scenario.charm))
+        .map_err(|e| BadFile(format!("{file}: `charm`: {e:#}")))?;
     let juju_store = crate::charm_dir::CharmDir::load(&charm)
         .map_err(|e| BadFile(format!("{file}: `charm`: {e}")))?
         .manifest
@@ -255,22 +257,13 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
         }
     }
     for (key, wanted) in &expect.contains {
-        let pebble: Vec<String>;
-        let lines = match *key {
-            "logs-contain" => &saved.sim.last_event.log,
-            "tool-calls" => &saved.sim.last_event.calls,
-            "pebble-calls" => {
-                pebble = saved
-                    .sim
-                    .model
-                    .containers
-                    .iter()
-                    .flat_map(|(name, c)| c.calls.iter().map(move |l| format!("{name}: {l}")))
-                    .collect();
-                &pebble
-            }
-            _ => &saved.machine.calls,
-        };
+        let lines = lines_of(key, saved);
+        // An empty list means none at all, not "nothing in particular".
+        if wanted.is_empty() && !lines.is_empty() {
+            let actual: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            found.push((key.to_string(), line_diff("", &actual)));
+            continue;
+        }
         let missing: Vec<&String> = wanted
             .iter()
             .filter(|w| !lines.iter().any(|l| l.contains(w.as_str())))
@@ -282,42 +275,50 @@ fn check(expect: &Expect, outcome: &Outcome, saved: &StateFile) -> Vec<(String, 
             found.push((key.to_string(), line_diff(&expected, &actual)));
         }
     }
-    if !expect.counts.is_empty() {
-        let count = |text: &str| {
-            saved
-                .sim
-                .last_event
-                .calls
-                .iter()
-                .filter(|l| l.contains(text))
-                .count() as u64
-        };
-        if expect.counts.iter().any(|(text, n)| count(text) != *n) {
-            // Every count named, then every call there was, for context.
-            let shown = |n: &dyn Fn(&str, u64) -> u64| -> String {
-                expect
-                    .counts
-                    .iter()
-                    .map(|(text, want)| format!("{text:?}: {}\n", n(text, *want)))
-                    .collect()
-            };
-            let calls: String = saved
-                .sim
-                .last_event
-                .calls
-                .iter()
-                .map(|l| format!("# {l}\n"))
-                .collect();
-            found.push((
-                COUNTS.to_string(),
-                line_diff(
-                    &shown(&|_, want| want),
-                    &(shown(&|text, _| count(text)) + &calls),
-                ),
-            ));
+    for (key, counts) in &expect.counts {
+        if let Some(diff) = count_diff(counts, &lines_of(key, saved)) {
+            found.push((key.to_string(), diff));
         }
     }
     found
+}
+
+/// The lines a list or count key is about: the unit log, the hook-tool
+/// calls, the Pebble calls (each prefixed by its container) or the
+/// machine calls of the event.
+fn lines_of(key: &str, saved: &StateFile) -> Vec<String> {
+    let sim = &saved.sim;
+    match key {
+        "logs-contain" => sim.last_event.log.clone(),
+        "tool-calls" | "tool-call-counts" => sim.last_event.calls.clone(),
+        "pebble-calls" | "pebble-call-counts" => sim
+            .model
+            .containers
+            .iter()
+            .flat_map(|(name, c)| c.calls.iter().map(move |l| format!("{name}: {l}")))
+            .collect(),
+        _ => saved.machine.calls.clone(),
+    }
+}
+
+/// Every count named against how many `lines` contain its text, then
+/// every line there was, for context; `None` when all hold.
+fn count_diff(counts: &[(String, u64)], lines: &[String]) -> Option<String> {
+    let count = |text: &str| lines.iter().filter(|l| l.contains(text)).count() as u64;
+    if counts.iter().all(|(text, n)| count(text) == *n) {
+        return None;
+    }
+    let shown = |n: &dyn Fn(&str, u64) -> u64| -> String {
+        counts
+            .iter()
+            .map(|(text, want)| format!("{text:?}: {}\n", n(text, *want)))
+            .collect()
+    };
+    let context: String = lines.iter().map(|l| format!("# {l}\n")).collect();
+    Some(line_diff(
+        &shown(&|_, want| want),
+        &(shown(&|text, _| count(text)) + &context),
+    ))
 }
 
 fn yaml(v: &Value) -> String {
@@ -361,8 +362,31 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
         },
         "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
         "containers" => serde_json::to_value(&sim.model.containers).unwrap_or_default(),
+        "secrets" => secrets(&sim.model.secrets),
         _ => Value::Null,
     }
+}
+
+/// The secrets Juju keeps, by label (by id when one has none, as a secret
+/// the charm adds has an id no scenario can know): `{id, owner, revision,
+/// content, description, grants}`, content the latest revision's.
+fn secrets(all: &BTreeMap<String, crate::offline::secrets::SimSecret>) -> Value {
+    Value::Object(
+        all.iter()
+            .map(|(id, s)| {
+                let latest = s.revisions.iter().max_by_key(|r| r.revision);
+                let view = json!({
+                    "id": id,
+                    "owner": s.owner,
+                    "revision": latest.map_or(0, |r| r.revision),
+                    "content": latest.map(|r| r.content.clone()).unwrap_or_default(),
+                    "description": s.description,
+                    "grants": s.grants,
+                });
+                (s.label.clone().unwrap_or_else(|| id.clone()), view)
+            })
+            .collect(),
+    )
 }
 
 /// A status as `{kind, message}`; `null` when none was written.
@@ -439,6 +463,11 @@ fn relation_data(sim: &SimState) -> Value {
 /// the diff shows only what the expectation is about.
 fn project(actual: &Value, wanted: &Value) -> Value {
     match (actual, wanted) {
+        // An empty map or list means none at all: compared whole, absent
+        // counting as empty.
+        (Value::Null, Value::Object(w)) if w.is_empty() => json!({}),
+        (Value::Null, Value::Array(w)) if w.is_empty() => json!([]),
+        (_, Value::Object(w)) if w.is_empty() => actual.clone(),
         (Value::Object(a), Value::Object(w)) => Value::Object(
             w.iter()
                 .map(|(k, wv)| {
@@ -492,6 +521,31 @@ mod tests {
         let p = project(&actual, &wanted);
         assert_eq!(p, json!({"kind": "active", "gone": null}));
         assert!(matches(&wanted, &p));
+    }
+
+    #[test]
+    fn an_empty_map_or_list_means_none_at_all() {
+        let some = json!({"k": "v"});
+        assert!(!matches(&json!({}), &project(&some, &json!({}))));
+        assert!(matches(&json!({}), &project(&json!({}), &json!({}))));
+        // Absent is none too.
+        assert!(matches(&json!({}), &project(&Value::Null, &json!({}))));
+        assert!(matches(&json!([]), &project(&Value::Null, &json!([]))));
+        assert!(!matches(&json!([]), &project(&json!(["x"]), &json!([]))));
+        // Nested: a bag expected empty is compared whole.
+        let data = json!({"db:0": {"app": {"k": "v"}, "unit": {}}});
+        let wanted = json!({"db:0": {"app": {}}});
+        assert!(!matches(&wanted, &project(&data, &wanted)));
+        let wanted = json!({"db:0": {"unit": {}}});
+        assert!(matches(&wanted, &project(&data, &wanted)));
+    }
+
+    #[test]
+    fn counts_of_any_kind_of_call_show_every_call() {
+        let lines = ["web: replan".to_string(), "web: start web".to_string()];
+        assert_eq!(count_diff(&[("replan".into(), 1)], &lines), None);
+        let diff = count_diff(&[("replan".into(), 0)], &lines).unwrap();
+        assert!(diff.contains("# web: start web"), "{diff}");
     }
 
     #[test]

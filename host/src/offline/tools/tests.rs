@@ -336,6 +336,7 @@ fn scripted_probes_are_read_and_written_back() {
                 "api-port".to_string(),
                 ScriptedProbe {
                     healthy: false,
+                    waiting: false,
                     detail: Some("port 127.0.0.1:8774 not listening".into())
                 }
             ),
@@ -343,6 +344,7 @@ fn scripted_probes_are_read_and_written_back() {
                 "web".to_string(),
                 ScriptedProbe {
                     healthy: true,
+                    waiting: false,
                     detail: None
                 }
             ),

@@ -57,6 +57,31 @@ fn grace_from_the_first_failure_then_blocked_and_healed() {
 }
 
 #[test]
+fn waiting_runs_no_grace_and_the_first_real_failure_starts_it() {
+    let spec = spec(Duration::from_secs(60));
+    let waiting = Check::waiting("waiting for Pebble in web");
+    let (s, st) = ProbeState::default().evaluate(&spec, &waiting, at(0));
+    assert_eq!(
+        st,
+        Some(ScopeStatus {
+            kind: Kind::Waiting,
+            message: "waiting for Pebble in web".into()
+        })
+    );
+    // However long it waits, it never turns blocked.
+    let (s, st) = s.evaluate(&spec, &waiting, at(3600));
+    assert_eq!(kind(&st), Some(Kind::Waiting));
+    assert_eq!((s.failing_since, s.grace_start), (None, None));
+    // There, then failing: the grace period starts now.
+    let (s, st) = s.evaluate(&spec, &Check::unhealthy(DOWN), at(4000));
+    assert_eq!(kind(&st), Some(Kind::Maintenance));
+    let (s, st) = s.evaluate(&spec, &Check::unhealthy(DOWN), at(4059));
+    assert_eq!(kind(&st), Some(Kind::Maintenance));
+    let (_, st) = s.evaluate(&spec, &Check::unhealthy(DOWN), at(4060));
+    assert_eq!(kind(&st), Some(Kind::Blocked));
+}
+
+#[test]
 fn no_grace_is_blocked_at_once() {
     let (_, st) =
         ProbeState::default().evaluate(&spec(Duration::ZERO), &Check::unhealthy(DOWN), at(0));

@@ -172,6 +172,10 @@ fn refusable(verb: &str, arg: &str) -> String {
         "revoke" => secret().and_then(|s| s.revoke(&db()?, None)),
         "remove" => secret().and_then(|s| s.remove_all_revisions()),
         "info" => return format!("{:?}", secret().and_then(|s| s.get_info())),
+        // Known by its label only: every write resolves it, as ops does.
+        "set-by-label" => model::get_secret(None, Some(arg))
+            .and_then(|s| s.set_content(&[("password", "changed")])),
+        "grant-by-label" => model::get_secret(None, Some(arg)).and_then(|s| s.grant(&db()?, None)),
         "open" => model::open_port(ports(), &[]),
         "close" => model::close_port(ports(), &[]),
         other => return format!("unknown call {other}"),

@@ -1,0 +1,120 @@
+//! What `run`, `sim dispatch` and `test` take as a charm: a packed charm
+//! directory as it is, or a charm project (a Cargo package with Juju's
+//! metadata.yaml) packed first, so a test never runs a stale component.
+//! The project is packed into `target/wasm-charm/<name>` inside it, and only
+//! when the component or a charm file changed: cargo's own build is
+//! incremental, and an unchanged component is not compiled again.
+
+use super::{CHARM_FILES, charm_dir_in};
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+
+/// Where a project's charm directory goes, inside the project.
+pub const PACKED_DIR: &str = "target/wasm-charm";
+
+/// Neither a packed charm nor a charm project.
+#[derive(Debug)]
+pub struct NotACharm(pub String);
+
+impl std::fmt::Display for NotACharm {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotACharm {}
+
+/// What `path` names.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A packed charm directory (metadata.yaml, no Cargo.toml).
+    Packed,
+    /// A charm project (Cargo.toml beside metadata.yaml).
+    Project,
+}
+
+/// What `path` is, by the files in it; `Err` names both things it is not.
+pub fn kind(path: &Path) -> Result<Kind, NotACharm> {
+    let metadata = path.join("metadata.yaml").is_file();
+    let cargo = path.join("Cargo.toml").is_file();
+    match (metadata, cargo) {
+        (true, true) => Ok(Kind::Project),
+        (true, false) => Ok(Kind::Packed),
+        _ => Err(NotACharm(format!(
+            "{}: neither a packed charm directory (metadata.yaml and the component, as \
+             `wasm-charm pack` makes it) nor a charm project (Cargo.toml beside metadata.yaml)",
+            path.display()
+        ))),
+    }
+}
+
+/// The charm directory to run for `path`: itself when packed; for a
+/// project, its charm directory, packed again first when anything changed.
+pub fn charm_for_run(path: &Path) -> anyhow::Result<PathBuf> {
+    match kind(path)? {
+        Kind::Packed => Ok(path.to_path_buf()),
+        Kind::Project => {
+            let name = crate::charm_dir::CharmDir::load(path)
+                .map(|c| c.metadata.name)
+                .with_context(|| format!("{}: the charm project", path.display()))?;
+            charm_dir_fresh(path, &path.join(PACKED_DIR).join(&name))
+        }
+    }
+}
+
+/// Build the project (incrementally) and assemble `out` unless what it
+/// holds is already what the build made.
+fn charm_dir_fresh(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    let wasm = super::build(&project.join("Cargo.toml"), None)?;
+    let charm = crate::charm_dir::CharmDir::load(project)?;
+    let packed_component = out.join(&charm.manifest.component);
+    if same_file(&wasm, &packed_component) && is_fresh(project, out)? {
+        return Ok(out.canonicalize()?);
+    }
+    eprintln!("packing {} into {}", project.display(), out.display());
+    charm_dir_in(project, out, None)
+}
+
+/// Whether every charm file of `project` is in `out` as it is now, and the
+/// component was precompiled there.
+fn is_fresh(project: &Path, out: &Path) -> anyhow::Result<bool> {
+    if !out
+        .join(crate::status::store_file::STATE_DIR)
+        .join("cache")
+        .is_dir()
+    {
+        return Ok(false);
+    }
+    for f in CHARM_FILES {
+        let from = project.join(f);
+        let to = out.join(f);
+        if from.is_file() != to.is_file() || (from.is_file() && !same_file(&from, &to)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_is_packed_a_project_or_neither() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = kind(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("neither a packed charm directory"), "{e}");
+        assert!(e.contains("nor a charm project"), "{e}");
+        std::fs::write(dir.path().join("metadata.yaml"), "name: x\n").unwrap();
+        assert_eq!(kind(dir.path()).unwrap(), Kind::Packed);
+        std::fs::write(dir.path().join("Cargo.toml"), "").unwrap();
+        assert_eq!(kind(dir.path()).unwrap(), Kind::Project);
+    }
+}
