@@ -1,50 +1,42 @@
 //! The `pebble` interface and the Pebble probes, through `dispatch` as Juju
-//! runs it, against the fake Pebble (tests/fake-pebble/) listening on
-//! `<root>/charm/containers/web/pebble.socket` with `WASM_CHARM_ROOT=<root>`.
-//! The test charm `pebble-calls` makes the calls its config names and logs
-//! each answer as `CALL <name> <answer>`.
+//! runs it, against the simulated Pebble in its process mode (`wasm-charm
+//! sim pebble`: services, exec and checks real processes, files in a real
+//! directory) listening on `<root>/charm/containers/web/pebble.socket` with
+//! `WASM_CHARM_ROOT=<root>`. The test charm `pebble-calls` makes the calls
+//! its config names and logs each answer as `CALL <name> <answer>`.
 
+#[path = "support/sim_pebble.rs"]
+mod sim_pebble;
 mod support;
 
 use serde_json::json;
+use sim_pebble::{SimPebble, alive};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{Unit, assert_success, packed, workspace_root};
+use support::{Unit, assert_success, packed};
 
-/// A fake Pebble for container `web` under a temp root; killed (with every
-/// service it started) on drop.
-struct FakePebble {
-    child: Child,
+/// The simulated Pebble of container `web` under a temp root; stopped
+/// (with every service it started) on drop, before the root goes.
+struct Pod {
+    pebble: SimPebble,
     root: tempfile::TempDir,
 }
 
-impl FakePebble {
+impl Pod {
     /// The root (`WASM_CHARM_ROOT`) with no Pebble listening yet.
     fn root() -> tempfile::TempDir {
         tempfile::tempdir().expect("temp dir")
     }
 
-    fn start(root: tempfile::TempDir) -> FakePebble {
-        let socket = socket(root.path());
-        let child = Command::new("python3")
-            .arg(workspace_root().join("tests/fake-pebble/fake_pebble.py"))
-            .arg("--socket")
-            .arg(&socket)
-            .arg("--root")
-            .arg(root.path().join("web-fs"))
-            .arg("--state")
-            .arg(root.path())
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start the fake Pebble");
-        let fake = FakePebble { child, root };
-        let until = Instant::now() + Duration::from_secs(20);
-        while !socket.exists() {
-            assert!(Instant::now() < until, "the fake Pebble did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        fake
+    fn start(root: tempfile::TempDir) -> Pod {
+        let pebble = SimPebble::start(
+            &socket(root.path()),
+            &root.path().join("web-fs"),
+            root.path(),
+            &[],
+            &[],
+        );
+        Pod { pebble, root }
     }
 
     fn path(&self) -> &Path {
@@ -52,39 +44,12 @@ impl FakePebble {
     }
 
     fn pid_of(&self, service: &str) -> Option<u32> {
-        std::fs::read_to_string(self.path().join(format!("{service}.pid")))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    }
-}
-
-impl Drop for FakePebble {
-    fn drop(&mut self) {
-        // SIGTERM: the fake stops its services, then exits.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let until = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.pebble.pid_of(service)
     }
 }
 
 fn socket(root: &Path) -> PathBuf {
     root.join("charm/containers/web/pebble.socket")
-}
-
-fn alive(pid: u32) -> bool {
-    // A zombie is not running: the fake reaps what it stops.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.contains(") Z "))
-        .unwrap_or(false)
 }
 
 const LAYER: &str = "services:
@@ -137,7 +102,7 @@ fn answer<'a>(got: &'a [(String, String)], call: &str) -> &'a str {
 
 #[test]
 fn before_pebble_listens_can_connect_is_false_and_calls_cannot_connect() {
-    let root = FakePebble::root();
+    let root = Pod::root();
     let unit = unit("can-connect plan undeclared", LAYER);
     let got = answers(&unit, root.path(), "config-changed", &[]);
     assert_eq!(answer(&got, "can-connect"), "Ok(false)");
@@ -157,7 +122,7 @@ fn before_pebble_listens_can_connect_is_false_and_calls_cannot_connect() {
 
 #[test]
 fn layers_plan_and_services_run_as_real_processes() {
-    let pebble = FakePebble::start(FakePebble::root());
+    let pebble = Pod::start(Pod::root());
     let root = pebble.path();
     let unit = unit(
         "can-connect add-layer add-layer plan replan services start-unknown start-failing",
@@ -188,7 +153,7 @@ fn layers_plan_and_services_run_as_real_processes() {
     );
     assert_eq!(
         answer(&got, "start-unknown"),
-        r#"Err(Api(ApiError { status-code: 400, kind: "", message: "service \"nope\" does not exist" }))"#
+        r#"Err(Api(ApiError { status-code: 400, kind: "", message: "cannot start services: service \"nope\" does not exist" }))"#
     );
     let failing = answer(&got, "start-failing");
     assert!(
@@ -198,7 +163,7 @@ fn layers_plan_and_services_run_as_real_processes() {
             ),
         "{failing}"
     );
-    // The service is a real process of the fake's.
+    // The service is a real process of the simulated Pebble's.
     let pid = pebble.pid_of("web").expect("web's pid");
     assert!(alive(pid), "web (pid {pid}) is running");
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
@@ -249,7 +214,7 @@ fn layers_plan_and_services_run_as_real_processes() {
 
 #[test]
 fn files_are_pushed_pulled_listed_and_removed() {
-    let pebble = FakePebble::start(FakePebble::root());
+    let pebble = Pod::start(Pod::root());
     let root = pebble.path();
     let unit = unit(
         "pull-missing push pull list make-dir make-dir-again remove pull-missing list-missing",
@@ -314,46 +279,22 @@ checks:
       command: test -e HEALTHY
 ";
 
-/// Wait (on the fake's own check period) until `web/up` is `want`, asking
-/// the fake directly so that no event runs meanwhile.
-fn check_is(root: &Path, want: &str) {
-    use std::io::{Read as _, Write as _};
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        let mut stream = std::os::unix::net::UnixStream::connect(socket(root)).expect("connect");
-        stream
-            .write_all(
-                b"GET /v1/checks?names=up HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-            )
-            .expect("ask the fake");
-        let mut answer = String::new();
-        stream
-            .read_to_string(&mut answer)
-            .expect("read the fake's answer");
-        if answer.contains(&format!("\"status\": \"{want}\"")) {
-            return;
-        }
-        assert!(Instant::now() < until, "check never {want}: {answer}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn pebble_probes_gate_and_check_events_heal_without_update_status() {
-    let pebble = FakePebble::start(FakePebble::root());
+    let pebble = Pod::start(Pod::root());
     let root = pebble.path();
     let healthy = root.join("healthy");
     std::fs::write(&healthy, "").unwrap();
     let layer = CHECKED.replace("HEALTHY", &healthy.to_string_lossy());
     let unit = unit("add-layer replan", &layer);
     answers(&unit, root, "config-changed", &[]);
-    check_is(root, "up");
+    pebble.pebble.check_is("up", "up");
     assert_eq!(status(&unit), ("active".into(), String::new()));
 
     // The check fails: check-failed (no update-status) makes the unit
     // blocked at once (grace 0s), naming the check.
     std::fs::remove_file(&healthy).unwrap();
-    check_is(root, "down");
+    pebble.pebble.check_is("up", "down");
     set(&unit, "", "");
     let check_env = [
         ("JUJU_WORKLOAD_NAME", "web"),
@@ -366,7 +307,7 @@ fn pebble_probes_gate_and_check_events_heal_without_update_status() {
 
     // It recovers: check-recovered heals it.
     std::fs::write(&healthy, "").unwrap();
-    check_is(root, "up");
+    pebble.pebble.check_is("up", "up");
     set(&unit, "", "");
     answers(&unit, root, "web-pebble-check-recovered", &check_env);
     assert_eq!(status(&unit), ("active".into(), String::new()));
@@ -393,7 +334,7 @@ fn pebble_probes_gate_and_check_events_heal_without_update_status() {
 
 #[test]
 fn exec_runs_declared_commands_with_their_output_exit_and_timeout() {
-    let pebble = FakePebble::start(FakePebble::root());
+    let pebble = Pod::start(Pod::root());
     let root = pebble.path();
     let unit = unit(
         "exec-echo exec-fail exec-args-refused exec-undeclared exec-big exec-hang",
@@ -431,4 +372,25 @@ fn exec_runs_declared_commands_with_their_output_exit_and_timeout() {
         answer(&got, "exec-hang"),
         r#"Exit::TimedOut stdout="" stderr="" truncated=false"#
     );
+}
+
+#[test]
+fn sigterm_stops_every_service_and_removes_the_socket() {
+    let mut pod = Pod::start(Pod::root());
+    let layer = json!({"action": "add", "label": "l", "format": "yaml", "layer": LAYER});
+    let (status, answer) = pod.pebble.request("POST", "/v1/layers", &layer);
+    assert_eq!(status, 200, "{answer}");
+    let replan = json!({"action": "replan", "services": []});
+    let (status, answer) = pod.pebble.request("POST", "/v1/services", &replan);
+    assert_eq!(status, 202, "{answer}");
+    let pid = pod.pid_of("web").expect("web's pid");
+    assert!(alive(pid));
+    // SIGTERM reaches the service at once: well before the SIGKILL that
+    // would follow 5 s later, and before the guard's own kill.
+    let started = Instant::now();
+    assert!(pod.pebble.terminate(), "sim pebble did not exit");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(!alive(pid), "web (pid {pid}) was stopped");
+    assert!(!socket(pod.path()).exists(), "the socket is removed");
+    assert_eq!(pod.pid_of("web"), None);
 }

@@ -1,33 +1,36 @@
 //! The web-k8s example (examples/web-k8s) through `dispatch` as Juju runs a
 //! Kubernetes sidecar charm: `JUJU_MACHINE_ID` exported empty (so `store:
 //! auto` keeps the store in Juju's charm state), Pebble of container `web`
-//! played by the fake Pebble (tests/fake-pebble/) on
-//! `<root>/charm/containers/web/pebble.socket` with `WASM_CHARM_ROOT=<root>`.
-//! The fake runs the layer's service as a real process: the image's
-//! `web-server`, here tests/web-k8s-fixtures/web-server (Python), found on
-//! the fake's PATH, reading the container's files under the fake's root.
+//! played by the simulated Pebble in its process mode (`wasm-charm sim
+//! pebble`) on `<root>/charm/containers/web/pebble.socket` with
+//! `WASM_CHARM_ROOT=<root>`. It runs the layer's service as a real process:
+//! the image's `web-server`, here tests/web-k8s-fixtures/web-server
+//! (Python), found on its PATH, reading the container's files under its
+//! root.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
+#[path = "support/sim_pebble.rs"]
+mod sim_pebble;
 mod support;
 
 use serde_json::{Value, json};
+use sim_pebble::{SimPebble, alive};
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use support::{Unit, assert_success, copy_charm, packed, workspace_root};
 use wasm_charm_host::status::store_chunks;
 
 const PROJECT: &str = "examples/web-k8s";
 
-/// The pod's workload side: the fake Pebble of container `web` under a temp
-/// root (`WASM_CHARM_ROOT`), once started. On drop the fake is stopped (it
-/// stops its services), and the server's process group is killed whatever
-/// happened to the fake.
+/// The pod's workload side: the simulated Pebble of container `web` under
+/// a temp root (`WASM_CHARM_ROOT`), once started; stopped on drop (it stops
+/// its services, which are killed with their process groups whatever
+/// happened to it), before the root goes.
 struct Pod {
+    pebble: Option<SimPebble>,
     root: tempfile::TempDir,
-    pebble: Option<Child>,
 }
 
 impl Pod {
@@ -53,9 +56,9 @@ impl Pod {
     }
 
     /// The container comes up: its Pebble listens. The image's
-    /// `web-server` is a wrapper on the fake's PATH that runs the fixture
-    /// with the container's root, for the service and any exec alike (the
-    /// fake gives an exec only PATH of its environment).
+    /// `web-server` is a wrapper on Pebble's PATH that runs the fixture
+    /// with the container's root, for the service and any exec alike (an
+    /// exec gets only PATH of Pebble's environment).
     fn start_pebble(&mut self) {
         use std::os::unix::fs::PermissionsExt as _;
         let bin = self.root().join("image-bin");
@@ -79,76 +82,34 @@ impl Pod {
             bin.display(),
             std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
         );
-        let child = Command::new("python3")
-            .arg(workspace_root().join("tests/fake-pebble/fake_pebble.py"))
-            .arg("--socket")
-            .arg(self.socket())
-            .arg("--root")
-            .arg(self.fs())
-            .arg("--state")
-            .arg(self.root())
+        self.pebble = Some(SimPebble::start(
+            &self.socket(),
+            &self.fs(),
+            self.root(),
+            &[("PATH", path)],
             // The HTTP check asks localhost without a proxy.
-            .env("PATH", path)
-            .env_remove("http_proxy")
-            .env_remove("HTTP_PROXY")
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start the fake Pebble");
-        self.pebble = Some(child);
-        let until = Instant::now() + Duration::from_secs(20);
-        while !self.socket().exists() {
-            assert!(Instant::now() < until, "the fake Pebble did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            &["http_proxy", "HTTP_PROXY"],
+        ));
     }
 
-    /// The pid of the running `web` service, as the fake records it.
+    fn running(&self) -> &SimPebble {
+        self.pebble.as_ref().expect("the container is up")
+    }
+
+    /// The pid of the running `web` service, as Pebble records it.
     fn server_pid(&self) -> Option<u32> {
-        std::fs::read_to_string(self.root().join("web.pid"))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
+        self.running().pid_of("web")
     }
 
-    /// One request to the fake Pebble; its answer's body, as text.
-    fn pebble(&self, method: &str, path: &str, body: &Value) -> String {
-        let body = if body.is_null() {
-            String::new()
-        } else {
-            body.to_string()
-        };
-        let mut stream =
-            std::os::unix::net::UnixStream::connect(self.socket()).expect("connect to Pebble");
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .expect("ask the fake Pebble");
-        let mut answer = String::new();
-        stream
-            .read_to_string(&mut answer)
-            .expect("read the fake Pebble's answer");
-        answer
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_string())
-            .unwrap_or(answer)
+    /// One request to Pebble; its JSON answer.
+    fn pebble(&self, method: &str, path: &str, body: &Value) -> Value {
+        self.running().request(method, path, body).1
     }
 
-    /// Wait (on the fake's own check period) until check `alive` is `want`,
-    /// asking the fake directly so that no event runs meanwhile.
+    /// Wait (on Pebble's own check period) until check `alive` is `want`,
+    /// asking Pebble directly so that no event runs meanwhile.
     fn check_is(&self, want: &str) {
-        let until = Instant::now() + Duration::from_secs(20);
-        loop {
-            let answer = self.pebble("GET", "/v1/checks?names=alive", &Value::Null);
-            if answer.contains(&format!("\"status\": \"{want}\"")) {
-                return;
-            }
-            assert!(Instant::now() < until, "check never {want}: {answer}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.running().check_is("alive", want);
     }
 
     /// Make the charm's check fast, as an operator's layer could: every
@@ -161,39 +122,8 @@ impl Pod {
             "/v1/layers",
             &json!({"action": "add", "label": "test-speed", "format": "yaml", "layer": layer}),
         );
-        assert!(answer.contains("\"status-code\": 200"), "{answer}");
+        assert_eq!(answer["status-code"], 200, "{answer}");
     }
-}
-
-impl Drop for Pod {
-    fn drop(&mut self) {
-        let server = self.server_pid();
-        if let Some(mut child) = self.pebble.take() {
-            // SIGTERM: the fake stops its services, then exits.
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-            let until = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < until {
-                if let Ok(Some(_)) = child.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        // The server runs in a session (and process group) of its own: kill
-        // it even if the fake could not.
-        if let Some(pid) = server.filter(|pid| alive(*pid)) {
-            unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
-        }
-    }
-}
-
-fn alive(pid: u32) -> bool {
-    // A zombie is not running: the fake reaps what it stops.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.contains(") Z "))
-        .unwrap_or(false)
 }
 
 fn wait_dead(pid: u32) {
@@ -335,7 +265,7 @@ fn config_file(port: u16, greeting: &str) -> String {
 
 /// Kubernetes replaces the charm's pod: a fresh charm directory, Juju's
 /// state (config, charm state, statuses) kept. The workload's Pebble is the
-/// same fake: the container's files and processes are not the charm's.
+/// same: the container's files and processes are not the charm's.
 fn replace_charm_dir(unit: &Unit) {
     let charm = unit.charm_dir();
     std::fs::remove_dir_all(charm).expect("wipe the charm directory");
@@ -382,7 +312,10 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
         std::fs::read_to_string(&conf).expect("the pushed file"),
         config_file(port, "Hello")
     );
-    let plan = pod.pebble("GET", "/v1/plan?format=yaml", &Value::Null);
+    let plan = pod.pebble("GET", "/v1/plan?format=yaml", &Value::Null)["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     for part in [
         "command: web-server --config /etc/web/web.conf",
         "startup: enabled",
@@ -443,15 +376,15 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     let (kind, message) = status(&unit);
     assert_eq!(kind, "blocked", "{message}");
 
-    // Pebble restarts it (the layer's `on-check-failure: restart`; the fake
-    // does not, so the test asks it as Pebble would), the check recovers,
+    // Pebble restarts it (the layer's `on-check-failure: restart`; the
+    // simulated Pebble does not, so the test asks it as Pebble would), the check recovers,
     // and check-recovered heals the unit without update-status.
     let answer = pod.pebble(
         "POST",
         "/v1/services",
         &json!({"action": "restart", "services": ["web"]}),
     );
-    assert!(answer.contains("\"status-code\": 202"), "{answer}");
+    assert_eq!(answer["status-code"], 202, "{answer}");
     let pid = pod
         .server_pid()
         .expect("the server's pid after Pebble's restart");

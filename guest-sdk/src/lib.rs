@@ -106,6 +106,7 @@ pub mod __bindings {
             "wasm-charm:charm/types@0.3.0/priority": [#[derive(Default)]],
             // A check's level in a typed layer (pebble::Check).
             "wasm-charm:charm/pebble@0.3.0/check-level": [#[derive(serde::Serialize, serde::Deserialize)] #[serde(rename_all = "lowercase")]],
+            "wasm-charm:charm/pebble@0.3.0/notice-filter": [#[derive(Default)]],
         },
         // Fields and cases the WIT leaves undocumented.
         additional_member_attributes: {

@@ -118,6 +118,13 @@ enum SimCommand {
     /// workload root, given to the process as WASM_CHARM_ROOT); the machine
     /// is the real one: a charm's workload calls are not simulated here.
     Dispatch(Box<offline::RunArgs>),
+    /// Serve one container's Pebble API on a unix socket over a real
+    /// directory, with services, exec and checks as real processes, until
+    /// SIGTERM or SIGINT (then every process it started is stopped).
+    ///
+    /// The simulated Pebble of `run` in its process mode, for tests whose
+    /// workload must really run.
+    Pebble(offline::pebble::serve::PebbleArgs),
 }
 
 /// Under another name than its own (a symlink): `dispatch`, the host as
@@ -163,6 +170,7 @@ fn main() -> ExitCode {
         Command::Dispatch => return juju::main(),
         Command::Run(args) => offline::main(*args),
         Command::Sim(SimCommand::Dispatch(args)) => offline::sim_dispatch::main(&args),
+        Command::Sim(SimCommand::Pebble(args)) => offline::pebble::serve::main(&args),
         Command::Test(args) => return scenario::main(&args),
         Command::Replay(args) => return replay::main(&args),
         Command::Pack {

@@ -117,16 +117,21 @@ fn a_refused_request_fails_the_action_not_the_hook() {
     assert!(out.action_results().is_empty());
     assert_eq!(out.handler("backup"), Some(&Handler::ActionDone(None)));
     assert_eq!(out.unit_status(), Some(Status::active("Ready for backups")));
-    let out = charm().run(
-        &state,
-        Event::action("backup")
-            .param("target", "/srv")
-            .param("level", 12),
-    );
-    assert_eq!(
-        out.action_failed(),
-        Some("level 12 is not a gzip level (1 to 9)"),
-        "{out}"
+    // A level past actions.yaml's bounds never reaches the charm: Juju
+    // refuses the action against its schema.
+    let refused = charm()
+        .try_run(
+            &state,
+            Event::action("backup")
+                .param("target", "/srv")
+                .param("level", 12),
+        )
+        .expect_err("Juju refuses a level past the schema's maximum");
+    assert!(
+        refused
+            .to_string()
+            .contains("parameter `level`: must be <=9, but got 12"),
+        "{refused}"
     );
 }
 

@@ -166,7 +166,7 @@ fn configure(_event: &Event) -> Outcome {
         Err(blocked) => return Ok(Some(blocked)),
     };
     let web = pebble::get_container(CONTAINER);
-    if !web.can_connect()? {
+    if !web.can_connect() {
         // `web-pebble-ready` comes; meanwhile the probes wait for Pebble.
         return Ok(None);
     }
@@ -203,6 +203,7 @@ fn push_config(web: &pebble::Container, wanted: &Wanted) -> Result<bool, Error> 
     let options = PushOptions {
         make_dirs: true,
         permissions: Some(0o644),
+        ..Default::default()
     };
     web.push(CONFIG_FILE, &text, options)
         .map_err(|e| pebble_error(e, &format!("cannot write {CONFIG_FILE}")))?;

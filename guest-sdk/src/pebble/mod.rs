@@ -7,7 +7,12 @@
 //! if the handler fails afterwards), and each is bounded by the handler's
 //! deadline. A container whose Pebble is not up yet answers
 //! [`can_connect`](Container::can_connect) with `false`, and its other calls
-//! with [`PebbleError::CannotConnect`].
+//! with [`PebbleError::CannotConnect`]. Commands run through
+//! [`exec`](Container::exec) are those wasm-charm.yaml declares;
+//! [`get_notices`](Container::get_notices) and [`NoticeEvent::notice`]
+//! read Pebble's notices.
+//!
+//! [`NoticeEvent::notice`]: crate::NoticeEvent::notice
 //!
 //! ```no_run
 //! use wasm_charm::prelude::*;
@@ -24,7 +29,7 @@
 //!
 //! fn web(_event: &Event) -> Outcome {
 //!     let web = pebble::get_container("web");
-//!     if !web.can_connect()? {
+//!     if !web.can_connect() {
 //!         return Ok(Some(Status::waiting("Waiting for Pebble in web")));
 //!     }
 //!     web.push("/etc/web/web.conf", "port = 8080\n", PushOptions { make_dirs: true, ..Default::default() })?;
@@ -53,10 +58,17 @@
 use std::fmt;
 
 use crate::__bindings::wasm_charm::charm::pebble as wit;
-use crate::workload::CommandOutput;
 
+mod container;
+mod exec;
+mod files;
 mod layer;
+mod notices;
 mod yaml;
+
+pub use exec::ExecOptions;
+pub use files::{ListFilesOptions, MakeDirOptions, PullStream, PushOptions, RemovePathOptions};
+pub use notices::{Notice, NoticeFilter};
 
 pub use layer::{
     Check, CheckStartup, ExecCheck, HttpCheck, Layer, LogTarget, LogTargetType, Override, Plan,
@@ -144,6 +156,11 @@ pub enum PebbleError {
     /// An answer that is not what Pebble's API documents (ops'
     /// `ProtocolError`).
     Protocol(String),
+    /// What the charm asked for was refused before Pebble was asked: too
+    /// long, too many, a NUL byte, a signal name that is not one (ops
+    /// raises `TypeError` or `ValueError` for such input). Says which
+    /// field.
+    Invalid(String),
 }
 
 /// The kind of error Pebble answered (its `result.kind`), as ops compares
@@ -272,6 +289,7 @@ impl fmt::Display for PebbleError {
             ),
             PebbleError::ChangeFailed(why) => write!(f, "Pebble change failed: {why}"),
             PebbleError::Timeout(what) | PebbleError::Protocol(what) => f.write_str(what),
+            PebbleError::Invalid(what) => write!(f, "invalid: {what}"),
         }
     }
 }
@@ -320,52 +338,6 @@ pub struct AddLayerOptions {
     /// entries' `override` apply); without it, a label that exists is an
     /// error.
     pub combine: bool,
-}
-
-/// How [`Container::push`] writes a file (ops' keyword arguments).
-///
-/// ```
-/// use wasm_charm::pebble::PushOptions;
-///
-/// let options = PushOptions { make_dirs: true, permissions: Some(0o600) };
-/// assert_eq!(PushOptions::default().permissions, None);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PushOptions {
-    /// Create the missing parent directories.
-    pub make_dirs: bool,
-    /// The file's mode; Pebble's default 0o644 when `None`.
-    pub permissions: Option<u32>,
-}
-
-/// How [`Container::make_dir`] creates a directory (ops' keyword
-/// arguments).
-///
-/// ```
-/// use wasm_charm::pebble::MakeDirOptions;
-///
-/// let options = MakeDirOptions { make_parents: true, ..Default::default() };
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MakeDirOptions {
-    /// Create the missing parents too, and accept a directory that exists.
-    pub make_parents: bool,
-    /// The directory's mode; Pebble's default 0o755 when `None`.
-    pub permissions: Option<u32>,
-}
-
-/// How [`Container::remove_path`] removes (ops' keyword argument).
-///
-/// ```
-/// use wasm_charm::pebble::RemovePathOptions;
-///
-/// let options = RemovePathOptions { recursive: true };
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RemovePathOptions {
-    /// Remove a directory with everything in it, and accept a path that is
-    /// not there (`rm -rf`).
-    pub recursive: bool,
 }
 
 /// A layer as [`Container::add_layer`] takes it: a [`Layer`], or YAML text
@@ -440,7 +412,7 @@ impl<'a> From<&'a String> for LayerSource<'a> {
 ///
 /// ```no_run
 /// let web = wasm_charm::pebble::get_container("web");
-/// if web.can_connect()? {
+/// if web.can_connect() {
 ///     web.replan()?;
 /// }
 /// # Ok::<(), wasm_charm::Error>(())
@@ -468,258 +440,6 @@ pub fn get_container(name: &str) -> Container {
 
 fn owned(names: &[&str]) -> Vec<String> {
     names.iter().map(|n| n.to_string()).collect()
-}
-
-impl Container {
-    /// The container's name (ops' `Container.name`).
-    ///
-    /// ```
-    /// assert_eq!(wasm_charm::pebble::get_container("web").name(), "web");
-    /// ```
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Whether its Pebble answers now; `false` (not an error) while the
-    /// container is not up (ops' `Container.can_connect`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::prelude::*;
-    ///
-    /// fn web(_event: &Event) -> Outcome {
-    ///     if !pebble::get_container("web").can_connect()? {
-    ///         return Ok(Some(Status::waiting("Waiting for the web container")));
-    ///     }
-    ///     Ok(None)
-    /// }
-    /// ```
-    pub fn can_connect(&self) -> Result<bool, PebbleError> {
-        wit::can_connect(&self.name)
-    }
-
-    /// Add a Pebble layer labelled `label`: a [`Layer`] or its YAML text
-    /// (ops' `Container.add_layer(label, layer, combine=…)`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::pebble::{self, AddLayerOptions, Layer, Service};
-    ///
-    /// let layer = Layer {
-    ///     services: [("web".to_string(), Service { command: "/usr/bin/web".into(), ..Default::default() })].into(),
-    ///     ..Default::default()
-    /// };
-    /// pebble::get_container("web").add_layer("web", &layer, AddLayerOptions { combine: true })?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn add_layer<'a>(
-        &self,
-        label: &str,
-        layer: impl Into<LayerSource<'a>>,
-        options: AddLayerOptions,
-    ) -> Result<(), PebbleError> {
-        let layer = layer.into().to_yaml();
-        wit::add_layer(&self.name, label, &layer, options.combine)
-    }
-
-    /// The combined plan (ops' `Container.get_plan`).
-    ///
-    /// ```no_run
-    /// let plan = wasm_charm::pebble::get_container("web").get_plan()?;
-    /// if let Some(web) = plan.services.get("web") {
-    ///     println!("web runs {}", web.command);
-    /// }
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn get_plan(&self) -> Result<Plan, PebbleError> {
-        let text = wit::get_plan(&self.name)?;
-        Plan::from_yaml(&text).map_err(|e| {
-            PebbleError::Protocol(format!(
-                "container {}: cannot read the plan Pebble gave: {e}",
-                self.name
-            ))
-        })
-    }
-
-    /// Start the services of the plan that start by default and restart
-    /// those whose definition changed, waiting for it to finish (ops'
-    /// `Container.replan`).
-    ///
-    /// ```no_run
-    /// wasm_charm::pebble::get_container("web").replan()?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn replan(&self) -> Result<(), PebbleError> {
-        wit::replan(&self.name)
-    }
-
-    /// Start services, waiting for them to be started (ops'
-    /// `Container.start`).
-    ///
-    /// ```no_run
-    /// wasm_charm::pebble::get_container("web").start(&["web"])?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn start(&self, services: &[&str]) -> Result<(), PebbleError> {
-        wit::start(&self.name, &owned(services))
-    }
-
-    /// Stop services, waiting for them to be stopped (ops'
-    /// `Container.stop`).
-    ///
-    /// ```no_run
-    /// wasm_charm::pebble::get_container("web").stop(&["web"])?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn stop(&self, services: &[&str]) -> Result<(), PebbleError> {
-        wit::stop(&self.name, &owned(services))
-    }
-
-    /// Restart services, starting those that are stopped (ops'
-    /// `Container.restart`).
-    ///
-    /// ```no_run
-    /// wasm_charm::pebble::get_container("web").restart(&["web"])?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn restart(&self, services: &[&str]) -> Result<(), PebbleError> {
-        wit::restart(&self.name, &owned(services))
-    }
-
-    /// The plan's services and their state; all of them when `names` is
-    /// empty (ops' `Container.get_services`).
-    ///
-    /// ```no_run
-    /// let services = wasm_charm::pebble::get_container("web").get_services(&["web"])?;
-    /// let running = services.iter().all(|s| s.is_running());
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn get_services(&self, names: &[&str]) -> Result<Vec<ServiceInfo>, PebbleError> {
-        wit::get_services(&self.name, &owned(names))
-    }
-
-    /// The plan's health checks; all of them when `names` is empty, only
-    /// those of `level` when given (ops' `Container.get_checks`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::pebble::{self, CheckLevel};
-    ///
-    /// let checks = pebble::get_container("web").get_checks(&[], Some(CheckLevel::Ready))?;
-    /// let down: Vec<&str> = checks.iter().filter(|c| !c.is_up()).map(|c| c.name.as_str()).collect();
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn get_checks(
-        &self,
-        names: &[&str],
-        level: Option<CheckLevel>,
-    ) -> Result<Vec<CheckInfo>, PebbleError> {
-        wit::get_checks(&self.name, &owned(names), level)
-    }
-
-    /// Write `data` (text or bytes) to the absolute `path` in the container
-    /// (ops' `Container.push`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::pebble::{self, PushOptions};
-    ///
-    /// let options = PushOptions { make_dirs: true, permissions: Some(0o600) };
-    /// pebble::get_container("web").push("/etc/web/web.conf", "port = 80\n", options)?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn push(
-        &self,
-        path: &str,
-        data: impl AsRef<[u8]>,
-        options: PushOptions,
-    ) -> Result<(), PebbleError> {
-        wit::push(
-            &self.name,
-            path,
-            data.as_ref(),
-            options.make_dirs,
-            options.permissions,
-        )
-    }
-
-    /// The content of the file at the absolute `path` (at most 8 MiB; ops'
-    /// `Container.pull`, as bytes).
-    ///
-    /// ```no_run
-    /// let conf = wasm_charm::pebble::get_container("web").pull("/etc/web/web.conf")?;
-    /// let text = String::from_utf8_lossy(&conf);
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn pull(&self, path: &str) -> Result<Vec<u8>, PebbleError> {
-        wit::pull(&self.name, path)
-    }
-
-    /// The entries of the directory at `path`, or the file itself (ops'
-    /// `Container.list_files`).
-    ///
-    /// ```no_run
-    /// for f in wasm_charm::pebble::get_container("web").list_files("/etc/web")? {
-    ///     wasm_charm::log::info(format!("{} {:o}", f.path, f.permissions));
-    /// }
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn list_files(&self, path: &str) -> Result<Vec<FileInfo>, PebbleError> {
-        wit::list_files(&self.name, path)
-    }
-
-    /// Create a directory (ops' `Container.make_dir`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::pebble::{self, MakeDirOptions};
-    ///
-    /// let options = MakeDirOptions { make_parents: true, ..Default::default() };
-    /// pebble::get_container("web").make_dir("/var/lib/web/cache", options)?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn make_dir(&self, path: &str, options: MakeDirOptions) -> Result<(), PebbleError> {
-        wit::make_dir(&self.name, path, options.make_parents, options.permissions)
-    }
-
-    /// Remove a file or an empty directory, or with
-    /// [`recursive`](RemovePathOptions::recursive) a directory and all in it
-    /// (ops' `Container.remove_path`).
-    ///
-    /// ```no_run
-    /// use wasm_charm::pebble::{self, RemovePathOptions};
-    ///
-    /// pebble::get_container("web").remove_path("/var/lib/web/cache", RemovePathOptions { recursive: true })?;
-    /// # Ok::<(), wasm_charm::Error>(())
-    /// ```
-    pub fn remove_path(&self, path: &str, options: RemovePathOptions) -> Result<(), PebbleError> {
-        wit::remove_path(&self.name, path, options.recursive)
-    }
-
-    /// Run the command `name` that wasm-charm.yaml declares for this
-    /// container (`workload.containers.<container>.commands.<name>`) through
-    /// Pebble's exec (ops' `Container.exec`, of a declared command): its
-    /// declared argv, then `args` (refused as [`PebbleError::Undeclared`]
-    /// unless the manifest says `args: true`). No shell and an empty
-    /// stdin. A non-zero exit is an output, not an error: look at
-    /// [`CommandOutput::success`]. Past its declared timeout (or the
-    /// handler's deadline) its exit is [`Exit::TimedOut`]. Each stream
-    /// keeps its first 64 KiB.
-    ///
-    /// [`Exit::TimedOut`]: crate::workload::Exit::TimedOut
-    ///
-    /// ```no_run
-    /// use wasm_charm::prelude::*;
-    ///
-    /// fn reload(_event: &Event) -> Outcome {
-    ///     let out = pebble::get_container("web").exec("reload", &[])?;
-    ///     if !out.success() {
-    ///         return Ok(Some(Status::blocked(format!(
-    ///             "reload failed: {}",
-    ///             out.stderr_text().trim()
-    ///         ))));
-    ///     }
-    ///     Ok(None)
-    /// }
-    /// ```
-    pub fn exec(&self, name: &str, args: &[&str]) -> Result<CommandOutput, PebbleError> {
-        wit::exec(&self.name, name, &owned(args))
-    }
 }
 
 #[cfg(test)]

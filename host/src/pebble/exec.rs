@@ -15,7 +15,9 @@
 //! SIGKILL on the control websocket and answers `timed-out`.
 
 use super::client::{Body, Client, Error, MAX_ANSWER, parse_envelope, query_value};
+use super::files::{MAX_NAME, MAX_PATH, add_ownership};
 use super::websocket::{Message, Noise, Socket, WsError, check_upgrade, handshake_key};
+use crate::bindings::pebble::ExecOptions;
 use crate::bindings::workload::{CommandOutput, Exit};
 use crate::charm_dir::{CommandSpec, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT};
 use bytes::Bytes;
@@ -78,14 +80,89 @@ pub fn end(timeout: Duration, deadline: Instant, now: Instant) -> Instant {
         .map_or(deadline, |t| t.min(deadline))
 }
 
-/// The `POST /v1/exec` body: no shell, stdout and stderr apart, Pebble's
-/// own timeout (a Go duration; whole milliseconds, at least one).
-pub fn request_body(argv: &[String], timeout: Duration) -> Value {
-    json!({
+/// Most environment variables the charm may give a command.
+pub const MAX_ENV: usize = 256;
+/// Most bytes of names and values of those variables, in all.
+pub const MAX_ENV_BYTES: usize = 64 << 10;
+/// Most bytes the charm may give a command on stdin.
+pub const MAX_STDIN: usize = 1 << 20;
+/// Stdin is sent in messages of at most this size.
+const STDIN_CHUNK: usize = 64 << 10;
+
+/// Check the charm's options for command `name` of `container`: bounded,
+/// and nothing a JSON string or an environment cannot carry.
+pub fn check_options(container: &str, name: &str, options: &ExecOptions) -> Result<(), Refused> {
+    let refuse = |why: String| {
+        Refused::Unusable(format!("command `{name}` of container {container}: {why}"))
+    };
+    let env_bytes: usize = options
+        .environment
+        .iter()
+        .map(|(k, v)| k.len() + v.len())
+        .sum();
+    if options.environment.len() > MAX_ENV || env_bytes > MAX_ENV_BYTES {
+        return Err(refuse(format!(
+            "options.environment holds {} variables of {env_bytes} bytes, at most \
+             {MAX_ENV} of {MAX_ENV_BYTES}",
+            options.environment.len()
+        )));
+    }
+    if let Some((k, _)) = options
+        .environment
+        .iter()
+        .find(|(k, v)| k.is_empty() || k.contains('=') || k.contains('\0') || v.contains('\0'))
+    {
+        return Err(refuse(format!(
+            "options.environment variable {k:?}: a name is not empty and holds no `=`, \
+             and neither name nor value a NUL byte"
+        )));
+    }
+    let texts = [
+        ("working-dir", options.working_dir.as_ref(), MAX_PATH),
+        ("run-as.user", options.run_as.user.as_ref(), MAX_NAME),
+        ("run-as.group", options.run_as.group.as_ref(), MAX_NAME),
+    ];
+    for (field, value, most) in texts {
+        if let Some(value) = value
+            && (value.len() > most || value.contains('\0'))
+        {
+            return Err(refuse(format!(
+                "options.{field} is {} bytes or holds a NUL byte (at most {most})",
+                value.len()
+            )));
+        }
+    }
+    if options.stdin.len() > MAX_STDIN {
+        return Err(refuse(format!(
+            "options.stdin is {} bytes, at most {MAX_STDIN}",
+            options.stdin.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The `POST /v1/exec` body: no shell, Pebble's own timeout (a Go duration;
+/// whole milliseconds, at least one), and the charm's options (those not
+/// given are left to Pebble's defaults).
+pub fn request_body(argv: &[String], timeout: Duration, options: &ExecOptions) -> Value {
+    let mut body = json!({
         "command": argv,
         "timeout": format!("{}ms", timeout.as_millis().max(1)),
-        "split-stderr": true,
-    })
+        "split-stderr": !options.combine_stderr,
+    });
+    if !options.environment.is_empty() {
+        let env: serde_json::Map<String, Value> = options
+            .environment
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        body["environment"] = Value::Object(env);
+    }
+    if let Some(dir) = &options.working_dir {
+        body["working-dir"] = json!(dir);
+    }
+    add_ownership(&mut body, &options.run_as);
+    body
 }
 
 /// The change id and the task id of the exec answer.
@@ -250,12 +327,19 @@ async fn connect(socket: &Path, task: &str, id: &str) -> Result<Upgraded, Error>
 
 /// Run `argv` through `client`'s Pebble, killing it at `until` (at or
 /// before the client's deadline).
-pub fn run(client: &Client, argv: &[String], until: Instant) -> Result<CommandOutput, Error> {
+pub fn run(
+    client: &Client,
+    argv: &[String],
+    options: &ExecOptions,
+    until: Instant,
+) -> Result<CommandOutput, Error> {
     let runtime = crate::http::client_runtime()
         .map_err(|e| Error::Protocol(format!("cannot start the HTTP client: {e}")))?;
     let left = client.deadline().saturating_duration_since(Instant::now());
     runtime
-        .block_on(async { tokio::time::timeout(left, exchange(client, argv, until)).await })
+        .block_on(async {
+            tokio::time::timeout(left, exchange(client, argv, options, until)).await
+        })
         .unwrap_or_else(|_| {
             Err(Error::Timeout {
                 what: "exec".into(),
@@ -263,9 +347,27 @@ pub fn run(client: &Client, argv: &[String], until: Instant) -> Result<CommandOu
         })
 }
 
+/// Send `stdin` on the stdio websocket, then its end.
+async fn feed<S>(stdio: &mut Socket<S>, stdin: &[u8]) -> Result<(), Error>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    for chunk in stdin.chunks(STDIN_CHUNK) {
+        stdio
+            .send_binary(chunk)
+            .await
+            .map_err(|e| ws_error("websocket stdio", e))?;
+    }
+    stdio
+        .send_text(END)
+        .await
+        .map_err(|e| ws_error("websocket stdio", e))
+}
+
 async fn exchange(
     client: &Client,
     argv: &[String],
+    options: &ExecOptions,
     until: Instant,
 ) -> Result<CommandOutput, Error> {
     let timeout = until.saturating_duration_since(Instant::now());
@@ -273,7 +375,7 @@ async fn exchange(
         .send_async(
             "POST",
             "/v1/exec",
-            Body::Json(request_body(argv, timeout)),
+            Body::Json(request_body(argv, timeout, options)),
             None,
             MAX_ANSWER,
         )
@@ -282,17 +384,24 @@ async fn exchange(
     let socket = client.socket();
     let mut control = connect(socket, &task, "control").await?;
     let mut stdio = connect(socket, &task, "stdio").await?;
-    let mut stderr = connect(socket, &task, "stderr").await?;
-    // Nothing on stdin.
-    stdio
-        .send_text(END)
-        .await
-        .map_err(|e| ws_error("websocket stdio", e))?;
+    // Without split-stderr Pebble opens no stderr websocket: stderr comes
+    // on stdio.
+    let mut stderr = if options.combine_stderr {
+        None
+    } else {
+        Some(connect(socket, &task, "stderr").await?)
+    };
     let (mut out, mut err) = (Captured::default(), Captured::default());
-    let reading = both(
-        drain(&mut stdio, &mut out, "websocket stdio"),
-        drain(&mut stderr, &mut err, "websocket stderr"),
-    );
+    // The input goes first, within the command's time: a command that
+    // never reads it ends at its timeout rather than stalling the host.
+    let reading = async {
+        feed(&mut stdio, &options.stdin).await?;
+        let stdout = drain(&mut stdio, &mut out, "websocket stdio");
+        match stderr.as_mut() {
+            Some(stderr) => both(stdout, drain(stderr, &mut err, "websocket stderr")).await,
+            None => stdout.await,
+        }
+    };
     let timed_out = match tokio::time::timeout_at(until.into(), reading).await {
         Ok(read) => {
             read?;
@@ -304,8 +413,10 @@ async fn exchange(
             true
         }
     };
-    for socket in [&mut control, &mut stdio, &mut stderr] {
-        let _ = socket.close().await;
+    let _ = control.close().await;
+    let _ = stdio.close().await;
+    if let Some(stderr) = stderr.as_mut() {
+        let _ = stderr.close().await;
     }
     let output = |exit| CommandOutput {
         exit,
@@ -324,6 +435,10 @@ async fn exchange(
     };
     Ok(output(exit))
 }
+
+#[cfg(test)]
+#[path = "exec_fake_tests.rs"]
+mod fake_tests;
 
 #[cfg(test)]
 mod tests {
@@ -365,14 +480,46 @@ mod tests {
         ));
     }
 
+    fn options() -> ExecOptions {
+        ExecOptions {
+            environment: vec![],
+            working_dir: None,
+            run_as: crate::bindings::pebble::Ownership {
+                user: None,
+                user_id: None,
+                group: None,
+                group_id: None,
+            },
+            stdin: vec![],
+            combine_stderr: false,
+        }
+    }
+
     #[test]
     fn the_request_and_its_answers() {
-        let body = request_body(&["echo".into(), "hi".into()], Duration::from_millis(1500));
+        let argv = ["echo".into(), "hi".into()];
+        let body = request_body(&argv, Duration::from_millis(1500), &options());
         assert_eq!(
             body,
             json!({"command": ["echo", "hi"], "timeout": "1500ms", "split-stderr": true})
         );
-        assert_eq!(request_body(&[], Duration::ZERO)["timeout"], "1ms");
+        assert_eq!(
+            request_body(&[], Duration::ZERO, &options())["timeout"],
+            "1ms"
+        );
+        let mut all = options();
+        all.environment = vec![("A".into(), "1".into()), ("B".into(), "two".into())];
+        all.working_dir = Some("/srv".into());
+        all.run_as.user = Some("web".into());
+        all.run_as.group_id = Some(33);
+        all.stdin = b"input".to_vec();
+        all.combine_stderr = true;
+        assert_eq!(
+            request_body(&argv, Duration::from_secs(2), &all),
+            json!({"command": ["echo", "hi"], "timeout": "2000ms", "split-stderr": false,
+                "environment": {"A": "1", "B": "two"}, "working-dir": "/srv",
+                "user": "web", "group-id": 33})
+        );
         let started = br#"{"type":"async","status-code":202,"status":"Accepted","change":"7",
             "result":{"task-id":"12","environment":{},"working-dir":"/root"}}"#;
         assert_eq!(parse_started(202, started), Ok(("7".into(), "12".into())));
@@ -395,6 +542,32 @@ mod tests {
             Err(Error::ChangeFailed { .. })
         ));
         assert!(parse_exit(&json!({"status": "Done", "tasks": []})).is_err());
+    }
+
+    #[test]
+    fn options_are_bounded() {
+        assert_eq!(check_options("web", "ok", &options()), Ok(()));
+        let refused = |o: &ExecOptions| match check_options("web", "ok", o) {
+            Err(Refused::Unusable(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let mut o = options();
+        o.environment = vec![(String::new(), "x".into())];
+        assert!(refused(&o).contains("options.environment variable \"\""));
+        o.environment = vec![("A".into(), "x\0".into())];
+        assert!(refused(&o).contains("NUL"));
+        o.environment = (0..=MAX_ENV)
+            .map(|i| (format!("V{i}"), String::new()))
+            .collect();
+        assert!(refused(&o).contains("at most 256"));
+        o.environment = vec![("A".into(), "x".repeat(MAX_ENV_BYTES))];
+        assert!(refused(&o).contains("options.environment"));
+        let mut o = options();
+        o.run_as.group = Some("g".repeat(MAX_NAME + 1));
+        assert!(refused(&o).contains("options.run-as.group"));
+        let mut o = options();
+        o.stdin = vec![0; MAX_STDIN];
+        assert_eq!(check_options("web", "ok", &o), Ok(()));
     }
 
     #[test]

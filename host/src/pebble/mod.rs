@@ -6,28 +6,39 @@
 //! * [`client`]: HTTP over the unix socket and Pebble's envelope.
 //! * [`exec`]: the commands the manifest declares for a container, run
 //!   through Pebble's exec over [`websocket`]s.
+//! * [`files`]: the files API; [`notices`]: Pebble's notices.
 //! * [`Pebble`]: the interface for one handler.
 
 pub mod client;
 pub mod exec;
+pub mod files;
+pub mod notices;
+pub mod stream;
 pub mod websocket;
 
 use crate::bindings::pebble::{
-    ApiError, CheckInfo, CheckLevel, FileInfo, Host, PebbleError, ServiceInfo,
+    ApiError, CheckInfo, CheckLevel, ExecOptions, FileInfo, FileReader, Host, HostFileReader,
+    MakeDirOptions, Notice, NoticeFilter, PebbleError, PushOptions, ServiceInfo,
 };
 use crate::bindings::workload::CommandOutput;
 use crate::charm_dir::ContainerGrant;
 use crate::workload_root::WorkloadRoot;
-use client::{Body, Client, Error, MAX_PULL};
+use client::{Body, Client, Error};
+use files::MAX_NAME;
+pub use files::parse_files;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use wasmtime::component::Resource;
 
 /// How long a call may take when no handler deadline was set (the pipeline
 /// always sets one).
 const CALL_WITHOUT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The longest `can-connect` waits for Pebble's answer.
+const CAN_CONNECT_WAIT: Duration = Duration::from_secs(5);
 
 /// The socket of `container`'s Pebble, as Juju mounts it.
 pub fn socket_path(container: &str) -> String {
@@ -53,6 +64,8 @@ pub struct Pebble {
     grants: Arc<BTreeMap<String, ContainerGrant>>,
     root: WorkloadRoot,
     deadline: Option<Instant>,
+    /// The files this handler reads a piece at a time (`pull-stream`).
+    streams: Arc<Mutex<stream::Streams>>,
 }
 
 impl Pebble {
@@ -62,6 +75,7 @@ impl Pebble {
             grants: Arc::default(),
             root,
             deadline: None,
+            streams: Arc::default(),
         }
     }
 
@@ -99,6 +113,11 @@ impl Pebble {
         client_for(&self.root, container, deadline).ok_or_else(undeclared)
     }
 
+    fn lock_streams(&self) -> std::sync::MutexGuard<'_, stream::Streams> {
+        // A panic elsewhere while it was held leaves the table usable.
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn deadline(&self) -> Instant {
         self.deadline
             .unwrap_or_else(|| Instant::now() + CALL_WITHOUT_DEADLINE)
@@ -111,10 +130,39 @@ impl Pebble {
         services: Vec<String>,
     ) -> Result<(), PebbleError> {
         let client = self.client(container)?;
+        bounded_list(
+            container,
+            &format!("{action} services"),
+            &services,
+            MAX_NAMES,
+            MAX_NAME,
+        )?;
         let body = json!({"action": action, "services": services});
         client
             .act("POST", "/v1/services", Body::Json(body))
             .map_err(|e| wit_error(container, e))
+    }
+
+    /// Start or stop checks: those that changed.
+    fn checks(
+        &self,
+        container: &str,
+        action: &str,
+        checks: Vec<String>,
+    ) -> Result<Vec<String>, PebbleError> {
+        let client = self.client(container)?;
+        let field = format!("{action}-checks checks");
+        if checks.is_empty() {
+            return Err(PebbleError::Invalid(format!(
+                "container {container}: {field} names no check"
+            )));
+        }
+        bounded_list(container, &field, &checks, MAX_NAMES, MAX_NAME)?;
+        let body = json!({"action": action, "checks": checks});
+        let result = client
+            .sync("POST", "/v1/checks", Body::Json(body))
+            .map_err(|e| wit_error(container, e))?;
+        parse_changed(&result).ok_or_else(|| protocol(container, "changed checks", &result))
     }
 }
 
@@ -139,7 +187,7 @@ pub fn wit_error(container: &str, e: Error) -> PebbleError {
     }
 }
 
-fn protocol(container: &str, what: &str, got: &Value) -> PebbleError {
+pub fn protocol(container: &str, what: &str, got: &Value) -> PebbleError {
     let shown = got.to_string();
     PebbleError::Protocol(format!(
         "container {container}: {what}: {}",
@@ -147,7 +195,7 @@ fn protocol(container: &str, what: &str, got: &Value) -> PebbleError {
     ))
 }
 
-fn str_field(v: &Value, name: &str) -> String {
+pub fn str_field(v: &Value, name: &str) -> String {
     v.get(name)
         .and_then(Value::as_str)
         .unwrap_or_default()
@@ -192,57 +240,111 @@ pub fn parse_checks(result: &Value) -> Option<Vec<CheckInfo>> {
         .collect()
 }
 
-/// `GET /v1/files?action=list`' result; permissions are octal text.
-pub fn parse_files(result: &Value) -> Option<Vec<FileInfo>> {
+/// Most names (services, checks) one call may list.
+pub const MAX_NAMES: usize = 256;
+
+/// Refuse `value` of `field` longer than `most` bytes or holding a NUL.
+pub fn bounded_text(
+    container: &str,
+    field: &str,
+    value: &str,
+    most: usize,
+) -> Result<(), PebbleError> {
+    if value.len() > most || value.contains('\0') {
+        return Err(PebbleError::Invalid(format!(
+            "container {container}: {field} is {} bytes or holds a NUL byte (at most {most} bytes)",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse more than `count` values of `field`, or one longer than `each`.
+pub fn bounded_list(
+    container: &str,
+    field: &str,
+    values: &[String],
+    count: usize,
+    each: usize,
+) -> Result<(), PebbleError> {
+    if values.len() > count {
+        return Err(PebbleError::Invalid(format!(
+            "container {container}: {field} names {} entries, at most {count}",
+            values.len()
+        )));
+    }
+    values
+        .iter()
+        .try_for_each(|v| bounded_text(container, field, v, each))
+}
+
+/// A signal name as Pebble takes it: `SIG` then upper-case letters or
+/// digits (`SIGHUP`, `SIGUSR1`, `SIGRTMIN`).
+pub fn check_signal(container: &str, signal: &str) -> Result<(), PebbleError> {
+    let rest = signal.strip_prefix("SIG").unwrap_or_default();
+    let ok = !rest.is_empty()
+        && rest.len() <= 16
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+    if ok {
+        Ok(())
+    } else {
+        let shown: String = signal.chars().take(32).collect();
+        Err(PebbleError::Invalid(format!(
+            "container {container}: send-signal signal {shown:?} is not a signal name \
+             (SIG then upper-case letters, as SIGHUP)"
+        )))
+    }
+}
+
+/// The `POST /v1/signals` body.
+pub fn signal_body(signal: &str, services: &[String]) -> Value {
+    json!({"signal": signal, "services": services})
+}
+
+/// The `GET /v1/checks` target.
+pub fn checks_target(names: &[String], level: Option<CheckLevel>) -> String {
+    let mut query = Vec::new();
+    if let Some(level) = level {
+        query.push(format!(
+            "level={}",
+            match level {
+                CheckLevel::Alive => "alive",
+                CheckLevel::Ready => "ready",
+            }
+        ));
+    }
+    if !names.is_empty() {
+        query.push(format!("names={}", client::query_value(&names.join(","))));
+    }
+    if query.is_empty() {
+        "/v1/checks".to_string()
+    } else {
+        format!("/v1/checks?{}", query.join("&"))
+    }
+}
+
+/// The `POST /v1/checks` answer: the checks that changed.
+pub fn parse_changed(result: &Value) -> Option<Vec<String>> {
     result
+        .get("changed")?
         .as_array()?
         .iter()
-        .map(|f| {
-            Some(FileInfo {
-                path: f.get("path")?.as_str()?.to_string(),
-                name: str_field(f, "name"),
-                kind: str_field(f, "type"),
-                size: f.get("size").and_then(Value::as_u64),
-                permissions: u32::from_str_radix(&str_field(f, "permissions"), 8).ok()?,
-                last_modified: str_field(f, "last-modified"),
-            })
-        })
+        .map(|c| c.as_str().map(str::to_string))
         .collect()
-}
-
-/// The first error of a `/v1/files` result list, as Pebble's error.
-fn file_result_error(result: &Value) -> Option<Error> {
-    result.as_array()?.iter().find_map(|r| {
-        let e = r.get("error")?;
-        Some(Error::Api {
-            status: 200,
-            kind: str_field(e, "kind"),
-            message: str_field(e, "message"),
-        })
-    })
-}
-
-/// A multipart boundary for one request: long enough for Pebble (32+), and
-/// unlikely to be in the data.
-fn boundary() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("wasm-charm-{:032x}{:08x}", nanos, std::process::id())
-}
-
-fn permissions_text(p: Option<u32>) -> Option<String> {
-    p.map(|p| format!("{:03o}", p & 0o7777))
 }
 
 impl Host for Pebble {
     fn can_connect(&mut self, container: String) -> Result<bool, PebbleError> {
         let client = self.client(&container)?;
-        match client.sync("GET", "/v1/system-info", Body::Empty) {
-            Ok(_) => Ok(true),
-            Err(Error::CannotConnect { .. } | Error::Timeout { .. }) => Ok(false),
-            Err(e) => Err(wit_error(&container, e)),
-        }
+        // A Pebble that accepts and never answers would otherwise hold the
+        // handler to its deadline; ops' client gives up after 5 s too.
+        let wait = client.deadline().min(Instant::now() + CAN_CONNECT_WAIT);
+        let client = Client::new(client.socket().to_path_buf(), wait);
+        // As ops: any failure to reach Pebble or to read its answer is
+        // "not now", not an error.
+        Ok(client.sync("GET", "/v1/system-info", Body::Empty).is_ok())
     }
 
     fn add_layer(
@@ -253,6 +355,14 @@ impl Host for Pebble {
         combine: bool,
     ) -> Result<(), PebbleError> {
         let client = self.client(&container)?;
+        bounded_text(&container, "add-layer label", &label, MAX_NAME)?;
+        if layer.len() > client::MAX_ANSWER {
+            return Err(PebbleError::Invalid(format!(
+                "container {container}: add-layer layer is {} bytes, at most {}",
+                layer.len(),
+                client::MAX_ANSWER
+            )));
+        }
         let body = json!({"action": "add", "combine": combine, "label": label,
             "format": "yaml", "layer": layer});
         client
@@ -288,12 +398,53 @@ impl Host for Pebble {
         self.services(&container, "restart", services)
     }
 
+    fn autostart(&mut self, container: String) -> Result<(), PebbleError> {
+        self.services(&container, "autostart", Vec::new())
+    }
+
+    fn send_signal(
+        &mut self,
+        container: String,
+        signal: String,
+        services: Vec<String>,
+    ) -> Result<(), PebbleError> {
+        let client = self.client(&container)?;
+        check_signal(&container, &signal)?;
+        if services.is_empty() {
+            return Err(PebbleError::Invalid(format!(
+                "container {container}: send-signal names no service"
+            )));
+        }
+        bounded_list(
+            &container,
+            "send-signal services",
+            &services,
+            MAX_NAMES,
+            MAX_NAME,
+        )?;
+        client
+            .sync(
+                "POST",
+                "/v1/signals",
+                Body::Json(signal_body(&signal, &services)),
+            )
+            .map(drop)
+            .map_err(|e| wit_error(&container, e))
+    }
+
     fn get_services(
         &mut self,
         container: String,
         names: Vec<String>,
     ) -> Result<Vec<ServiceInfo>, PebbleError> {
         let client = self.client(&container)?;
+        bounded_list(
+            &container,
+            "get-services names",
+            &names,
+            MAX_NAMES,
+            MAX_NAME,
+        )?;
         let mut target = "/v1/services".to_string();
         if !names.is_empty() {
             target.push_str(&format!("?names={}", client::query_value(&names.join(","))));
@@ -311,28 +462,28 @@ impl Host for Pebble {
         level: Option<CheckLevel>,
     ) -> Result<Vec<CheckInfo>, PebbleError> {
         let client = self.client(&container)?;
-        let mut query = Vec::new();
-        if let Some(level) = level {
-            query.push(format!(
-                "level={}",
-                match level {
-                    CheckLevel::Alive => "alive",
-                    CheckLevel::Ready => "ready",
-                }
-            ));
-        }
-        if !names.is_empty() {
-            query.push(format!("names={}", client::query_value(&names.join(","))));
-        }
-        let target = if query.is_empty() {
-            "/v1/checks".to_string()
-        } else {
-            format!("/v1/checks?{}", query.join("&"))
-        };
+        bounded_list(&container, "get-checks names", &names, MAX_NAMES, MAX_NAME)?;
+        let target = checks_target(&names, level);
         let result = client
             .sync("GET", &target, Body::Empty)
             .map_err(|e| wit_error(&container, e))?;
         parse_checks(&result).ok_or_else(|| protocol(&container, "checks", &result))
+    }
+
+    fn start_checks(
+        &mut self,
+        container: String,
+        checks: Vec<String>,
+    ) -> Result<Vec<String>, PebbleError> {
+        self.checks(&container, "start", checks)
+    }
+
+    fn stop_checks(
+        &mut self,
+        container: String,
+        checks: Vec<String>,
+    ) -> Result<Vec<String>, PebbleError> {
+        self.checks(&container, "stop", checks)
     }
 
     fn push(
@@ -340,120 +491,36 @@ impl Host for Pebble {
         container: String,
         path: String,
         data: Vec<u8>,
-        make_dirs: bool,
-        permissions: Option<u32>,
+        options: PushOptions,
     ) -> Result<(), PebbleError> {
         let client = self.client(&container)?;
-        let mut file = json!({"path": path, "make-dirs": make_dirs});
-        if let Some(p) = permissions_text(permissions) {
-            file["permissions"] = json!(p);
-        }
-        let meta = json!({"action": "write", "files": [file]});
-        let boundary = boundary();
-        let bytes = client::push_body(&boundary, &meta, &path, &data);
-        let result = client
-            .sync("POST", "/v1/files", Body::Multipart { boundary, bytes })
-            .map_err(|e| wit_error(&container, e))?;
-        match file_result_error(&result) {
-            Some(e) => Err(wit_error(&container, e)),
-            None => Ok(()),
-        }
+        files::push(&client, &container, &path, &data, &options)
     }
 
     fn pull(&mut self, container: String, path: String) -> Result<Vec<u8>, PebbleError> {
         let client = self.client(&container)?;
-        let target = format!("/v1/files?action=read&path={}", client::query_value(&path));
-        let answer = client
-            .send(
-                "GET",
-                &target,
-                Body::Empty,
-                Some("multipart/form-data"),
-                MAX_PULL + (64 << 10),
-            )
-            .map_err(|e| wit_error(&container, e))?;
-        let content_type = answer
-            .headers
-            .get(hyper::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default();
-        let Some(boundary) = client::boundary_of(content_type) else {
-            // An error comes as a plain JSON envelope.
-            return client::parse_envelope(answer.status, &answer.body)
-                .and_then(|_| {
-                    Err(Error::Protocol(format!(
-                        "a file read answered {content_type:?}, not multipart"
-                    )))
-                })
-                .map_err(|e| wit_error(&container, e));
-        };
-        let parts = client::parse_multipart(&answer.body, &boundary)
-            .map_err(|e| wit_error(&container, e))?;
-        let response = parts.iter().find(|p| p.name == "response").ok_or_else(|| {
-            wit_error(
-                &container,
-                Error::Protocol("a file read without its response part".into()),
-            )
-        })?;
-        let result = client::parse_envelope(answer.status, &response.content)
-            .and_then(client::sync_result)
-            .map_err(|e| wit_error(&container, e))?;
-        if let Some(e) = file_result_error(&result) {
-            return Err(wit_error(&container, e));
-        }
-        let file = parts
-            .into_iter()
-            .find(|p| p.name == "files" && p.filename.as_deref() == Some(path.as_str()))
-            .ok_or_else(|| {
-                wit_error(
-                    &container,
-                    Error::Protocol(format!("no content for {path}")),
-                )
-            })?;
-        if file.content.len() > MAX_PULL {
-            return Err(PebbleError::Protocol(format!(
-                "container {container}: {path} is larger than {MAX_PULL} bytes, the most pull reads"
-            )));
-        }
-        Ok(file.content)
+        files::pull(&client, &container, &path)
     }
 
     fn list_files(
         &mut self,
         container: String,
         path: String,
+        pattern: Option<String>,
+        itself: bool,
     ) -> Result<Vec<FileInfo>, PebbleError> {
         let client = self.client(&container)?;
-        let target = format!("/v1/files?action=list&path={}", client::query_value(&path));
-        let result = client
-            .sync("GET", &target, Body::Empty)
-            .map_err(|e| wit_error(&container, e))?;
-        parse_files(&result).ok_or_else(|| protocol(&container, "file list", &result))
+        files::list(&client, &container, &path, pattern.as_deref(), itself)
     }
 
     fn make_dir(
         &mut self,
         container: String,
         path: String,
-        make_parents: bool,
-        permissions: Option<u32>,
+        options: MakeDirOptions,
     ) -> Result<(), PebbleError> {
         let client = self.client(&container)?;
-        let mut dir = json!({"path": path, "make-parents": make_parents});
-        if let Some(p) = permissions_text(permissions) {
-            dir["permissions"] = json!(p);
-        }
-        let result = client
-            .sync(
-                "POST",
-                "/v1/files",
-                Body::Json(json!({"action": "make-dirs", "dirs": [dir]})),
-            )
-            .map_err(|e| wit_error(&container, e))?;
-        match file_result_error(&result) {
-            Some(e) => Err(wit_error(&container, e)),
-            None => Ok(()),
-        }
+        files::make_dir(&client, &container, &path, &options)
     }
 
     fn remove_path(
@@ -463,14 +530,7 @@ impl Host for Pebble {
         recursive: bool,
     ) -> Result<(), PebbleError> {
         let client = self.client(&container)?;
-        let body = json!({"action": "remove", "paths": [{"path": path, "recursive": recursive}]});
-        let result = client
-            .sync("POST", "/v1/files", Body::Json(body))
-            .map_err(|e| wit_error(&container, e))?;
-        match file_result_error(&result) {
-            Some(e) => Err(wit_error(&container, e)),
-            None => Ok(()),
-        }
+        files::remove(&client, &container, &path, recursive)
     }
 
     fn exec(
@@ -478,6 +538,7 @@ impl Host for Pebble {
         container: String,
         name: String,
         args: Vec<String>,
+        options: ExecOptions,
     ) -> Result<CommandOutput, PebbleError> {
         let client = self.client(&container)?;
         let spec = self
@@ -490,12 +551,67 @@ impl Host for Pebble {
                      wasm-charm.yaml workload.containers.{container}.commands"
                 ))
             })?;
-        let argv = exec::argv(&container, &name, spec, &args).map_err(|r| match r {
+        let refused = |r| match r {
             exec::Refused::Undeclared(m) => PebbleError::Undeclared(m),
-            exec::Refused::Unusable(m) => PebbleError::Protocol(m),
-        })?;
+            exec::Refused::Unusable(m) => PebbleError::Invalid(m),
+        };
+        let argv = exec::argv(&container, &name, spec, &args).map_err(refused)?;
+        exec::check_options(&container, &name, &options).map_err(refused)?;
         let until = exec::end(spec.timeout, client.deadline(), Instant::now());
-        exec::run(&client, &argv, until).map_err(|e| wit_error(&container, e))
+        exec::run(&client, &argv, &options, until).map_err(|e| wit_error(&container, e))
+    }
+
+    fn pull_stream(
+        &mut self,
+        container: String,
+        path: String,
+    ) -> Result<Resource<FileReader>, PebbleError> {
+        let client = self.client(&container)?;
+        let full = || {
+            PebbleError::Invalid(format!(
+                "container {container}: pull-stream: {} files are open already, the most at once",
+                stream::MAX_OPEN
+            ))
+        };
+        if self.lock_streams().is_full() {
+            return Err(full());
+        }
+        let opened = stream::open(&client, &container, &path)?;
+        let id = self.lock_streams().insert(opened).ok_or_else(full)?;
+        Ok(Resource::new_own(id))
+    }
+
+    fn get_notices(
+        &mut self,
+        container: String,
+        filter: NoticeFilter,
+    ) -> Result<Vec<Notice>, PebbleError> {
+        let client = self.client(&container)?;
+        notices::get_notices(&client, &container, &filter)
+    }
+
+    fn get_notice(&mut self, container: String, id: String) -> Result<Notice, PebbleError> {
+        let client = self.client(&container)?;
+        notices::get_notice(&client, &container, &id)
+    }
+}
+
+impl HostFileReader for Pebble {
+    fn read(&mut self, reader: Resource<FileReader>, max: u32) -> Result<Vec<u8>, PebbleError> {
+        match self.lock_streams().get(reader.rep()) {
+            Some(stream) => stream.read(max),
+            // A handle the host gave out is always in the table until
+            // dropped; anything else is a host bug, reported, not a trap.
+            None => Err(PebbleError::Protocol(format!(
+                "file reader {} is not open",
+                reader.rep()
+            ))),
+        }
+    }
+
+    fn drop(&mut self, reader: Resource<FileReader>) -> wasmtime::Result<()> {
+        self.lock_streams().remove(reader.rep());
+        Ok(())
     }
 }
 
@@ -509,79 +625,6 @@ pub fn add_to_linker<T: 'static>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn results_parse_as_pebble_documents_them() {
-        let services = json!([{"name": "web", "startup": "enabled", "current": "active",
-            "current-since": "2026-07-01T10:00:00Z"}]);
-        assert_eq!(
-            parse_services(&services),
-            Some(vec![ServiceInfo {
-                name: "web".into(),
-                startup: "enabled".into(),
-                current: "active".into()
-            }])
-        );
-        let checks = json!([{"name": "up", "level": "ready", "startup": "enabled",
-            "status": "down", "failures": 3, "threshold": 3},
-            {"name": "alive", "status": "up", "threshold": 1}]);
-        let checks = parse_checks(&checks).unwrap();
-        assert_eq!((checks[0].failures, checks[0].status.as_str()), (3, "down"));
-        assert_eq!((checks[1].failures, checks[1].level.as_str()), (0, ""));
-        let files = json!([{"path": "/etc/web/a.conf", "name": "a.conf", "type": "file",
-            "size": 12, "permissions": "644", "last-modified": "2026-07-01T10:00:00Z",
-            "user-id": 0, "user": "root", "group-id": 0, "group": "root"}]);
-        let files = parse_files(&files).unwrap();
-        assert_eq!((files[0].permissions, files[0].size), (0o644, Some(12)));
-        assert_eq!(parse_services(&json!({"not": "a list"})), None);
-        assert_eq!(
-            file_result_error(
-                &json!([{"path": "/x", "error": {"kind": "not-found", "message": "gone"}}])
-            ),
-            Some(Error::Api {
-                status: 200,
-                kind: "not-found".into(),
-                message: "gone".into()
-            })
-        );
-        assert_eq!(file_result_error(&json!([{"path": "/x"}])), None);
-    }
-
-    #[test]
-    fn undeclared_containers_and_missing_sockets() {
-        let dir = std::env::temp_dir().join(format!("pebble-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let root = WorkloadRoot::new(dir.clone()).unwrap();
-        let mut pebble = Pebble::new(vec!["web".into()], root);
-        pebble.set_deadline(Instant::now() + Duration::from_secs(5));
-        match pebble.can_connect("db".into()) {
-            Err(PebbleError::Undeclared(m)) => {
-                assert!(m.contains("\"db\"") && m.contains("web"), "{m}")
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(pebble.can_connect("web".into()), Ok(false));
-        match pebble.get_plan("web".into()) {
-            Err(PebbleError::CannotConnect(m)) => {
-                assert!(m.contains("charm/containers/web/pebble.socket"), "{m}")
-            }
-            other => panic!("{other:?}"),
-        }
-        match pebble.exec("web".into(), "reload".into(), vec![]) {
-            Err(PebbleError::Undeclared(m)) => assert!(
-                m.contains("workload.containers.web.commands") && m.contains("`reload`"),
-                "{m}"
-            ),
-            other => panic!("{other:?}"),
-        }
-        assert!(matches!(
-            pebble.exec("db".into(), "reload".into(), vec![]),
-            Err(PebbleError::Undeclared(m)) if m.contains("metadata.yaml")
-        ));
-        assert_eq!(permissions_text(Some(0o755)), Some("755".into()));
-        assert!(boundary().len() >= 32);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod fake_tests;
+#[cfg(test)]
+mod tests;

@@ -434,6 +434,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
             .await
     }
 
+    /// Send a binary message.
+    pub async fn send_binary(&mut self, data: &[u8]) -> Result<(), WsError> {
+        self.send_frame(Opcode::Binary, data.to_vec()).await
+    }
+
     /// Send a close frame (normal closure) once.
     pub async fn close(&mut self) -> Result<(), WsError> {
         if self.closed {

@@ -1,144 +1,61 @@
-//! Pebble's HTTP API answered from one container's simulated state: a
-//! request in, an answer out, no socket (the server carries them). Every
-//! change is carried out before the answer, so waiting on it answers at
-//! once, as the simulated machine acts at once.
+//! Pebble's HTTP API answered from one container's simulated Pebble: a
+//! request in, an answer out, no socket (the server carries them). This
+//! file holds the container and the routing; the handlers are by topic in
+//! `services_api`, `files_api` and `exec_api`, the envelopes in `reply`.
+//!
+//! In the state file's mode every change is carried out before the answer,
+//! so waiting on it answers at once, as the simulated machine acts at once.
+//! In the process mode (`sim pebble`) an exec change becomes ready when
+//! its process ends.
 
-use super::files::{Entry, FileError, Fs};
+use super::backend::{Checks, Exec, Files, Services, Task, TaskIo};
+use super::changes::{Changes, is_ready};
+use super::files::Fs;
 use super::plan::{self, Plan, SimLayer};
-use super::state::{Current, FILE_MODE, SimCheck, SimContainer, SimFile, parse_mode};
+use super::process::checks::Running;
+use super::process::files::DirFs;
+use super::process::services::Processes;
+use super::reply::{Reply, Request, Waiter, bad, error, json_body, sync};
+use super::state::{SimContainer, SimFile};
 use crate::charm_dir::CommandSpec;
-use crate::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, line};
-use crate::pebble::client::{boundary_of, parse_multipart};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
 
-/// A request as the server read it.
-#[derive(Debug, Clone, Default)]
-pub struct Request {
-    pub method: String,
-    pub path: String,
-    pub query: Vec<(String, String)>,
-    pub content_type: Option<String>,
-    pub body: Vec<u8>,
-}
+/// How long a wait without `timeout` waits.
+const WAIT: Duration = Duration::from_secs(3600);
 
-impl Request {
-    fn param(&self, key: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// A comma list that may also be given more than once (`names`).
-    fn list(&self, key: &str) -> Vec<String> {
-        self.query
-            .iter()
-            .filter(|(k, _)| k == key)
-            .flat_map(|(_, v)| v.split(','))
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect()
-    }
-}
-
-/// What to answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// A body with its HTTP status and content type.
-    Body {
-        status: u16,
-        content_type: String,
-        body: Vec<u8>,
-    },
-    /// Switch to a websocket of an exec task: what to send on it (`None`
-    /// for `control`, which only listens).
-    Upgrade { output: Option<Vec<u8>> },
-}
-
-/// The reason phrase of the statuses answered here.
-pub fn status_text(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        202 => "Accepted",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        _ => "Internal Server Error",
-    }
-}
-
-fn json_reply(status: u16, doc: &Value) -> Reply {
-    Reply::Body {
-        status,
-        content_type: "application/json".into(),
-        body: doc.to_string().into_bytes(),
-    }
-}
-
-fn sync(result: Value) -> Reply {
-    json_reply(
-        200,
-        &json!({"type": "sync", "status-code": 200, "status": "OK", "result": result}),
-    )
-}
-
-fn started(change: &str, result: Value) -> Reply {
-    let mut doc = json!({"type": "async", "status-code": 202, "status": "Accepted",
-        "change": change});
-    if !result.is_null() {
-        doc["result"] = result;
-    }
-    json_reply(202, &doc)
-}
-
-/// Pebble's error envelope.
-pub fn error(status: u16, kind: &str, message: &str) -> Reply {
-    let mut result = json!({"message": message});
-    if !kind.is_empty() {
-        result["kind"] = json!(kind);
-    }
-    json_reply(
-        status,
-        &json!({"type": "error", "status-code": status, "status": status_text(status),
-            "result": result}),
-    )
-}
-
-fn bad(message: impl AsRef<str>) -> Reply {
-    error(400, "", message.as_ref())
-}
-
-/// An exec task: what its websockets send, and which are open.
-#[derive(Debug, Clone, Default)]
-struct Task {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    opened: BTreeSet<String>,
-}
-
-/// One container's Pebble during an event.
-#[derive(Debug, Clone)]
+/// One container's Pebble.
+#[derive(Debug)]
 pub struct Sim {
-    can_connect: bool,
-    layers: Vec<SimLayer>,
-    plan: Plan,
+    pub(super) can_connect: bool,
+    pub(super) layers: Vec<SimLayer>,
+    pub(super) plan: Plan,
     /// Each service's definition when it was last started (at the event's
     /// start: the plan then), which replan compares with the plan now.
-    started_with: BTreeMap<String, Map<String, Value>>,
-    services: BTreeMap<String, Current>,
-    checks: BTreeMap<String, SimCheck>,
-    fs: Fs,
-    exec: BTreeMap<String, ScriptedCommand>,
-    /// wasm-charm.yaml's commands for this container, which the scripted
-    /// outcomes are named after.
-    commands: BTreeMap<String, CommandSpec>,
+    pub(super) started_with: BTreeMap<String, Map<String, Value>>,
+    pub(super) services: Services,
+    pub(super) checks: Checks,
+    pub(super) fs: Files,
+    pub(super) exec: Exec,
     pub calls: Vec<String>,
-    changes: BTreeMap<String, Value>,
-    tasks: BTreeMap<String, Task>,
-    last_id: u64,
-    /// When the event began, as the time files were last modified.
-    now: String,
+    pub(super) changes: Changes,
+    pub(super) tasks: BTreeMap<String, Task>,
+    pub(super) last_id: u64,
+    /// When the event began, as the time of every change and file; `None`:
+    /// the clock's time (process mode).
+    pub(super) now: Option<String>,
+}
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.io {
+            TaskIo::Scripted { .. } => "scripted",
+            TaskIo::Running(_) => "running",
+        };
+        write!(f, "Task({kind}, opened {:?})", self.opened)
+    }
 }
 
 impl Sim {
@@ -159,43 +76,120 @@ impl Sim {
             started_with: plan.services.clone(),
             plan,
             layers: state.layers,
-            services: state.services,
-            checks: state.checks,
-            fs: Fs::new(files, state.dirs),
-            exec: state.exec,
-            commands,
+            services: Services::Recorded(state.services),
+            checks: Checks::Scripted(state.checks),
+            fs: Files::Memory(Fs::new(files, state.dirs)),
+            exec: Exec::Scripted {
+                outcomes: state.exec,
+                commands,
+            },
             calls: Vec::new(),
-            changes: BTreeMap::new(),
+            changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
-            now,
+            now: Some(now),
         })
     }
 
-    /// The container for the state file.
-    pub fn into_state(self) -> SimContainer {
-        let mut services = self.services;
-        for name in self.plan.services.keys() {
-            services.entry(name.clone()).or_default();
+    /// A container of real processes over the directory `root` (its file
+    /// system, and where exec runs), with no layer yet; each service's pid
+    /// written under `state_dir` while it runs.
+    pub fn process(root: PathBuf, state_dir: Option<PathBuf>) -> Sim {
+        Sim {
+            can_connect: true,
+            layers: Vec::new(),
+            plan: Plan::default(),
+            started_with: BTreeMap::new(),
+            services: Services::Processes(Processes::new(state_dir)),
+            checks: Checks::Running(Running::default()),
+            fs: Files::Dir(DirFs { root: root.clone() }),
+            exec: Exec::Real { working_dir: root },
+            calls: Vec::new(),
+            changes: Changes::default(),
+            tasks: BTreeMap::new(),
+            last_id: 0,
+            now: None,
         }
+    }
+
+    /// An empty container of the state file's mode.
+    pub fn empty() -> Sim {
+        let mut sim = Sim::process(PathBuf::new(), None);
+        sim.services = Services::Recorded(BTreeMap::new());
+        sim.checks = Checks::Scripted(BTreeMap::new());
+        sim.fs = Files::Memory(Fs::default());
+        sim.exec = Exec::Scripted {
+            outcomes: BTreeMap::new(),
+            commands: BTreeMap::new(),
+        };
+        sim.now = Some(String::new());
+        sim
+    }
+
+    /// The container for the state file (a process mode's has only its
+    /// layers, services and calls).
+    pub fn into_state(mut self) -> SimContainer {
+        let names: Vec<String> = self.plan.services.keys().cloned().collect();
+        let mut services = match &mut self.services {
+            Services::Recorded(m) => std::mem::take(m),
+            Services::Processes(p) => names.iter().map(|n| (n.clone(), p.current(n))).collect(),
+        };
+        for name in names {
+            services.entry(name).or_default();
+        }
+        let (files, dirs) = match std::mem::replace(&mut self.fs, Files::Memory(Fs::default())) {
+            Files::Memory(fs) => (fs.files, fs.dirs),
+            Files::Dir(_) => Default::default(),
+        };
         SimContainer {
             can_connect: self.can_connect,
             layers: self.layers,
             services,
-            checks: self.checks,
-            files: self
-                .fs
-                .files
+            checks: match &mut self.checks {
+                Checks::Scripted(m) => std::mem::take(m),
+                Checks::Running(_) => BTreeMap::new(),
+            },
+            files: files
                 .iter()
                 .map(|(p, (bytes, mode))| (p.clone(), SimFile::encode(bytes, *mode)))
                 .collect(),
-            dirs: self.fs.dirs,
-            exec: self.exec,
+            dirs,
+            exec: match self.exec {
+                Exec::Scripted { outcomes, .. } => outcomes,
+                Exec::Real { .. } => BTreeMap::new(),
+            },
             calls: self.calls,
         }
     }
 
-    fn next_id(&mut self) -> String {
+    /// End what waits on this container: every wait answers, every exec
+    /// still running is killed.
+    pub fn interrupt(&mut self) {
+        self.changes.close();
+        for task in self.tasks.values() {
+            if let TaskIo::Running(run) = &task.io {
+                run.kill();
+            }
+        }
+    }
+
+    /// Stop everything this container started: services, checks, execs.
+    pub fn shutdown(&mut self) {
+        self.interrupt();
+        if let Services::Processes(p) = &mut self.services {
+            p.stop_all();
+        }
+        if let Checks::Running(r) = &self.checks {
+            r.stop();
+        }
+    }
+
+    /// The time of a change or a file.
+    pub(super) fn time(&self) -> String {
+        self.now.clone().unwrap_or_else(super::process::now)
+    }
+
+    pub(super) fn next_id(&mut self) -> String {
         self.last_id += 1;
         self.last_id.to_string()
     }
@@ -221,15 +215,12 @@ impl Sim {
             ["v1", "services"] if allowed(&["GET"]) => self.get_services(req),
             ["v1", "services"] if allowed(&["POST"]) => self.services_action(req),
             ["v1", "checks"] if allowed(&["GET"]) => self.get_checks(req),
-            ["v1", "changes", id] | ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {
-                match self.changes.get(*id) {
-                    Some(change) => sync(change.clone()),
-                    None => error(
-                        404,
-                        "not-found",
-                        &format!("cannot find change with id \"{id}\""),
-                    ),
-                }
+            ["v1", "changes", id] if allowed(&["GET"]) => self.change(id, None),
+            ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {
+                let timeout = req
+                    .param("timeout")
+                    .and_then(|t| crate::duration::parse_duration(t).ok());
+                self.change(id, Some(timeout.unwrap_or(WAIT)))
             }
             ["v1", "files"] if allowed(&["GET"]) => self.get_files(req),
             ["v1", "files"] if allowed(&["POST"]) => self.post_files(req),
@@ -245,13 +236,25 @@ impl Sim {
         }
     }
 
-    fn json_body(req: &Request) -> Result<Value, Reply> {
-        serde_json::from_slice(&req.body)
-            .map_err(|e| bad(format!("cannot decode request body: {e}")))
+    /// Change `id`; with `wait`, once ready (at most that long).
+    fn change(&self, id: &str, wait: Option<Duration>) -> Reply {
+        match (self.changes.get(id), wait) {
+            (None, _) => error(
+                404,
+                "not-found",
+                &format!("cannot find change with id \"{id}\""),
+            ),
+            (Some(change), Some(timeout)) if !is_ready(&change) => Reply::Wait(Waiter {
+                changes: self.changes.clone(),
+                id: id.to_string(),
+                timeout,
+            }),
+            (Some(change), _) => sync(change),
+        }
     }
 
     fn add_layer(&mut self, req: &Request) -> Reply {
-        let body = match Self::json_body(req) {
+        let body = match json_body(req) {
             Ok(b) => b,
             Err(r) => return r,
         };
@@ -285,483 +288,12 @@ impl Sim {
             Ok(plan) => {
                 self.layers = layers;
                 self.plan = plan;
+                self.checks.plan_changed(&self.plan.checks);
                 sync(Value::Bool(true))
             }
             Err(e) => bad(e),
         }
     }
-
-    fn current(&self, service: &str) -> Current {
-        self.services.get(service).copied().unwrap_or_default()
-    }
-
-    fn get_services(&mut self, req: &Request) -> Reply {
-        let names = req.list("names");
-        self.calls
-            .push(format!("get-services{}", names_suffix(&names)));
-        let list: Vec<Value> = self
-            .plan
-            .services
-            .keys()
-            .filter(|n| names.is_empty() || names.contains(n))
-            .map(|n| {
-                json!({"name": n, "startup": self.plan.startup(n),
-                    "current": self.current(n).as_str()})
-            })
-            .collect();
-        sync(Value::Array(list))
-    }
-
-    /// Start `name` now, with the definition the plan gives it.
-    fn start(&mut self, name: &str) {
-        self.services.insert(name.to_string(), Current::Active);
-        if let Some(def) = self.plan.services.get(name) {
-            self.started_with.insert(name.to_string(), def.clone());
-        }
-    }
-
-    fn services_action(&mut self, req: &Request) -> Reply {
-        let body = match Self::json_body(req) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
-        let action = body
-            .get("action")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let names = strings(&body, "services");
-        self.calls.push(format!("{action}{}", names_suffix(&names)));
-        // Pebble's checks, in its order and words.
-        match action.as_str() {
-            "replan" | "autostart" if !names.is_empty() => {
-                return bad(format!("{action} accepts no service names"));
-            }
-            "start" | "stop" | "restart" if names.is_empty() => {
-                return bad(format!("must specify services for {action} action"));
-            }
-            _ => {}
-        }
-        if let Some(unknown) = names.iter().find(|n| !self.plan.services.contains_key(*n)) {
-            return bad(format!(
-                "cannot {action} services: service \"{unknown}\" does not exist"
-            ));
-        }
-        let enabled: Vec<String> = self
-            .plan
-            .services
-            .keys()
-            .filter(|n| self.plan.startup(n) == "enabled")
-            .cloned()
-            .collect();
-        match action.as_str() {
-            "start" | "restart" => names.iter().for_each(|n| self.start(n)),
-            "stop" => {
-                for n in &names {
-                    self.services.insert(n.clone(), Current::Inactive);
-                }
-            }
-            "autostart" if enabled.is_empty() => {
-                return error(400, "no-default-services", "no default services");
-            }
-            "autostart" => enabled.iter().for_each(|n| {
-                if self.current(n) != Current::Active {
-                    self.start(n);
-                }
-            }),
-            "replan" => {
-                // Enabled services not running start; running ones whose
-                // definition changed since they started restart.
-                let names: Vec<String> = self.plan.services.keys().cloned().collect();
-                for n in names {
-                    let running = self.current(&n) == Current::Active;
-                    let changed = self.started_with.get(&n) != self.plan.services.get(&n);
-                    if (running && changed) || (!running && enabled.contains(&n)) {
-                        self.start(&n);
-                    }
-                }
-            }
-            other => return bad(format!("invalid action {other:?}")),
-        }
-        let id = self.next_id();
-        let change = json!({"id": id, "kind": action, "summary":
-            format!("{action} service{}", names_suffix(&names)),
-            "status": "Done", "ready": true, "spawn-time": self.now, "ready-time": self.now,
-            "tasks": []});
-        self.changes.insert(id.clone(), change);
-        started(&id, Value::Null)
-    }
-
-    fn get_checks(&mut self, req: &Request) -> Reply {
-        let names = req.list("names");
-        let level = req.param("level");
-        self.calls
-            .push(format!("get-checks{}", names_suffix(&names)));
-        if let Some(l) = level
-            && !matches!(l, "alive" | "ready")
-        {
-            return bad(format!("invalid level {l:?}"));
-        }
-        let mut list = Vec::new();
-        for (name, def) in &self.plan.checks {
-            let own_level = def.get("level").and_then(Value::as_str);
-            if (!names.is_empty() && !names.contains(name))
-                || level.is_some_and(|l| own_level != Some(l))
-            {
-                continue;
-            }
-            let state = self.checks.get(name).cloned().unwrap_or_default();
-            let threshold = state.threshold.unwrap_or_else(|| self.plan.threshold(name));
-            let failures = state.failures.unwrap_or(match state.status {
-                super::state::CheckStatus::Down => threshold,
-                _ => 0,
-            });
-            let mut check = json!({"name": name,
-                "startup": def.get("startup").and_then(Value::as_str).unwrap_or("enabled"),
-                "status": state.status.as_str(), "threshold": threshold});
-            if let Some(l) = own_level {
-                check["level"] = json!(l);
-            }
-            if failures > 0 {
-                check["failures"] = json!(failures);
-            }
-            list.push(check);
-        }
-        sync(Value::Array(list))
-    }
-
-    fn get_files(&mut self, req: &Request) -> Reply {
-        let path = req.param("path").unwrap_or_default().to_string();
-        match req.param("action") {
-            Some("read") => {
-                self.calls.push(format!("pull {path}"));
-                self.read(&path)
-            }
-            Some("list") => {
-                self.calls.push(format!("list-files {path}"));
-                let itself = req.param("itself") == Some("true");
-                match self.fs.list(&path, itself) {
-                    Ok(entries) => sync(Value::Array(
-                        entries.iter().map(|e| self.file_info(e)).collect(),
-                    )),
-                    Err(e) if e.kind == "not-found" => error(404, e.kind, &e.message),
-                    Err(e) => error(400, e.kind, &e.message),
-                }
-            }
-            other => bad(format!("invalid action {:?}", other.unwrap_or_default())),
-        }
-    }
-
-    fn file_info(&self, e: &Entry) -> Value {
-        let mut info = json!({"path": e.path, "name": e.name,
-            "type": if e.dir { "directory" } else { "file" },
-            "permissions": format!("{:03o}", e.mode), "last-modified": self.now,
-            "user-id": 0, "user": "root", "group-id": 0, "group": "root"});
-        if let Some(size) = e.size {
-            info["size"] = json!(size);
-        }
-        info
-    }
-
-    /// A file read: multipart, the file's part then the `response` part.
-    fn read(&self, path: &str) -> Reply {
-        let boundary = "wasm-charm-offline-pebble-0123456789abcdef";
-        let mut body = Vec::new();
-        let result = match self.fs.read(path) {
-            Ok(bytes) => {
-                body.extend_from_slice(
-                    format!(
-                        "--{boundary}\r\nContent-Type: application/octet-stream\r\n\
-                         Content-Disposition: form-data; name=\"files\"; filename=\"{}\"\r\n\r\n",
-                        path.replace('\\', "\\\\").replace('"', "\\\"")
-                    )
-                    .as_bytes(),
-                );
-                body.extend_from_slice(bytes);
-                body.extend_from_slice(b"\r\n");
-                json!([{"path": path}])
-            }
-            Err(e) => json!([{"path": path, "error": file_error(&e)}]),
-        };
-        let envelope = json!({"type": "sync", "status-code": 200, "status": "OK",
-            "result": result});
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Type: application/json\r\n\
-                 Content-Disposition: form-data; name=\"response\"\r\n\r\n{envelope}\r\n\
-                 --{boundary}--\r\n"
-            )
-            .as_bytes(),
-        );
-        Reply::Body {
-            status: 200,
-            content_type: format!("multipart/form-data; boundary={boundary}"),
-            body,
-        }
-    }
-
-    fn post_files(&mut self, req: &Request) -> Reply {
-        let content_type = req.content_type.as_deref().unwrap_or_default();
-        if let Some(boundary) = boundary_of(content_type) {
-            return self.write(req, &boundary);
-        }
-        let body = match Self::json_body(req) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
-        let entries = |key: &str| {
-            body.get(key)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let flag = |e: &Value, k: &str| e.get(k).and_then(Value::as_bool) == Some(true);
-        let path_of = |e: &Value| e.get("path").and_then(Value::as_str).map(str::to_string);
-        let mut results = Vec::new();
-        match body.get("action").and_then(Value::as_str) {
-            Some("make-dirs") => {
-                for dir in entries("dirs") {
-                    let path = path_of(&dir).unwrap_or_default();
-                    self.calls.push(format!("make-dir {path}"));
-                    let done = self.fs.make_dir(&path, flag(&dir, "make-parents"));
-                    results.push(file_result(&path, done));
-                }
-            }
-            Some("remove") => {
-                for entry in entries("paths") {
-                    let path = path_of(&entry).unwrap_or_default();
-                    self.calls.push(format!("remove-path {path}"));
-                    let done = self.fs.remove(&path, flag(&entry, "recursive"));
-                    results.push(file_result(&path, done));
-                }
-            }
-            other => {
-                return bad(format!("invalid action {:?}", other.unwrap_or_default()));
-            }
-        }
-        sync(Value::Array(results))
-    }
-
-    fn write(&mut self, req: &Request, boundary: &str) -> Reply {
-        let parts = match parse_multipart(&req.body, boundary) {
-            Ok(p) => p,
-            Err(e) => return bad(e.to_string()),
-        };
-        let Some(meta) = parts
-            .iter()
-            .find(|p| p.name == "request")
-            .and_then(|p| serde_json::from_slice::<Value>(&p.content).ok())
-        else {
-            return bad("a file write without its JSON `request` part");
-        };
-        if meta.get("action").and_then(Value::as_str) != Some("write") {
-            return bad("a multipart file request must have action \"write\"");
-        }
-        let files = meta
-            .get("files")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut results = Vec::new();
-        for file in files {
-            let path = file
-                .get("path")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            self.calls.push(format!("push {path}"));
-            let mode = match file.get("permissions").and_then(Value::as_str) {
-                None => Some(FILE_MODE),
-                Some(p) => parse_mode(p),
-            };
-            let content = parts
-                .iter()
-                .find(|p| p.name == "files" && p.filename.as_deref() == Some(path.as_str()));
-            let done = match (mode, content) {
-                (None, _) => Err(FileError {
-                    kind: "generic-file-error",
-                    message: "invalid permissions".into(),
-                }),
-                (_, None) => Err(FileError {
-                    kind: "generic-file-error",
-                    message: format!("no file content for path {path}"),
-                }),
-                (Some(mode), Some(part)) => self.fs.write(
-                    &path,
-                    part.content.clone(),
-                    file.get("make-dirs").and_then(Value::as_bool) == Some(true),
-                    mode,
-                ),
-            };
-            results.push(file_result(&path, done));
-        }
-        sync(Value::Array(results))
-    }
-
-    /// The declared command `argv` runs: the longest declared argv it
-    /// starts with (all of it when the command takes no arguments).
-    fn command_of(&self, argv: &[String]) -> Option<&str> {
-        self.commands
-            .iter()
-            .filter(|(_, spec)| {
-                argv.starts_with(&spec.argv) && (spec.args || argv.len() == spec.argv.len())
-            })
-            .max_by_key(|(_, spec)| spec.argv.len())
-            .map(|(name, _)| name.as_str())
-    }
-
-    fn exec(&mut self, req: &Request) -> Reply {
-        let body = match Self::json_body(req) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
-        let argv = strings(&body, "command");
-        let Some((program, args)) = argv.split_first() else {
-            return bad("must specify command");
-        };
-        self.calls.push(format!("exec {}", line(program, args)));
-        let Some(name) = self.command_of(&argv).map(str::to_string) else {
-            return bad(format!(
-                "cannot find executable \"{program}\" (the simulated container runs only \
-                 the commands wasm-charm.yaml declares for it)"
-            ));
-        };
-        let scripted = self.exec.get(&name).cloned().unwrap_or_default();
-        let timeout = body
-            .get("timeout")
-            .and_then(Value::as_str)
-            .unwrap_or("0s")
-            .to_string();
-        let change = self.next_id();
-        let task = self.next_id();
-        let summary = format!("Execute command \"{program}\"");
-        let (status, code, err) = match scripted.exit {
-            ScriptedExit::Code(c) => ("Done", c, None),
-            ScriptedExit::Word(ExitWord::TimedOut) => (
-                "Error",
-                -1,
-                Some(format!(
-                    "cannot perform the following tasks:\n- {summary} (timed out after \
-                     {timeout}: context deadline exceeded)"
-                )),
-            ),
-        };
-        let mut doc = json!({"id": change, "kind": "exec", "summary": summary,
-            "status": status, "ready": true, "spawn-time": self.now, "ready-time": self.now,
-            "tasks": [{"id": task, "kind": "exec", "summary": summary, "status": status,
-                "data": {"exit-code": code}}]});
-        if let Some(err) = err {
-            doc["err"] = json!(err);
-        }
-        self.changes.insert(change.clone(), doc);
-        self.tasks.insert(
-            task.clone(),
-            Task {
-                stdout: scripted.stdout.into_bytes(),
-                stderr: scripted.stderr.into_bytes(),
-                opened: BTreeSet::new(),
-            },
-        );
-        started(
-            &change,
-            json!({"task-id": task, "environment": {}, "working-dir": "/"}),
-        )
-    }
-
-    fn websocket(&mut self, task: &str, id: &str) -> Reply {
-        let Some(t) = self.tasks.get_mut(task) else {
-            return error(
-                404,
-                "not-found",
-                &format!("cannot find task with id \"{task}\""),
-            );
-        };
-        if !matches!(id, "control" | "stdio" | "stderr") || !t.opened.insert(id.to_string()) {
-            return error(
-                404,
-                "not-found",
-                &format!("cannot find websocket with id \"{id}\""),
-            );
-        }
-        let output = match id {
-            "stdio" => Some(t.stdout.clone()),
-            "stderr" => Some(t.stderr.clone()),
-            _ => None,
-        };
-        Reply::Upgrade { output }
-    }
-}
-
-/// The strings of a request's array field; none when it is absent or not
-/// an array (Pebble then answers as for an empty one).
-fn strings(body: &Value, key: &str) -> Vec<String> {
-    body.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn names_suffix(names: &[String]) -> String {
-    if names.is_empty() {
-        String::new()
-    } else {
-        format!(" {}", names.join(" "))
-    }
-}
-
-fn file_error(e: &FileError) -> Value {
-    json!({"kind": e.kind, "message": e.message})
-}
-
-fn file_result(path: &str, done: Result<(), FileError>) -> Value {
-    match done {
-        Ok(()) => json!({"path": path}),
-        Err(e) => json!({"path": path, "error": file_error(&e)}),
-    }
-}
-
-/// A percent-encoded query string, decoded.
-pub fn parse_query(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect()
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -1,5 +1,9 @@
+use super::super::reply::parse_query;
+use super::super::state::{Current, SimCheck};
 use super::*;
+use crate::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit};
 use crate::pebble::client::{Envelope, parse_envelope, push_body};
+use crate::pebble::client::{boundary_of, parse_multipart};
 use crate::pebble::{parse_checks, parse_files, parse_services};
 use std::time::Duration;
 

@@ -13,14 +13,14 @@ pub struct FileError {
     pub message: String,
 }
 
-fn not_found(path: &str) -> FileError {
+pub fn not_found(path: &str) -> FileError {
     FileError {
         kind: "not-found",
         message: format!("stat {path}: no such file or directory"),
     }
 }
 
-fn generic(message: String) -> FileError {
+pub fn generic(message: String) -> FileError {
     FileError {
         kind: "generic-file-error",
         message,
@@ -28,13 +28,24 @@ fn generic(message: String) -> FileError {
 }
 
 /// One entry of a listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Entry {
     pub path: String,
     pub name: String,
     pub dir: bool,
     pub size: Option<u64>,
     pub mode: u32,
+    /// A real file's time and owner; `None` in memory (the event's time,
+    /// root's).
+    pub stat: Option<Stat>,
+}
+
+/// When a real file was last modified, and whose it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stat {
+    pub modified: String,
+    pub user_id: u32,
+    pub group_id: u32,
 }
 
 /// Files by path with their mode, and directories; every ancestor of an
@@ -45,14 +56,14 @@ pub struct Fs {
     pub dirs: BTreeSet<String>,
 }
 
-fn parent(path: &str) -> &str {
+pub fn parent(path: &str) -> &str {
     match path.rfind('/') {
         Some(0) | None => "/",
         Some(i) => &path[..i],
     }
 }
 
-fn name(path: &str) -> &str {
+pub fn name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
@@ -61,7 +72,8 @@ fn under(path: &str, dir: &str) -> bool {
     dir == "/" || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
 
-fn checked(path: &str) -> Result<(), FileError> {
+/// A path as Pebble takes it: absolute and clean.
+pub fn checked(path: &str) -> Result<(), FileError> {
     if clean_path(path) {
         Ok(())
     } else {
@@ -158,6 +170,7 @@ impl Fs {
                 dir: false,
                 size: Some(bytes.len() as u64),
                 mode: *mode,
+                stat: None,
             });
         }
         self.is_dir(path).then(|| Entry {
@@ -166,6 +179,7 @@ impl Fs {
             dir: true,
             size: None,
             mode: DIR_MODE,
+            stat: None,
         })
     }
 
@@ -259,7 +273,8 @@ mod tests {
                 name: "a".into(),
                 dir: false,
                 size: Some(1),
-                mode: 0o644
+                mode: 0o644,
+                stat: None,
             }]
         );
         let root: Vec<String> = fs

@@ -7,17 +7,41 @@
 //! same path as on a unit. Like the simulated machine, Pebble acts at once:
 //! a failed hook keeps what its handlers did to the containers.
 //!
+//!
+//! The same simulated Pebble has a process-backed mode, served on its own
+//! by `wasm-charm sim pebble` ([`serve`]) for tests that need a workload
+//! that really runs: files in a real directory, services, exec and checks
+//! real processes ([`process`]). Only the backends differ ([`backend`]);
+//! the API, the plan, the changes and the socket are one.
+//!
 //! * [`state`]: the section of the state file.
 //! * [`plan`]: layers and the plan they combine into.
-//! * [`files`]: the container's file system.
-//! * [`api`]: the API, request in and answer out.
-//! * [`server`]: the socket, its threads and exec's websockets.
+//! * [`files`]: the container's file system, in memory.
+//! * [`backend`]: what differs between the modes.
+//! * [`process`]: the process mode's backends.
+//! * [`reply`]: requests, answers and Pebble's envelopes.
+//! * [`changes`]: changes, and waiting on them.
+//! * [`api`]: the container and the API's routing, request in and answer
+//!   out; its handlers by topic in [`services_api`], [`files_api`] and
+//!   [`exec_api`].
+//! * [`ws`]: exec's websockets, server side.
+//! * [`server`]: the socket and its threads.
+//! * [`serve`]: `wasm-charm sim pebble`.
 
 pub mod api;
+pub mod backend;
+pub mod changes;
+pub mod exec_api;
 pub mod files;
+pub mod files_api;
 pub mod plan;
+pub mod process;
+pub mod reply;
+pub mod serve;
 pub mod server;
+pub mod services_api;
 pub mod state;
+pub mod ws;
 
 use crate::charm_dir::CharmDir;
 use crate::workload_root::WorkloadRoot;
@@ -118,3 +142,7 @@ impl Containers {
 #[cfg(test)]
 #[path = "socket_tests.rs"]
 mod socket_tests;
+
+#[cfg(test)]
+#[path = "process_tests.rs"]
+mod process_tests;

@@ -1,13 +1,14 @@
 //! One container's simulated Pebble on a real unix socket: a thread
 //! accepting connections, a thread per connection reading one HTTP/1.1
 //! request (the host's client sends one per connection) and writing the
-//! answer [`Sim::route`] gives, or switching to a websocket of an exec task
-//! (framed by the host's own `pebble::websocket`, server side: frames
-//! unmasked). [`Server::stop`] ends every thread and removes the socket.
+//! answer [`Sim::route`] gives (after waiting, unlocked, for a change not
+//! ready), or switching to a websocket of an exec task ([`super::ws`]).
+//! [`Server::stop`] ends every thread and removes the socket.
 
-use super::api::{Reply, Request, Sim, error, parse_query, status_text};
-use crate::pebble::exec::END;
-use crate::pebble::websocket::{Assembler, Frame, Message, Opcode, accept_for, decode, encode};
+use super::api::Sim;
+use super::reply::{Reply, Request, error, parse_query, status_text};
+use super::ws::{Writer, read_loop};
+use crate::pebble::websocket::accept_for;
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -18,8 +19,6 @@ use std::thread::JoinHandle;
 /// Largest request head, and body (a pushed file and its multipart frame).
 const MAX_HEAD: usize = 64 << 10;
 const MAX_BODY: usize = 16 << 20;
-/// Output goes out in frames of this size.
-const CHUNK: usize = 64 << 10;
 
 type Connections = Arc<Mutex<Vec<(UnixStream, JoinHandle<()>)>>>;
 
@@ -84,6 +83,9 @@ impl Server {
             unsafe { libc::shutdown(self.listener_fd, libc::SHUT_RDWR) };
         }
         let _ = accept.join();
+        // Waits on changes answer, running execs end: their threads can
+        // then be joined.
+        lock(&self.sim).interrupt();
         for (stream, handle) in std::mem::take(&mut *lock(&self.connections)) {
             let _ = stream.shutdown(std::net::Shutdown::Both);
             let _ = handle.join();
@@ -99,7 +101,7 @@ impl Server {
         match Arc::try_unwrap(sim) {
             Ok(m) => m.into_inner().unwrap_or_else(|p| p.into_inner()),
             // Every thread holding it was joined: not reached.
-            Err(shared) => lock(&shared).clone(),
+            Err(shared) => std::mem::replace(&mut *lock(&shared), Sim::empty()),
         }
     }
 }
@@ -265,20 +267,17 @@ fn serve(mut stream: UnixStream, sim: &Mutex<Sim>) {
         Err(why) => error(400, "", &why),
         Ok((head, extra)) => {
             let reply = lock(sim).route(&head.request);
+            let reply = match reply {
+                Reply::Wait(waiter) => waiter.answer(),
+                other => other,
+            };
             match (reply, head.ws_key) {
-                (Reply::Upgrade { output }, Some(key)) => {
-                    let accept = format!(
-                        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
-                         Connection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
-                        accept_for(&key)
-                    );
-                    if stream.write_all(accept.as_bytes()).is_ok() {
-                        websocket(&mut stream, extra, output);
-                    }
+                (reply @ (Reply::Upgrade { .. } | Reply::Attach(_)), Some(key)) => {
+                    upgrade(&mut stream, &key, extra, reply);
                     let _ = stream.shutdown(std::net::Shutdown::Both);
                     return;
                 }
-                (Reply::Upgrade { .. }, None) => {
+                (Reply::Upgrade { .. } | Reply::Attach(_), None) => {
                     error(400, "", "a task's websocket needs a websocket upgrade")
                 }
                 (reply, _) => reply,
@@ -296,61 +295,37 @@ fn serve(mut stream: UnixStream, sim: &Mutex<Sim>) {
     let _ = stream.shutdown(std::net::Shutdown::Both);
 }
 
-fn send(stream: &mut UnixStream, opcode: Opcode, payload: Vec<u8>) -> std::io::Result<()> {
-    let frame = Frame {
-        fin: true,
-        opcode,
-        payload,
+/// An exec websocket: a scripted task's output sent at once and ended as
+/// Pebble ends a stream, or the socket handed to the running task; then
+/// the client's messages read (its stdin, a signal on control) until it
+/// closes.
+fn upgrade(stream: &mut UnixStream, key: &str, extra: Vec<u8>, reply: Reply) {
+    let accept = format!(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
+         Connection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
+        accept_for(key)
+    );
+    if stream.write_all(accept.as_bytes()).is_err() {
+        return;
+    }
+    let Ok(writing) = stream.try_clone() else {
+        return;
     };
-    // A server's frames are not masked (RFC 6455 §5.1).
-    stream.write_all(&encode(&frame, None))
-}
-
-/// An exec websocket: `output` sent at once and ended as Pebble ends a
-/// stream; then the client's messages read (its end of stdin, a signal on
-/// control) until it closes.
-fn websocket(stream: &mut UnixStream, mut read: Vec<u8>, output: Option<Vec<u8>>) {
-    if let Some(output) = output {
-        for chunk in output.chunks(CHUNK) {
-            if send(stream, Opcode::Binary, chunk.to_vec()).is_err() {
+    let writer = Writer::new(writing);
+    match reply {
+        Reply::Upgrade { output } => {
+            if let Some(output) = output
+                && writer.output(&output).and_then(|()| writer.end()).is_err()
+            {
                 return;
             }
+            read_loop(stream, extra, &writer, |_| {});
         }
-        if send(stream, Opcode::Text, END.as_bytes().to_vec()).is_err() {
-            return;
+        Reply::Attach(task) => {
+            task.sink.attach(&task.id, writer.clone());
+            read_loop(stream, extra, &writer, |m| task.sink.message(&task.id, m));
         }
-    }
-    let mut assembler = Assembler::default();
-    let mut chunk = [0u8; 16 << 10];
-    loop {
-        loop {
-            let frame = match decode(&read) {
-                Ok(Some((frame, used))) => {
-                    read.drain(..used);
-                    frame
-                }
-                Ok(None) => break,
-                // Bad framing: close, as on a close.
-                Err(_) => {
-                    let _ = send(stream, Opcode::Close, 1002u16.to_be_bytes().to_vec());
-                    return;
-                }
-            };
-            match assembler.push(frame) {
-                Ok(Some(Message::Close(_))) | Err(_) => {
-                    let _ = send(stream, Opcode::Close, 1000u16.to_be_bytes().to_vec());
-                    return;
-                }
-                Ok(Some(Message::Ping(data))) => {
-                    let _ = send(stream, Opcode::Pong, data);
-                }
-                Ok(_) => {}
-            }
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => read.extend_from_slice(&chunk[..n]),
-        }
+        Reply::Body { .. } | Reply::Wait(_) => {}
     }
 }
 

@@ -74,8 +74,16 @@ fn the_hosts_client_drives_the_simulated_pebble() {
             web(),
             "/etc/web/web.conf".into(),
             b"port = 1\n".to_vec(),
-            true,
-            Some(0o600),
+            crate::bindings::pebble::PushOptions {
+                make_dirs: true,
+                permissions: Some(0o600),
+                owner: crate::bindings::pebble::Ownership {
+                    user: None,
+                    user_id: None,
+                    group: None,
+                    group_id: None,
+                },
+            },
         )
         .unwrap();
     assert_eq!(
@@ -86,13 +94,29 @@ fn the_hosts_client_drives_the_simulated_pebble() {
         Err(PebbleError::Api(e)) => assert_eq!(e.kind, "not-found"),
         other => panic!("{other:?}"),
     }
-    let listed = pebble.list_files(web(), "/etc/web".into()).unwrap();
+    let listed = pebble
+        .list_files(web(), "/etc/web".into(), None, false)
+        .unwrap();
     assert_eq!(listed[0].permissions, 0o600);
     match pebble.start(web(), vec!["db".into()]) {
         Err(PebbleError::Api(e)) => assert_eq!(e.status_code, 400),
         other => panic!("{other:?}"),
     }
-    let out = pebble.exec(web(), "check-config".into(), vec![]).unwrap();
+    let options = crate::bindings::pebble::ExecOptions {
+        environment: vec![],
+        working_dir: None,
+        run_as: crate::bindings::pebble::Ownership {
+            user: None,
+            user_id: None,
+            group: None,
+            group_id: None,
+        },
+        stdin: vec![],
+        combine_stderr: false,
+    };
+    let out = pebble
+        .exec(web(), "check-config".into(), vec![], options)
+        .unwrap();
     assert_eq!(out.exit, Exit::Code(1));
     // Sent in several frames, cut as on a unit.
     let limit = crate::workload::OUTPUT_LIMIT;
@@ -127,17 +151,17 @@ fn a_stale_socket_is_replaced_and_anything_else_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pebble.socket");
     drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
-    let sim = Sim::new(SimContainer::default(), BTreeMap::new(), String::new()).unwrap();
-    let server = Server::start(path.clone(), sim.clone()).unwrap();
+    let sim = || Sim::new(SimContainer::default(), BTreeMap::new(), String::new()).unwrap();
+    let server = Server::start(path.clone(), sim()).unwrap();
     // Dropped without `stop`: still stopped, socket removed.
     drop(server);
     assert!(!path.exists());
     // Stopped even when its socket file was removed under it.
-    let server = Server::start(path.clone(), sim.clone()).unwrap();
+    let server = Server::start(path.clone(), sim()).unwrap();
     std::fs::remove_file(&path).unwrap();
     let back = server.stop();
     assert!(back.calls.is_empty());
     std::fs::write(&path, "not a socket").unwrap();
-    let e = Server::start(path.clone(), sim).err().unwrap();
+    let e = Server::start(path.clone(), sim()).err().unwrap();
     assert!(e.contains("is not a socket"), "{e}");
 }

@@ -1,0 +1,178 @@
+//! What differs between the two modes of the simulated Pebble, each behind
+//! one enum: the state file's simulation (`run`, the harness, scenarios)
+//! and real processes over a real directory (`sim pebble`). The API above
+//! them is one.
+
+use super::files::{Entry, FileError, Fs};
+use super::process::checks::Running;
+use super::process::exec::Run;
+use super::process::files::DirFs;
+use super::process::services::Processes;
+use super::state::{CheckStatus, Current, SimCheck};
+use crate::charm_dir::CommandSpec;
+use crate::offline::machine::ScriptedCommand;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The container's file system.
+#[derive(Debug)]
+pub enum Files {
+    Memory(Fs),
+    Dir(DirFs),
+}
+
+impl Files {
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, FileError> {
+        match self {
+            Files::Memory(fs) => fs.read(path).map(<[u8]>::to_vec),
+            Files::Dir(fs) => fs.read(path),
+        }
+    }
+
+    pub fn write(
+        &mut self,
+        path: &str,
+        bytes: Vec<u8>,
+        make_dirs: bool,
+        mode: u32,
+    ) -> Result<(), FileError> {
+        match self {
+            Files::Memory(fs) => fs.write(path, bytes, make_dirs, mode),
+            Files::Dir(fs) => fs.write(path, &bytes, make_dirs, mode),
+        }
+    }
+
+    pub fn list(&self, path: &str, itself: bool) -> Result<Vec<Entry>, FileError> {
+        match self {
+            Files::Memory(fs) => fs.list(path, itself),
+            Files::Dir(fs) => fs.list(path, itself),
+        }
+    }
+
+    pub fn make_dir(&mut self, path: &str, make_parents: bool) -> Result<(), FileError> {
+        match self {
+            Files::Memory(fs) => fs.make_dir(path, make_parents),
+            Files::Dir(fs) => fs.make_dir(path, make_parents),
+        }
+    }
+
+    pub fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FileError> {
+        match self {
+            Files::Memory(fs) => fs.remove(path, recursive),
+            Files::Dir(fs) => fs.remove(path, recursive),
+        }
+    }
+}
+
+/// The services: their recorded `current`, or processes.
+#[derive(Debug)]
+pub enum Services {
+    Recorded(BTreeMap<String, Current>),
+    Processes(Processes),
+}
+
+impl Services {
+    pub fn current(&mut self, name: &str) -> Current {
+        match self {
+            Services::Recorded(m) => m.get(name).copied().unwrap_or_default(),
+            Services::Processes(p) => p.current(name),
+        }
+    }
+
+    /// Start `name` as `def` says: `Ok(true)` when it started (a recorded
+    /// one always does), the task's error in Pebble's words otherwise.
+    pub fn start(&mut self, name: &str, def: &Map<String, Value>) -> Result<bool, String> {
+        match self {
+            Services::Recorded(m) => {
+                m.insert(name.to_string(), Current::Active);
+                Ok(true)
+            }
+            Services::Processes(p) => p.start(name, def),
+        }
+    }
+
+    pub fn stop(&mut self, name: &str) {
+        match self {
+            Services::Recorded(m) => {
+                m.insert(name.to_string(), Current::Inactive);
+            }
+            Services::Processes(p) => p.stop(name),
+        }
+    }
+}
+
+/// The checks: scripted, or running on their period.
+#[derive(Debug)]
+pub enum Checks {
+    Scripted(BTreeMap<String, SimCheck>),
+    Running(Running),
+}
+
+impl Checks {
+    /// How check `name` is doing, `threshold` failures making it down.
+    pub fn state(&self, name: &str, threshold: u32) -> SimCheck {
+        match self {
+            Checks::Scripted(m) => m.get(name).cloned().unwrap_or_default(),
+            Checks::Running(r) => {
+                let failures = r.failures(name);
+                SimCheck {
+                    status: if failures >= threshold {
+                        CheckStatus::Down
+                    } else {
+                        CheckStatus::Up
+                    },
+                    failures: Some(failures),
+                    threshold: None,
+                }
+            }
+        }
+    }
+
+    /// The plan's checks are now `checks`.
+    pub fn plan_changed(&self, checks: &BTreeMap<String, Map<String, Value>>) {
+        if let Checks::Running(r) = self {
+            r.sync(checks);
+        }
+    }
+}
+
+impl Drop for Checks {
+    /// Running checks end with the container (their threads share only
+    /// the counts).
+    fn drop(&mut self) {
+        if let Checks::Running(r) = self {
+            r.stop();
+        }
+    }
+}
+
+/// What exec runs: scripted outcomes of the commands wasm-charm.yaml
+/// declares, or any program found on `PATH`, for real.
+#[derive(Debug)]
+pub enum Exec {
+    Scripted {
+        outcomes: BTreeMap<String, ScriptedCommand>,
+        /// wasm-charm.yaml's commands for this container, which the
+        /// outcomes are named after.
+        commands: BTreeMap<String, CommandSpec>,
+    },
+    /// Run in `working_dir` unless the request names one.
+    Real { working_dir: PathBuf },
+}
+
+/// An exec task: its websockets opened so far, and what they carry.
+pub struct Task {
+    pub opened: BTreeSet<String>,
+    pub io: TaskIo,
+}
+
+pub enum TaskIo {
+    /// What its websockets send.
+    Scripted {
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    },
+    Running(Arc<Run>),
+}

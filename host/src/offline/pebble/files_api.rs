@@ -1,0 +1,206 @@
+//! `/v1/files`: read (multipart, one part per file then the `response`
+//! part), list, write (multipart), make-dirs and remove, over whichever
+//! file system the container has, with Pebble's per-file errors.
+
+use super::api::Sim;
+use super::files::{Entry, FileError};
+use super::reply::{Reply, Request, bad, error, json_body, sync};
+use super::state::{FILE_MODE, parse_mode};
+use crate::pebble::client::{boundary_of, parse_multipart};
+use serde_json::{Value, json};
+
+fn file_error(e: &FileError) -> Value {
+    json!({"kind": e.kind, "message": e.message})
+}
+
+fn file_result(path: &str, done: Result<(), FileError>) -> Value {
+    match done {
+        Ok(()) => json!({"path": path}),
+        Err(e) => json!({"path": path, "error": file_error(&e)}),
+    }
+}
+
+/// A user or group name Pebble gives beside its id.
+fn account(id: u32) -> Option<&'static str> {
+    (id == 0).then_some("root")
+}
+
+impl Sim {
+    pub(super) fn get_files(&mut self, req: &Request) -> Reply {
+        let path = req.param("path").unwrap_or_default().to_string();
+        match req.param("action") {
+            Some("read") => {
+                self.calls.push(format!("pull {path}"));
+                self.read(&path)
+            }
+            Some("list") => {
+                self.calls.push(format!("list-files {path}"));
+                let itself = req.param("itself") == Some("true");
+                match self.fs.list(&path, itself) {
+                    Ok(entries) => sync(Value::Array(
+                        entries.iter().map(|e| self.file_info(e)).collect(),
+                    )),
+                    Err(e) if e.kind == "not-found" => error(404, e.kind, &e.message),
+                    Err(e) => error(400, e.kind, &e.message),
+                }
+            }
+            other => bad(format!("invalid action {:?}", other.unwrap_or_default())),
+        }
+    }
+
+    fn file_info(&self, e: &Entry) -> Value {
+        let (modified, user_id, group_id) = match &e.stat {
+            Some(s) => (s.modified.clone(), s.user_id, s.group_id),
+            None => (self.time(), 0, 0),
+        };
+        let mut info = json!({"path": e.path, "name": e.name,
+            "type": if e.dir { "directory" } else { "file" },
+            "permissions": format!("{:03o}", e.mode), "last-modified": modified,
+            "user-id": user_id, "group-id": group_id});
+        if let Some(user) = account(user_id) {
+            info["user"] = json!(user);
+        }
+        if let Some(group) = account(group_id) {
+            info["group"] = json!(group);
+        }
+        if let Some(size) = e.size {
+            info["size"] = json!(size);
+        }
+        info
+    }
+
+    /// A file read: multipart, the file's part then the `response` part.
+    fn read(&self, path: &str) -> Reply {
+        let boundary = "wasm-charm-offline-pebble-0123456789abcdef";
+        let mut body = Vec::new();
+        let result = match self.fs.read(path) {
+            Ok(bytes) => {
+                body.extend_from_slice(
+                    format!(
+                        "--{boundary}\r\nContent-Type: application/octet-stream\r\n\
+                         Content-Disposition: form-data; name=\"files\"; filename=\"{}\"\r\n\r\n",
+                        path.replace('\\', "\\\\").replace('"', "\\\"")
+                    )
+                    .as_bytes(),
+                );
+                body.extend_from_slice(&bytes);
+                body.extend_from_slice(b"\r\n");
+                json!([{"path": path}])
+            }
+            Err(e) => json!([{"path": path, "error": file_error(&e)}]),
+        };
+        let envelope = json!({"type": "sync", "status-code": 200, "status": "OK",
+            "result": result});
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Type: application/json\r\n\
+                 Content-Disposition: form-data; name=\"response\"\r\n\r\n{envelope}\r\n\
+                 --{boundary}--\r\n"
+            )
+            .as_bytes(),
+        );
+        Reply::Body {
+            status: 200,
+            content_type: format!("multipart/form-data; boundary={boundary}"),
+            body,
+        }
+    }
+
+    pub(super) fn post_files(&mut self, req: &Request) -> Reply {
+        let content_type = req.content_type.as_deref().unwrap_or_default();
+        if let Some(boundary) = boundary_of(content_type) {
+            return self.write(req, &boundary);
+        }
+        let body = match json_body(req) {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        let entries = |key: &str| {
+            body.get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let flag = |e: &Value, k: &str| e.get(k).and_then(Value::as_bool) == Some(true);
+        let path_of = |e: &Value| e.get("path").and_then(Value::as_str).map(str::to_string);
+        let mut results = Vec::new();
+        match body.get("action").and_then(Value::as_str) {
+            Some("make-dirs") => {
+                for dir in entries("dirs") {
+                    let path = path_of(&dir).unwrap_or_default();
+                    self.calls.push(format!("make-dir {path}"));
+                    let done = self.fs.make_dir(&path, flag(&dir, "make-parents"));
+                    results.push(file_result(&path, done));
+                }
+            }
+            Some("remove") => {
+                for entry in entries("paths") {
+                    let path = path_of(&entry).unwrap_or_default();
+                    self.calls.push(format!("remove-path {path}"));
+                    let done = self.fs.remove(&path, flag(&entry, "recursive"));
+                    results.push(file_result(&path, done));
+                }
+            }
+            other => {
+                return bad(format!("invalid action {:?}", other.unwrap_or_default()));
+            }
+        }
+        sync(Value::Array(results))
+    }
+
+    fn write(&mut self, req: &Request, boundary: &str) -> Reply {
+        let parts = match parse_multipart(&req.body, boundary) {
+            Ok(p) => p,
+            Err(e) => return bad(e.to_string()),
+        };
+        let Some(meta) = parts
+            .iter()
+            .find(|p| p.name == "request")
+            .and_then(|p| serde_json::from_slice::<Value>(&p.content).ok())
+        else {
+            return bad("a file write without its JSON `request` part");
+        };
+        if meta.get("action").and_then(Value::as_str) != Some("write") {
+            return bad("a multipart file request must have action \"write\"");
+        }
+        let files = meta
+            .get("files")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut results = Vec::new();
+        for file in files {
+            let path = file
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            self.calls.push(format!("push {path}"));
+            let mode = match file.get("permissions").and_then(Value::as_str) {
+                None => Some(FILE_MODE),
+                Some(p) => parse_mode(p),
+            };
+            let content = parts
+                .iter()
+                .find(|p| p.name == "files" && p.filename.as_deref() == Some(path.as_str()));
+            let done = match (mode, content) {
+                (None, _) => Err(FileError {
+                    kind: "generic-file-error",
+                    message: "invalid permissions".into(),
+                }),
+                (_, None) => Err(FileError {
+                    kind: "generic-file-error",
+                    message: format!("no file content for path {path}"),
+                }),
+                (Some(mode), Some(part)) => self.fs.write(
+                    &path,
+                    part.content.clone(),
+                    file.get("make-dirs").and_then(Value::as_bool) == Some(true),
+                    mode,
+                ),
+            };
+            results.push(file_result(&path, done));
+        }
+        sync(Value::Array(results))
+    }
+}

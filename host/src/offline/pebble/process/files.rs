@@ -1,0 +1,194 @@
+//! The container's file system as a real directory: container path `/etc/x`
+//! is `<root>/etc/x`. Paths are checked as the in-memory file system checks
+//! them (absolute, clean), so none leaves the root; errors carry Pebble's
+//! kinds (`not-found`, `permission-denied`, `generic-file-error`) and Go's
+//! words for the system's errors.
+
+use super::super::files::{Entry, FileError, Stat, checked, name};
+use std::io::ErrorKind;
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+/// A directory standing for the container's root.
+#[derive(Debug, Clone)]
+pub struct DirFs {
+    pub root: PathBuf,
+}
+
+/// `op path: reason`, as Go's os errors read, with Pebble's kind.
+fn io_error(op: &str, path: &str, e: &std::io::Error) -> FileError {
+    let (kind, reason) = match e.kind() {
+        ErrorKind::NotFound => ("not-found", "no such file or directory".to_string()),
+        ErrorKind::PermissionDenied => ("permission-denied", "permission denied".to_string()),
+        ErrorKind::AlreadyExists => ("generic-file-error", "file exists".to_string()),
+        ErrorKind::DirectoryNotEmpty => ("generic-file-error", "directory not empty".to_string()),
+        ErrorKind::NotADirectory => ("generic-file-error", "not a directory".to_string()),
+        ErrorKind::IsADirectory => ("generic-file-error", "is a directory".to_string()),
+        _ => ("generic-file-error", e.to_string()),
+    };
+    FileError {
+        kind,
+        message: format!("{op} {path}: {reason}"),
+    }
+}
+
+impl DirFs {
+    /// Where container path `path` is, once checked.
+    fn host(&self, path: &str) -> Result<PathBuf, FileError> {
+        checked(path)?;
+        Ok(self.root.join(path.trim_start_matches('/')))
+    }
+
+    pub fn write(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        make_dirs: bool,
+        mode: u32,
+    ) -> Result<(), FileError> {
+        let host = self.host(path)?;
+        if make_dirs && let Some(dir) = host.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io_error("mkdir", path, &e))?;
+        }
+        let write = || -> std::io::Result<()> {
+            use std::io::Write as _;
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(mode)
+                .open(&host)?;
+            file.write_all(bytes)?;
+            // An existing file keeps its mode through open(2): set it.
+            file.set_permissions(std::fs::Permissions::from_mode(mode))
+        };
+        write().map_err(|e| io_error("open", path, &e))
+    }
+
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, FileError> {
+        let host = self.host(path)?;
+        match std::fs::metadata(&host) {
+            Ok(m) if m.is_dir() => Err(FileError {
+                kind: "generic-file-error",
+                message: format!("can only read a regular file: \"{path}\""),
+            }),
+            Ok(_) => std::fs::read(&host).map_err(|e| io_error("open", path, &e)),
+            Err(e) => Err(io_error("stat", path, &e)),
+        }
+    }
+
+    fn entry(path: &str, host: &Path) -> Result<Entry, FileError> {
+        let meta = std::fs::symlink_metadata(host).map_err(|e| io_error("stat", path, &e))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        Ok(Entry {
+            path: path.to_string(),
+            name: if path == "/" { "/" } else { name(path) }.to_string(),
+            dir: meta.is_dir(),
+            size: meta.is_file().then_some(meta.len()),
+            mode: meta.mode() & 0o7777,
+            stat: Some(Stat {
+                modified: crate::show::utc(modified),
+                user_id: meta.uid(),
+                group_id: meta.gid(),
+            }),
+        })
+    }
+
+    /// A directory's entries (or the directory itself with `itself`), or
+    /// the file itself.
+    pub fn list(&self, path: &str, itself: bool) -> Result<Vec<Entry>, FileError> {
+        let host = self.host(path)?;
+        let entry = Self::entry(path, &host)?;
+        if !entry.dir || itself {
+            return Ok(vec![entry]);
+        }
+        let names = std::fs::read_dir(&host).map_err(|e| io_error("open", path, &e))?;
+        let mut names: Vec<String> = names
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let base = if path == "/" { "" } else { path };
+        names
+            .iter()
+            .map(|n| Self::entry(&format!("{base}/{n}"), &host.join(n)))
+            .collect()
+    }
+
+    pub fn make_dir(&self, path: &str, make_parents: bool) -> Result<(), FileError> {
+        let host = self.host(path)?;
+        let made = if make_parents {
+            std::fs::create_dir_all(&host)
+        } else {
+            std::fs::create_dir(&host)
+        };
+        made.map_err(|e| io_error("mkdir", path, &e))
+    }
+
+    pub fn remove(&self, path: &str, recursive: bool) -> Result<(), FileError> {
+        let host = self.host(path)?;
+        if path == "/" {
+            return Err(FileError {
+                kind: "generic-file-error",
+                message: "cannot remove /".into(),
+            });
+        }
+        let meta = std::fs::symlink_metadata(&host).map_err(|e| io_error("remove", path, &e))?;
+        let removed = match (meta.is_dir(), recursive) {
+            (true, true) => std::fs::remove_dir_all(&host),
+            (true, false) => std::fs::remove_dir(&host),
+            (false, _) => std::fs::remove_file(&host),
+        };
+        removed.map_err(|e| io_error("remove", path, &e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_directory_is_the_containers_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = DirFs {
+            root: dir.path().to_path_buf(),
+        };
+        let e = fs.write("/etc/web/a", b"a", false, 0o600).unwrap_err();
+        assert_eq!(e.kind, "not-found");
+        fs.write("/etc/web/a", b"a", true, 0o600).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("etc/web/a")).unwrap(), b"a");
+        assert_eq!(fs.read("/etc/web/a").unwrap(), b"a");
+        assert_eq!(fs.read("/etc").unwrap_err().kind, "generic-file-error");
+        let listed = fs.list("/etc/web", false).unwrap();
+        assert_eq!(
+            (listed[0].path.as_str(), listed[0].mode, listed[0].size),
+            ("/etc/web/a", 0o600, Some(1))
+        );
+        let root: Vec<String> = fs
+            .list("/", false)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.path)
+            .collect();
+        assert_eq!(root, ["/etc"]);
+        let e = fs.list("/nowhere", false).unwrap_err();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            ("not-found", "stat /nowhere: no such file or directory")
+        );
+        assert!(fs.read("/../x").is_err(), "no path leaves the root");
+        fs.make_dir("/var/x/y", true).unwrap();
+        assert_eq!(
+            fs.make_dir("/var/x/y", false).unwrap_err().kind,
+            "generic-file-error"
+        );
+        assert!(fs.remove("/etc", false).is_err());
+        fs.remove("/etc", true).unwrap();
+        assert!(!dir.path().join("etc").exists());
+        assert!(fs.remove("/", true).is_err());
+    }
+}
