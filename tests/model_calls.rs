@@ -337,3 +337,81 @@ fn secrets_travel_in_files_and_commit_with_the_hook() {
         r#"Err(NotFound("secret \"secret:missing\" not found"))"#
     );
 }
+
+#[test]
+fn storage_requests_and_a_reboot_after_the_hook_commit_with_it() {
+    let unit = unit("storage-add storage-add-undeclared remote-model reboot after");
+    unit.update_state(|s| {
+        s["storage"]["data/0"] = json!({"kind": "filesystem", "location": "/srv/data"});
+    });
+    let got = answers(&unit, "config-changed");
+    assert_eq!(got[0], "storage-add Ok(())");
+    assert_eq!(
+        got[1],
+        r#"storage-add-undeclared Err(InvalidArgument("storage-add: `cache` is not a storage of this charm (metadata.yaml declares: `data`)"))"#
+    );
+    // A relation within the model: its own UUID, the hook's JUJU_MODEL_UUID.
+    assert_eq!(
+        got[2],
+        r#"remote-model Some(Ok(RemoteModel { uuid: "d1a3c0de-0000-4000-8000-00000000f00d" }))"#
+    );
+    assert_eq!(got[3..], ["reboot Ok(())", "after went on"]);
+    assert_eq!(
+        unit.calls_of("relation-model-get"),
+        [["relation-model-get", "--format=json", "-r", "db:1"]]
+    );
+    // Sent at the end of the event, the reboot last.
+    assert_eq!(
+        unit.calls_of("storage-add"),
+        [["storage-add", "--", "data=2"]]
+    );
+    assert_eq!(unit.calls_of("juju-reboot"), [["juju-reboot"]]);
+    let tools: Vec<String> = unit.calls().into_iter().map(|c| c[0].clone()).collect();
+    let at = |tool: &str| tools.iter().position(|t| t == tool);
+    assert!(at("storage-add") < at("juju-reboot"), "{tools:?}");
+    // Committed with the hook.
+    let state = unit.state();
+    let ids: Vec<&String> = state["storage"]
+        .as_object()
+        .map(|s| s.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(ids, ["data/0", "data/1", "data/2"]);
+    assert_eq!(state["reboot"], json!("after-hook"));
+
+    // A cross-model relation: the remote model's UUID.
+    let other = "5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f";
+    unit.update_state(|s| {
+        s["config"]["calls"] = json!("remote-model");
+        s["relations"]["db:1"]["model-uuid"] = json!(other);
+    });
+    assert_eq!(
+        answer(&unit, "remote-model"),
+        format!(r#"Some(Ok(RemoteModel {{ uuid: "{other}" }}))"#)
+    );
+}
+
+#[test]
+fn a_reboot_now_stops_the_event_which_keeps_nothing_and_does_not_fail() {
+    let unit = unit("storage-add reboot-now after");
+    unit.clear_debug_log();
+    let out = unit.dispatch("config-changed");
+    assert_success(&out);
+    let log = unit.debug_log();
+    assert!(log.contains("INFO CALL storage-add Ok(())"), "{log}");
+    // The handler stopped at the call.
+    assert!(
+        !log.contains("CALL reboot-now") && !log.contains("CALL after"),
+        "{log}"
+    );
+    assert!(
+        log.contains("asked Juju to reboot the machine now (juju-reboot --now)"),
+        "{log}"
+    );
+    assert_eq!(unit.calls_of("juju-reboot"), [["juju-reboot", "--now"]]);
+    // Nothing the event held is sent, and no status is written.
+    assert!(unit.calls_of("storage-add").is_empty());
+    assert!(unit.calls_of("status-set").is_empty());
+    let state = unit.state();
+    assert_eq!(state["reboot"], json!("now"));
+    assert!(state["storage"].as_object().is_none_or(|s| s.is_empty()));
+}

@@ -1,6 +1,7 @@
 //! The model calls beyond relations and statuses through `wasm-charm run`:
-//! `network-get`, `goal-state`, `credential-get`, `resource-get` and the
-//! secret tools, answered by the simulated Juju from its state file, as the
+//! `network-get`, `goal-state`, `credential-get`, `resource-get`, the
+//! secret tools, `storage-add`, `relation-model-get` and `juju-reboot`,
+//! answered by the simulated Juju from its state file, as the
 //! test charm `model-echo` logs them (`CALL <name> <answer>`); and what the
 //! state file keeps of a successful hook and of a failed one (nothing).
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
@@ -224,4 +225,77 @@ fn a_state_naming_what_the_charm_lacks_is_refused() {
         assert!(stderr.contains(field), "{text}: {stderr}");
         assert_eq!(std::fs::read_to_string(&state).unwrap(), text, "unchanged");
     }
+}
+
+/// `storage-add` and `juju-reboot` through `wasm-charm run`: the storage
+/// added and the reboot recorded when the hook succeeds; `reboot(now)`
+/// stops the event, which keeps nothing and does not fail; a relation's
+/// `model-uuid` answers `relation-model-get`.
+#[test]
+fn storage_requests_reboots_and_the_remote_model_through_run() {
+    let charm = packed("tests/guests/model-echo");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "relations:\n  db:1: {app: pg, units: [pg/0], model-uuid: 5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f}\n\
+         storage:\n  data/0: {kind: filesystem, location: /srv/data}\n",
+    )
+    .unwrap();
+    let out = ok(
+        &charm,
+        &state,
+        &[
+            "--event",
+            "config-changed",
+            "--config",
+            &calls("storage-add remote-model reboot"),
+        ],
+    );
+    assert_eq!(answer(&out, "storage-add"), "Ok(())");
+    assert_eq!(
+        answer(&out, "remote-model"),
+        r#"Some(Ok(RemoteModel { uuid: "5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f" }))"#
+    );
+    assert_eq!(answer(&out, "reboot"), "Ok(())");
+    assert!(out.contains("reboot: after-hook"), "{out}");
+    let d = doc(&state);
+    assert_eq!(
+        d["storage"]["data/2"],
+        json!({"kind": "filesystem", "location": "/var/lib/juju/storage/data/2"})
+    );
+    assert_eq!(d["reboot"], json!("after-hook"));
+    assert_eq!(
+        d["relations"]["db:1"]["model-uuid"],
+        json!("5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f")
+    );
+
+    // reboot(now): the handler stops at the call; nothing held is kept.
+    let out = ok(
+        &charm,
+        &state,
+        &[
+            "--event",
+            "config-changed",
+            "--config",
+            &calls("storage-add reboot-now after"),
+        ],
+    );
+    assert_eq!(answer(&out, "storage-add"), "Ok(())");
+    assert!(!out.contains("CALL after"), "{out}");
+    assert!(out.contains("reboot: now"), "{out}");
+    let d = doc(&state);
+    assert_eq!(d["reboot"], json!("now"));
+    let ids: Vec<&String> = d["storage"]
+        .as_object()
+        .map(|s| s.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(ids, ["data/0", "data/1", "data/2"], "no storage added");
+    // The next event starts without the last one's reboot.
+    ok(
+        &charm,
+        &state,
+        &["--event", "update-status", "--config", &calls("")],
+    );
+    assert_eq!(doc(&state)["reboot"], serde_json::Value::Null);
 }

@@ -51,6 +51,7 @@ fn the_examples_scenarios_pass() {
         scenario("web-k8s.yaml"),
         scenario("juju-rules.yaml"),
         scenario("juju-rules-k8s.yaml"),
+        scenario("model-requests.yaml"),
     ];
     let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
     args.extend(files.iter().map(PathBuf::as_path));
@@ -63,7 +64,7 @@ fn the_examples_scenarios_pass() {
         );
     }
     assert!(
-        stdout.contains("6 scenarios: 6 passed, 0 failed, 0 bad"),
+        stdout.contains("7 scenarios: 7 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

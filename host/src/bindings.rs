@@ -5,6 +5,8 @@ wasmtime::component::bindgen!({
     path: "../wit",
     world: "charm",
     additional_derives: [PartialEq],
+    // `reboot(now)` stops the handler at the call, as Juju kills the hook.
+    imports: { "wasm-charm:charm/model.reboot": trappable },
 });
 
 pub use self::wasm_charm::charm::action;

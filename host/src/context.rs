@@ -81,8 +81,9 @@ impl<'c> EventContext<'c> {
     }
 }
 
-/// The model's facts of `event`: the charm's config options, endpoints and
-/// bindings, who this unit is, and the relation the event is about.
+/// The model's facts of `event`: the charm's config options, endpoints,
+/// bindings and storage, who this unit is, whether the event is an action,
+/// and the relation the event is about.
 fn model_facts(
     charm: &CharmDir,
     event: &Event,
@@ -92,6 +93,8 @@ fn model_facts(
     let mut facts = EventFacts::new(charm.config.clone(), identity.clone());
     facts.set_endpoints(endpoints.clone());
     facts.set_extra_bindings(charm.metadata.extra_bindings.iter().cloned().collect());
+    facts.set_storage(charm.metadata.storage.iter().cloned().collect());
+    facts.set_during_action(matches!(event, Event::Action(_)));
     if let Some(r) = event::relation_of(event) {
         let broken = matches!(event, Event::RelationBroken(_));
         facts.set_event_relation(&r.relation, &r.remote_app, broken);

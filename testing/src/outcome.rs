@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use wasm_charm_host::offline::machine::SimService;
 use wasm_charm_host::offline::secrets::SimSecret;
-use wasm_charm_host::offline::sim::SimState;
+use wasm_charm_host::offline::sim::{SimReboot, SimState};
 use wasm_charm_host::show::HandlerResult;
 use wasm_charm_host::status::store::{Scope, ScopeStore};
 
@@ -499,6 +499,27 @@ impl Outcome {
             .keys()
             .map(String::as_str)
             .collect()
+    }
+
+    /// The storage instances attached after the event (`data/0`), with
+    /// those `storage-add` added when the hook succeeded.
+    pub fn storage(&self) -> Vec<&str> {
+        self.sim()
+            .model
+            .storage
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The reboot the event asked for (`juju-reboot`): `now` (Juju killed
+    /// the hook, kept nothing of it and runs it again), `after-hook` (the
+    /// hook succeeded), or `None`.
+    pub fn reboot(&self) -> Option<&'static str> {
+        self.sim().last_event.reboot.map(|r| match r {
+            SimReboot::Now => "now",
+            SimReboot::AfterHook => "after-hook",
+        })
     }
 
     /// The state after the event, to run the next one from: what Juju

@@ -649,6 +649,13 @@ impl Relation {
             .insert(key.to_string(), value.to_string());
         self
     }
+
+    /// The UUID of the model hosting the remote application: a cross-model
+    /// relation (`relation-model-get`). Default: this model's.
+    pub fn remote_model_uuid(mut self, uuid: &str) -> Relation {
+        self.sim.model_uuid = Some(uuid.to_string());
+        self
+    }
 }
 
 /// Merge `patch` into `into` as a JSON merge patch: maps key by key,

@@ -1,7 +1,8 @@
 //! The harness itself on a real charm (the gateway example): packing once,
 //! what it carries between events, and the paths the examples' own tests
 //! do not take (a `store: juju` charm, a hook failing before any handler,
-//! a refused state).
+//! a refused state); and, on the test charm `model-echo`, the state keys of
+//! storage requests, a cross-model relation and a reboot.
 
 use std::path::{Path, PathBuf};
 use wasm_charm_testing::{Charm, Error, Event, State, Status};
@@ -177,6 +178,39 @@ fn a_project_that_cannot_be_packed_is_named_with_the_reason() {
     assert!(shown.contains("metadata.yaml: not found"), "{shown}");
     // Remembered: the next test of the process gets the same answer at once.
     assert_eq!(Charm::try_build(&project).unwrap_err(), e);
+}
+
+/// The state keys of `storage-add`, `relation-model-get` and `juju-reboot`,
+/// set and read through the harness, on the test charm `model-echo`.
+#[test]
+fn storage_requests_a_remote_model_and_a_reboot_are_set_and_read() {
+    let charm = model_echo();
+    let uuid = "5c1e8d2a-3b4f-4e6a-9c7d-1a2b3c4d5e6f";
+    let state = State::new()
+        .config("calls", "storage-add remote-model reboot")
+        .storage("data/0", "filesystem", "/srv/data")
+        .relation(wasm_charm_testing::Relation::new("db:1", "pg").remote_model_uuid(uuid));
+    let out = charm.run(&state, Event::config_changed());
+    out.assert_ok();
+    assert!(
+        out.logs()
+            .iter()
+            .any(|l| l.contains(&format!("RemoteModel {{ uuid: \"{uuid}\" }}"))),
+        "{out}"
+    );
+    assert_eq!(out.storage(), ["data/0", "data/1", "data/2"]);
+    assert_eq!(out.reboot(), Some("after-hook"));
+    let now = charm.run(
+        &out.state().config("calls", "storage-add reboot-now"),
+        Event::config_changed(),
+    );
+    now.assert_ok();
+    assert_eq!(now.reboot(), Some("now"));
+    assert_eq!(
+        now.storage(),
+        ["data/0", "data/1", "data/2"],
+        "nothing kept"
+    );
 }
 
 /// The test charm that makes the model calls its config option `calls`

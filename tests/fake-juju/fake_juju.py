@@ -55,7 +55,7 @@ State (missing keys mean empty/false/null):
   {"leader": bool, "config": {option: value},
    "relations": {"<endpoint>:<id>": {"app": remote app, "units": [remote units],
        "app-data": {}, "unit-data": {unit: {}}, "local-unit-data": {},
-       "local-app-data": {}}},
+       "local-app-data": {}, "model-uuid": str (a cross-model relation's)}},
    "status": {"unit": {"status", "message"} | null, "app": ... | null},
    "application-version": str | null,
    "charm-state": {key: value},          committed state-set data
@@ -63,10 +63,12 @@ State (missing keys mean empty/false/null):
    "pending": {"context": JUJU_CONTEXT_ID,  uncommitted writes of that hook:
        "relations": {"<endpoint>:<id>": {"local-unit-data": {k: v},
            "local-app-data": {k: v}}},   "" deletes the key at commit
-       "charm-state": {key: value | null}},  null deletes the key at commit
+       "charm-state": {key: value | null},  null deletes the key at commit
+       "reboot": "now" | "after-hook"},     juju-reboot's request
    "action-params": {param: value},      read by action-get
    "action-results": {"<dotted.key>": str},  written by action-set
    "action-failed": str | null,          the message action-fail left
+   "reboot": "now" | "after-hook",      the last ended hook's juju-reboot
    "opened-ports": {"80/tcp": ["*"] | [endpoints]},  committed ports
    "storage": {"data/0": {"kind": "filesystem", "location": "/srv/data"}},
    "networks": {binding: network-get's JSON},
@@ -126,6 +128,8 @@ FLAGS = {
     "opened-ports": {**OUT, "endpoints": ("endpoints", "bool")},
     "storage-list": OUT,
     "storage-get": {**OUT, "s": ("storage", "str")},
+    "relation-model-get": {**OUT, **REL},
+    "juju-reboot": {"now": ("now", "bool")},
     "network-get": {**OUT, **REL, "bind-address": ("bind-address", "bool"),
                     "ingress-address": ("ingress-address", "bool"),
                     "egress-subnets": ("egress-subnets", "bool"),
@@ -209,6 +213,10 @@ class StateWrite:
         self.lock.close()
 
 
+# What a relation within the model answers to relation-model-get where the
+# hook's environment names no JUJU_MODEL_UUID (the Rust simulator's too).
+SIM_MODEL_UUID = "00000000-0000-4000-8000-000000000000"
+
 # ---------------------------------------------------------------- pending writes (§1.6)
 
 MAX_STATE_KEY = 256              # core/quota MaxCharmStateKeySize
@@ -257,8 +265,15 @@ def end_hook(action, ctx):
         if (st.get("pending") or {}).get("context") != ctx:
             return 0  # not this hook's: another context's, or none
         pending = st.pop("pending")
-        if action == "discard":
+        reboot = pending.get("reboot")
+        if reboot == "now":
+            # juju-reboot --now: Juju killed the hook and keeps nothing it
+            # held, yet the hook is no failure: it runs again after the reboot.
+            st["reboot"] = "now"
             return 0
+        st.pop("reboot", None)
+        if action == "discard":
+            return 0  # and no reboot after a hook that failed
         charm_state = overlay(st.get("charm-state"), pending.get("charm-state"), None)
         limit = st.get("max-charm-state-size", MAX_STATE_TOTAL)
         size = sum(len(k.encode("utf-8", "surrogateescape"))
@@ -281,6 +296,8 @@ def end_hook(action, ctx):
                 continue
             for bag, changes in bags.items():
                 rel[bag] = overlay(rel.get(bag), changes, "")
+        if reboot:
+            st["reboot"] = reboot
     return 0
 
 
@@ -369,6 +386,9 @@ def go_json(value):
 
 PLAIN = re.compile(r"^[A-Za-z_./][A-Za-z0-9_./ -]*$")
 YAML_SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+# A UUID starts with a digit as often as not, yet reads as no number, bool
+# or time: YAML writers leave it plain.
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def yaml_scalar(v):
@@ -383,6 +403,8 @@ def yaml_scalar(v):
     if isinstance(v, list):
         return "[]"
     if PLAIN.match(v) and v.lower() not in YAML_SPECIAL and not v.endswith(" "):
+        return v
+    if UUID.match(v):
         return v
     return json.dumps(v, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
 
@@ -557,6 +579,16 @@ def relation_list(flags, args, state):
         write_output(flags, rel.get("app", ""))
     else:
         write_output(flags, sorted(rel.get("units") or []))
+
+
+def relation_model_get(flags, args, state):
+    """The remote application's model (Juju 3.6.2+): the relation's
+    "model-uuid" for a cross-model one, else this model's own."""
+    key = current_relation(flags, state)
+    check_empty(args)
+    rel = state["relations"][key]
+    own = os.environ.get("JUJU_MODEL_UUID") or SIM_MODEL_UUID
+    write_output(flags, {"uuid": rel.get("model-uuid") or own})
 
 
 def relation_get(flags, args, state):
@@ -737,6 +769,17 @@ def application_version_set(flags, args, state):
 ACTION_KEY = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")  # each dotted segment, whole
 RESERVED_ACTION_KEYS = ("stdout", "stdout-encoding", "stderr", "stderr-encoding")
 DEFAULT_FAIL = "action failed without reason given, check action for errors"
+
+
+def juju_reboot(flags, args, state):
+    """Held with the hook's writes: `now` wins over a reboot after the hook."""
+    check_empty(args)
+    if os.environ.get("JUJU_ACTION_NAME"):
+        raise ToolError("juju-reboot is not supported when running an action.")
+    with StateWrite() as st:
+        pending = pending_for_write(st)
+        if pending.get("reboot") != "now":
+            pending["reboot"] = "now" if flags.get("now") else "after-hook"
 
 
 def require_action():
@@ -1107,7 +1150,8 @@ TOOLS = {
     "status-set": status_set, "status-get": status_get, "juju-log": juju_log,
     "config-get": config_get, "is-leader": is_leader, "relation-ids": relation_ids,
     "relation-list": relation_list, "relation-get": relation_get,
-    "relation-set": relation_set, "application-version-set": application_version_set,
+    "relation-set": relation_set, "relation-model-get": relation_model_get,
+    "juju-reboot": juju_reboot, "application-version-set": application_version_set,
     "state-get": state_get, "state-set": state_set, "state-delete": state_delete,
     "action-get": action_get, "action-set": action_set, "action-fail": action_fail,
     "action-log": action_log,

@@ -77,6 +77,9 @@ pub const TOOLS: &[&str] = &[
     "opened-ports",
     "storage-list",
     "storage-get",
+    "storage-add",
+    "relation-model-get",
+    "juju-reboot",
     "network-get",
     "goal-state",
     "credential-get",
@@ -667,9 +670,12 @@ impl Unit {
             wasm_charm_host::juju::unix_now(),
         );
         file["state"] = serde_json::to_value(&ended.state).expect("encode the state");
-        file.as_object_mut()
-            .expect("the session is a map")
-            .remove("pending-secrets");
+        // What the hook held is committed or dropped now: none of it is
+        // the next hook's.
+        let session = file.as_object_mut().expect("the session is a map");
+        for held in ["pending-secrets", "pending-ports", "pending-storage"] {
+            session.remove(held);
+        }
         let tmp = self.state.with_extension("json.tmp");
         fs::write(&tmp, file.to_string()).expect("write the session");
         fs::rename(&tmp, &self.state).expect("replace the session");

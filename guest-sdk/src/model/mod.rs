@@ -1,7 +1,8 @@
 //! The Juju model, named as in ops' `Model`, `Unit` and `Application`:
 //! config ([`load_config`], [`config`]), leadership ([`is_leader`]),
 //! names, relations and their data ([`relations`], [`get_relation`]),
-//! ports ([`open_port`], [`opened_ports`]), storage ([`storages`]),
+//! ports ([`open_port`], [`opened_ports`]), storage ([`storages`],
+//! [`request_storage`]), a reboot of the machine ([`reboot`]),
 //! networks ([`get_binding`]), secrets ([`get_secret`], [`add_secret`]),
 //! [`resources::fetch`], [`get_cloud_spec`], [`goal_state`],
 //! [`set_workload_version`] and the event's Juju [`context`].
@@ -69,12 +70,12 @@ pub use network::{
     BindAddress, Binding, GoalStatus, Goals, InterfaceAddress, Network, get_binding, goal_state,
 };
 pub use ports::{OpenedPort, PortRange, Protocol, close_port, open_port, opened_ports};
-pub use relations::{Databag, Relation, get_relation, relations};
+pub use relations::{Databag, Relation, RemoteModel, get_relation, relations};
 pub use secrets::{
     Secret, SecretInfo, SecretOptions, SecretOwner, SecretRotate, add_secret, get_secret,
     secret_ids,
 };
-pub use storage::{StorageInstance, storage_get, storage_list, storages};
+pub use storage::{StorageInstance, request_storage, storage_get, storage_list, storages};
 
 /// Why a model call failed. Its `Display` names the relation or hook tool.
 ///
@@ -388,6 +389,36 @@ pub fn name() -> String {
 #[doc(alias = "application-version-set")]
 pub fn set_workload_version(version: &str) -> Result<(), ModelError> {
     wit::application_version_set(version)
+}
+
+/// Reboot the machine (ops' `Unit.reboot(now)`, Juju's `juju-reboot`);
+/// machine charms only, never during an action (`InvalidArgument`).
+///
+/// `now: false`: Juju reboots once the hook has ended, if it succeeded; the
+/// request is kept only if the handler returns, and the call returns.
+///
+/// `now: true`: Juju kills the hook at once, keeps nothing of it (relation
+/// data, ports, secrets, storage requests, statuses, stored data), reboots,
+/// and runs the same event again from the start. So on success the call
+/// never returns: the handler stops there and no later handler runs. Write
+/// the handler so that running it again after the reboot is right (check
+/// first whether the reboot's work is done). It returns only an error, when
+/// Juju refused.
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// fn install(_event: &Event) -> Outcome {
+///     if !std::path::Path::new("/etc/kernel-configured").exists() {
+///         // Configure the kernel, then boot into it before going on.
+///         model::reboot(true)?;
+///     }
+///     Ok(None)
+/// }
+/// ```
+#[doc(alias("juju-reboot", "Unit.reboot"))]
+pub fn reboot(now: bool) -> Result<(), ModelError> {
+    wit::reboot(now)
 }
 
 #[cfg(test)]

@@ -22,6 +22,17 @@ use crate::{RelationEvent, RelationRef};
 /// ```
 pub use crate::__bindings::wasm_charm::charm::relations::Databag;
 
+/// The model hosting a relation's remote application (ops' `RemoteModel`):
+/// its `uuid`.
+///
+/// ```no_run
+/// if let Some(db) = wasm_charm::model::get_relation("db")? {
+///     println!("db is served from model {}", db.remote_model()?.uuid);
+/// }
+/// # Ok::<(), wasm_charm::Error>(())
+/// ```
+pub use crate::__bindings::wasm_charm::charm::relations::RemoteModel;
+
 /// The live relations of `endpoint`, ordered by id (ops'
 /// `Model.relations[endpoint]`). A relation whose relation-broken event is
 /// running is not listed.
@@ -149,6 +160,21 @@ impl Relation {
     #[doc(alias = "relation-list")]
     pub fn app(&self) -> Result<Option<String>, ModelError> {
         wit::relation_app(&self.relation)
+    }
+
+    /// The model hosting the remote application (ops'
+    /// `Relation.remote_model`; Juju 3.6.2 and later): another model's for
+    /// a cross-model relation, this model's own otherwise.
+    ///
+    /// ```no_run
+    /// if let Some(db) = wasm_charm::model::get_relation("db")? {
+    ///     let local = db.remote_model()?.uuid == wasm_charm::model::context().model_uuid;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-model-get")]
+    pub fn remote_model(&self) -> Result<RemoteModel, ModelError> {
+        wit::relation_model_get(&self.relation)
     }
 
     /// The remote units currently in the relation, sorted (ops'

@@ -1,4 +1,5 @@
-//! Storage: `storage-list`, `storage-get`, and ops' `Model.storages`.
+//! Storage: `storage-list`, `storage-get`, `storage-add`, and ops'
+//! `Model.storages` and `Model.storages.request`.
 
 use super::ModelError;
 use crate::__bindings::wasm_charm::charm::storage as wit;
@@ -54,4 +55,28 @@ pub fn storages(name: &str) -> Result<Vec<StorageInstance>, ModelError> {
         .iter()
         .map(|id| storage_get(id))
         .collect()
+}
+
+/// Ask Juju for `count` more instances of storage `name` (metadata.yaml
+/// `storage`), as ops' `Model.storages.request(name, count)`. Juju adds
+/// them only if the hook succeeds, so the request is kept only if the
+/// handler returns, and sent at the end of the event; each new instance
+/// comes later in its own `<name>-storage-attached` event, and
+/// [`storages`] does not list it in this one. `InvalidArgument`: a name
+/// metadata.yaml does not declare, a count of 0 or over 64.
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// fn more_disks(_event: &Event) -> Outcome {
+///     if model::storages("data")?.len() < 2 {
+///         model::request_storage("data", 1)?;
+///         return Ok(Some(Status::maintenance("Waiting for a second data volume")));
+///     }
+///     Ok(None)
+/// }
+/// ```
+#[doc(alias("storage-add", "request", "add_storage"))]
+pub fn request_storage(name: &str, count: u32) -> Result<(), ModelError> {
+    wit::storage_add(name, count)
 }

@@ -30,6 +30,9 @@ pub struct Metadata {
     pub name: String,
     pub endpoints: BTreeMap<String, Endpoint>,
     pub storage: Vec<String>,
+    /// The storage whose `type` is `block` (the others are filesystems):
+    /// what the simulated Juju gives the instances `storage-add` adds.
+    pub block_storage: Vec<String>,
     pub containers: Vec<String>,
     /// `extra-bindings`: network bindings that are no relation endpoint
     /// (`network-get` and `open-port --endpoints` take them too).
@@ -49,7 +52,7 @@ struct RawMetadata {
     #[serde(default)]
     peers: BTreeMap<String, RawEndpoint>,
     #[serde(default)]
-    storage: BTreeMap<String, IgnoredAny>,
+    storage: BTreeMap<String, Option<RawStorage>>,
     #[serde(default)]
     containers: BTreeMap<String, IgnoredAny>,
     /// Each name maps to nothing (`admin:` or `admin: ~`).
@@ -57,6 +60,13 @@ struct RawMetadata {
     extra_bindings: BTreeMap<String, IgnoredAny>,
     #[serde(default)]
     resources: BTreeMap<String, IgnoredAny>,
+}
+
+/// A storage declaration: only its `type` is read.
+#[derive(Deserialize)]
+struct RawStorage {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -103,9 +113,16 @@ impl Metadata {
                 format!("extra binding `{both}` has the name of a relation endpoint"),
             ));
         }
+        let block_storage = raw
+            .storage
+            .iter()
+            .filter(|(_, s)| s.as_ref().and_then(|s| s.kind.as_deref()) == Some("block"))
+            .map(|(name, _)| name.clone())
+            .collect();
         Ok(Metadata {
             name,
             endpoints,
+            block_storage,
             storage: raw.storage.into_keys().collect(),
             containers: raw.containers.into_keys().collect(),
             extra_bindings: raw.extra_bindings.into_keys().collect(),
@@ -167,7 +184,7 @@ mod tests {
     #[test]
     fn metadata_keeps_dashes_and_roles() {
         let m = Metadata::parse(
-            "name: gw\nrequires:\n  istio-pilot:\n    interface: istio-pilot\n    limit: 1\npeers:\n  my-peer: {interface: p}\ncontainers:\n  work-load: {resource: img}\nstorage:\n  data: {type: filesystem}\n",
+            "name: gw\nrequires:\n  istio-pilot:\n    interface: istio-pilot\n    limit: 1\npeers:\n  my-peer: {interface: p}\ncontainers:\n  work-load: {resource: img}\nstorage:\n  data: {type: filesystem}\n  disks: {type: block, multiple: {range: 0-}}\n",
             Path::new("metadata.yaml"),
         )
         .unwrap();
@@ -176,7 +193,8 @@ mod tests {
         assert_eq!(m.endpoints["istio-pilot"].limit, Some(1));
         assert_eq!(m.endpoints["my-peer"].role, Role::Peers);
         assert_eq!(m.containers, vec!["work-load"]);
-        assert_eq!(m.storage, vec!["data"]);
+        assert_eq!(m.storage, vec!["data", "disks"]);
+        assert_eq!(m.block_storage, vec!["disks"]);
         assert!(m.extra_bindings.is_empty() && m.resources.is_empty());
     }
 

@@ -14,6 +14,7 @@ use crate::interfaces::ActionInterface;
 use crate::interfaces::{EventStates, HandlerWrites, Keep};
 use crate::model::Model;
 use crate::runtime::{Outcome, Output};
+use crate::show::HandlerResult;
 use std::time::Instant;
 
 impl EventRun<'_, '_> {
@@ -62,6 +63,9 @@ impl EventRun<'_, '_> {
             None => (self.fresh_states(), HandlerWrites::default()),
         };
         after_instance(&mut states, handler, &outcome, output, warnings);
+        if model(&mut states).rebooting_now() {
+            return Err(self.reboot_now(handler, states, outcome));
+        }
         let situation = Situation {
             described: &ctx.described,
             during_action: matches!(ctx.event, Event::Action(_)),
@@ -102,6 +106,30 @@ impl EventRun<'_, '_> {
             Then::FailHook(why) => Err(Halt::fail(states, why)),
             Then::FailAction { why, message } => Err(self.fail_action(states, &why, &message)),
         }
+    }
+
+    /// `handler` called `reboot(now)` and Juju took it: Juju kills the hook,
+    /// commits nothing it held and runs it again after the reboot. So the
+    /// event stops at this handler and keeps and sends nothing (no status,
+    /// no store), and the hook does not fail: on a unit Juju killed the
+    /// process before this; elsewhere (the simulated Juju, debug-hooks) the
+    /// host ends the event as Juju would have.
+    fn reboot_now(&mut self, handler: &Handler, mut states: EventStates, outcome: Outcome) -> Halt {
+        let why = match outcome {
+            Outcome::Trapped(why) => why,
+            Outcome::Returned(_) => "returned after reboot(now)".to_string(),
+        };
+        self.report
+            .handlers
+            .push((handler.name.clone(), HandlerResult::Trapped(why)));
+        states.log(
+            LogLevel::Warning,
+            &format!(
+                "handler `{}` asked Juju to reboot the machine now (juju-reboot --now): {} stops here, keeps nothing, and runs again after the reboot",
+                handler.name, self.ctx.described
+            ),
+        );
+        Halt::quiet(states)
     }
 
     /// During an action, a handler returned an error or trapped (`why`):

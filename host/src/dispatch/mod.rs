@@ -134,7 +134,7 @@ struct Halt {
     /// The hook fails for this: logged at ERROR and reported. `None`: the
     /// hook does not fail (an action failed, which is said already).
     why: Option<String>,
-    /// Handlers that did not run, the hook having failed.
+    /// Handlers that did not run, the event having stopped.
     not_run: Vec<String>,
 }
 
@@ -306,12 +306,14 @@ impl<'c, 'e> EventRun<'c, 'e> {
         }
         states.host_log().report_dropped_logs();
         if !not_run.is_empty() {
+            let why = if model(&mut states).rebooting_now() {
+                "the machine rebooting now"
+            } else {
+                "the hook having failed"
+            };
             states.log(
                 LogLevel::Warning,
-                &format!(
-                    "handlers not run, the hook having failed: {}",
-                    not_run.join(", ")
-                ),
+                &format!("handlers not run, {why}: {}", not_run.join(", ")),
             );
         }
         report.store = self.loaded;

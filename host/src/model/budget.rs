@@ -25,6 +25,13 @@ pub const MAX_LOG_BYTES_PER_EVENT: usize = 1 << 20;
 /// writes Juju refuses at commit (which fails the hook and every retry).
 pub const MAX_RELATION_BYTES_PER_EVENT: usize = 16 << 20;
 
+/// `storage-add` requests one event may leave pending, all handlers
+/// together: each is one tool call at the end of the event.
+pub const MAX_STORAGE_REQUESTS_PER_EVENT: usize = 64;
+/// Most instances one `storage-add` request may ask for: far above any
+/// charm's `multiple` range in practice, and Juju creates a volume for each.
+pub const MAX_STORAGE_ADD_COUNT: u32 = 64;
+
 /// Largest value of one relation-set: the whole document travels on stdin,
 /// but Juju (main) caps a settings collection at 16 MiB.
 pub(super) const MAX_RELATION_WRITE: usize = 16 << 20;

@@ -46,6 +46,8 @@ pub(super) struct ReadCache {
     pub ids: HashMap<String, Vec<RelationRef>>,
     pub units: HashMap<u32, Vec<String>>,
     pub apps: HashMap<u32, Option<String>>,
+    /// `relation-model-get`'s UUID, by relation id.
+    pub remote_models: HashMap<u32, String>,
     pub bags: HashMap<(u32, BagKey), Bag>,
     pub opened_ports: Option<Vec<OpenedPort>>,
     pub storage_ids: HashMap<Option<String>, Vec<String>>,

@@ -44,6 +44,11 @@ pub struct EventFacts {
     /// relation-departed: the relation and the unit leaving it, which is
     /// no longer among the relation's units (its data stays readable).
     pub(super) departing: Option<(u32, String)>,
+    /// metadata.yaml's `storage` names; `None` until
+    /// [`EventFacts::set_storage`], when only the form of a name is checked.
+    pub(super) storage: Option<BTreeSet<String>>,
+    /// The event is an action, where Juju refuses `juju-reboot`.
+    pub(super) during_action: bool,
 }
 
 impl EventFacts {
@@ -67,6 +72,17 @@ impl EventFacts {
     /// `network-get` and the ports' `--endpoints` may name.
     pub fn set_extra_bindings(&mut self, extra: BTreeSet<String>) {
         self.extra_bindings = Some(extra);
+    }
+
+    /// The charm's storage names (metadata.yaml `storage`): the only ones
+    /// `storage-add` may name.
+    pub fn set_storage(&mut self, storage: BTreeSet<String>) {
+        self.storage = Some(storage);
+    }
+
+    /// Whether the event is an action.
+    pub fn set_during_action(&mut self, during_action: bool) {
+        self.during_action = during_action;
     }
 
     /// The relation the event is about, the remote app Juju named for it
@@ -130,6 +146,24 @@ impl EventFacts {
         Err(ModelError::InvalidArgument(format!(
             "relation endpoint `{endpoint}` is not one of this charm's (metadata.yaml declares: {})",
             quoted_list(endpoints)
+        )))
+    }
+
+    /// Check a storage name `storage-add` is given: one metadata.yaml
+    /// declares, once they are known. Juju's tool takes any name and its
+    /// commit then fails the whole hook (`charm storage "x" not found`),
+    /// far from the mistake.
+    pub(super) fn check_storage(&self, name: &str) -> Result<(), ModelError> {
+        let Some(declared) = &self.storage else {
+            return Ok(());
+        };
+        if declared.contains(name) {
+            return Ok(());
+        }
+        Err(ModelError::InvalidArgument(format!(
+            "storage-add: `{}` is not a storage of this charm (metadata.yaml declares: {})",
+            name.escape_debug(),
+            quoted_list(declared)
         )))
     }
 

@@ -55,4 +55,8 @@ impl Host for Model {
     fn resource_get(&mut self, name: String) -> Result<String, ModelError> {
         host_storage::resource_get(self, name)
     }
+
+    fn reboot(&mut self, now: bool) -> wasmtime::Result<Result<(), ModelError>> {
+        host_config::reboot(self, now)
+    }
 }

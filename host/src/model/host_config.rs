@@ -1,5 +1,6 @@
 //! The guest's calls about the unit itself: its config (typed by
-//! config.yaml), its leadership, its application version.
+//! config.yaml), its leadership, its application version, and a reboot of
+//! its machine.
 
 use super::Model;
 use super::budget::MAX_APPLICATION_VERSION;
@@ -8,6 +9,30 @@ use super::tool_calls::Caller;
 use crate::bindings::model::{ConfigOption, ConfigValue, ModelError};
 use crate::charm_dir::{ConfigSchema, ConfigType};
 use std::collections::BTreeMap;
+
+/// `juju-reboot`: after the hook, buffered in the running handler's
+/// transaction; `now`, sent at once, and the handler stopped when Juju
+/// takes it (on a unit Juju kills the process first). `Err`: the trap
+/// that stops the handler.
+pub(super) fn reboot(m: &mut Model, now: bool) -> wasmtime::Result<Result<(), ModelError>> {
+    if m.facts.during_action {
+        // Juju's own words: the tool fails the same way in an action.
+        return Ok(Err(ModelError::InvalidArgument(
+            "juju-reboot is not supported when running an action.".to_string(),
+        )));
+    }
+    if !now {
+        m.transaction.request_reboot();
+        return Ok(Ok(()));
+    }
+    if let Err(e) = m.run_as(Caller::Guest, "juju-reboot", &["--now"], None) {
+        return Ok(Err(e));
+    }
+    m.rebooting_now = true;
+    Err(wasmtime::Error::msg(
+        "stopped at reboot(now): Juju reboots the machine now and runs this event again after the reboot",
+    ))
+}
 
 pub(super) fn config(m: &mut Model) -> Result<Vec<ConfigOption>, ModelError> {
     if let Some(c) = &m.cache.config {

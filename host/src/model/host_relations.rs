@@ -12,7 +12,7 @@ use super::tool_calls::Caller;
 use crate::bindings::RelationRef;
 use crate::bindings::model::ModelError;
 use crate::bindings::parse_relation_id;
-use crate::bindings::relations::{Databag, Host, LocalBag};
+use crate::bindings::relations::{Databag, Host, LocalBag, RemoteModel};
 use wasmtime::component::{HasSelf, Linker};
 
 impl Host for Model {
@@ -34,6 +34,10 @@ impl Host for Model {
         bag: Databag,
     ) -> Result<Vec<(String, String)>, ModelError> {
         relation_get(self, relation, bag)
+    }
+
+    fn relation_model_get(&mut self, relation: RelationRef) -> Result<RemoteModel, ModelError> {
+        relation_model_get(self, relation)
     }
 
     fn relation_set(
@@ -101,6 +105,34 @@ fn relation_units(m: &mut Model, relation: RelationRef) -> Result<Vec<String>, M
 fn relation_app(m: &mut Model, relation: RelationRef) -> Result<Option<String>, ModelError> {
     m.facts.check_endpoint(&relation.endpoint)?;
     remote_app(m, &relation)
+}
+
+/// `relation-model-get`'s `{"uuid": …}`.
+#[derive(serde::Deserialize)]
+struct RemoteModelJson {
+    uuid: String,
+}
+
+fn relation_model_get(m: &mut Model, relation: RelationRef) -> Result<RemoteModel, ModelError> {
+    m.facts.check_endpoint(&relation.endpoint)?;
+    if let Some(uuid) = m.cache.remote_models.get(&relation.id) {
+        return Ok(RemoteModel { uuid: uuid.clone() });
+    }
+    let rel = rel_arg(&relation);
+    let raw: RemoteModelJson = m.json(
+        Caller::Guest,
+        "relation-model-get",
+        &["--format=json", "-r", &rel],
+    )?;
+    if raw.uuid.is_empty() {
+        return Err(failure(
+            "relation-model-get",
+            0,
+            format!("relation-model-get answered no model UUID for {rel}"),
+        ));
+    }
+    m.cache.remote_models.insert(relation.id, raw.uuid.clone());
+    Ok(RemoteModel { uuid: raw.uuid })
 }
 
 fn relation_get(

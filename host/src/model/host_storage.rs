@@ -1,8 +1,11 @@
 //! What the unit is given on disk, each read once per event: its storage
 //! instances, the WIT `storage` interface answered by the event's
-//! [`Model`], and its resources (`resource-get`, the `model` interface's).
+//! [`Model`] (with `storage-add`, checked at the call and buffered in the
+//! running handler's transaction), and its resources (`resource-get`, the
+//! `model` interface's).
 
 use super::Model;
+use super::budget::MAX_STORAGE_ADD_COUNT;
 use super::errors::failure;
 use super::names::{check_name, check_storage_id};
 use super::shapes;
@@ -18,6 +21,10 @@ impl Host for Model {
 
     fn storage_get(&mut self, id: String) -> Result<StorageInstance, ModelError> {
         storage_get(self, id)
+    }
+
+    fn storage_add(&mut self, name: String, count: u32) -> Result<(), ModelError> {
+        storage_add(self, name, count)
     }
 }
 
@@ -58,6 +65,30 @@ fn storage_get(m: &mut Model, id: String) -> Result<StorageInstance, ModelError>
     let instance = raw.into_instance(id.clone());
     m.cache.storage.insert(id, instance.clone());
     Ok(instance)
+}
+
+/// Check a `storage-add` by what Juju's tool and its commit refuse, then
+/// buffer it: Juju adds storage only when the hook succeeds.
+fn storage_add(m: &mut Model, name: String, count: u32) -> Result<(), ModelError> {
+    check_name("storage", &name)?;
+    // Juju's grammar of storage names; `=` or `,` would change the directive.
+    let grammar = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !grammar {
+        return Err(ModelError::InvalidArgument(format!(
+            "storage-add: `{}` is not a storage name (lowercase letters, digits and dashes, starting with a letter)",
+            name.escape_debug()
+        )));
+    }
+    m.facts.check_storage(&name)?;
+    if count == 0 || count > MAX_STORAGE_ADD_COUNT {
+        return Err(ModelError::InvalidArgument(format!(
+            "storage-add {name}={count}: the count is 1 to {MAX_STORAGE_ADD_COUNT} (MAX_STORAGE_ADD_COUNT); Juju refuses 0 (`count must be greater than zero`)"
+        )));
+    }
+    m.transaction.request_storage(name, count)
 }
 
 pub(super) fn resource_get(m: &mut Model, name: String) -> Result<String, ModelError> {

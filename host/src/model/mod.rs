@@ -7,9 +7,10 @@
 //!   declares, which relation event runs), built once and shared read-only;
 //! * `cache`: each read-only tool's answer, so a tool runs at most once per
 //!   question in the event (Juju caches per hook context too);
-//! * `transaction`: relation data, port and secret requests buffered per
-//!   handler, kept by [`Model::commit_handler`], dropped by
-//!   [`Model::abort_handler`], sent by [`Model::flush`] at the end;
+//! * `transaction`: relation data, port, secret and storage requests and a
+//!   reboot after the hook, buffered per handler, kept by
+//!   [`Model::commit_handler`], dropped by [`Model::abort_handler`], sent
+//!   by [`Model::flush`] at the end;
 //! * `budget`: the guest's bounds per event and per call (DESIGN §7), and
 //!   the deadline of the calls made now;
 //! * `log`: the unit log, the guest's dropped lines counted and reported.
@@ -46,7 +47,8 @@ mod transaction;
 
 pub use budget::{
     MAX_APPLICATION_VERSION, MAX_GUEST_TOOL_CALLS_PER_EVENT, MAX_LOG_BYTES_PER_EVENT,
-    MAX_LOG_MESSAGES_PER_EVENT, MAX_RELATION_BYTES_PER_EVENT,
+    MAX_LOG_MESSAGES_PER_EVENT, MAX_RELATION_BYTES_PER_EVENT, MAX_STORAGE_ADD_COUNT,
+    MAX_STORAGE_REQUESTS_PER_EVENT,
 };
 pub use errors::describe_error;
 pub use facts::{EventFacts, Identity};
@@ -73,6 +75,9 @@ pub struct Model {
     transaction: Transaction,
     budget: Budget,
     log_account: LogAccount,
+    /// A handler called `reboot(now)` and Juju took it: the event stops
+    /// and keeps nothing (see [`Model::rebooting_now`]).
+    rebooting_now: bool,
 }
 
 impl Model {
@@ -85,7 +90,16 @@ impl Model {
             transaction: Transaction::default(),
             budget: Budget::new(),
             log_account: LogAccount::default(),
+            rebooting_now: false,
         }
+    }
+
+    /// Whether a handler asked Juju to reboot the machine now
+    /// (`juju-reboot --now`) and Juju took it: Juju kills the hook and
+    /// runs it again after the reboot, so the event stops at that handler,
+    /// keeps nothing and sends nothing, as Juju commits nothing of it.
+    pub fn rebooting_now(&self) -> bool {
+        self.rebooting_now
     }
 
     /// The model of an event that names no relation, before metadata.yaml's
@@ -104,6 +118,20 @@ impl Model {
     #[cfg(test)]
     pub fn set_endpoints(&mut self, endpoints: BTreeSet<String>) {
         Arc::make_mut(&mut self.facts).set_endpoints(endpoints);
+    }
+
+    /// See [`EventFacts::set_storage`]; tests set the facts one by one, an event
+    /// builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
+    pub fn set_storage(&mut self, storage: BTreeSet<String>) {
+        Arc::make_mut(&mut self.facts).set_storage(storage);
+    }
+
+    /// See [`EventFacts::set_during_action`]; tests set the facts one by
+    /// one, an event builds them whole (`EventContext::model_facts`).
+    #[cfg(test)]
+    pub fn set_during_action(&mut self, during_action: bool) {
+        Arc::make_mut(&mut self.facts).set_during_action(during_action);
     }
 
     /// See [`EventFacts::set_extra_bindings`]; tests set the facts one by one, an event
@@ -146,5 +174,7 @@ pub fn add_to_linker<T: 'static>(
 mod calls_tests;
 #[cfg(test)]
 mod refusals_tests;
+#[cfg(test)]
+mod requests_tests;
 #[cfg(test)]
 mod tests;

@@ -1,13 +1,16 @@
-//! The event's writes: relation data, port requests and secret requests,
-//! buffered per handler. [`Model::commit_handler`] keeps the writes of a
-//! handler that returned, [`Model::abort_handler`] drops those of one that
-//! trapped, and [`Model::flush`] sends the kept ones at the end of the
-//! event: one `relation-set --file -` per databag, then each port request,
-//! then each secret request, in the order the handlers made them. Juju
-//! applies them all when the hook exits 0, and none otherwise.
+//! The event's writes: relation data, port requests, secret requests,
+//! storage requests and a reboot after the hook, buffered per handler.
+//! [`Model::commit_handler`] keeps the writes of a handler that returned,
+//! [`Model::abort_handler`] drops those of one that trapped, and
+//! [`Model::flush`] sends the kept ones at the end of the event: one
+//! `relation-set --file -` per databag, then each port request, then each
+//! secret request, then each storage request, in the order the handlers
+//! made them, then `juju-reboot`. Juju applies them all when the hook
+//! exits 0, and none otherwise (it reboots only after a hook that
+//! succeeded).
 
 use super::Model;
-use super::budget::MAX_RELATION_BYTES_PER_EVENT;
+use super::budget::{MAX_RELATION_BYTES_PER_EVENT, MAX_STORAGE_REQUESTS_PER_EVENT};
 use super::cache::Bag;
 use super::names::rel_arg;
 use super::ports::{self, PortRequest};
@@ -42,6 +45,12 @@ pub(super) struct Transaction {
     handler_ports: Vec<PortRequest>,
     committed_secrets: Vec<SecretRequest>,
     handler_secrets: Vec<SecretRequest>,
+    /// `storage-add` requests: (storage name, count).
+    committed_storage: Vec<(String, u32)>,
+    handler_storage: Vec<(String, u32)>,
+    /// `juju-reboot` once the hook has ended.
+    committed_reboot: bool,
+    handler_reboot: bool,
     /// [`pending_bytes`] of `committed`, and what merging `handler` into it
     /// would change that by: kept as writes come, so a bound check costs
     /// only the call's keys.
@@ -62,6 +71,9 @@ impl Transaction {
         }
         self.committed_secrets
             .append(&mut std::mem::take(&mut self.handler_secrets));
+        self.committed_storage
+            .append(&mut std::mem::take(&mut self.handler_storage));
+        self.committed_reboot |= std::mem::take(&mut self.handler_reboot);
     }
 
     /// Drop the running handler's writes.
@@ -70,6 +82,8 @@ impl Transaction {
         self.handler_delta = 0;
         self.handler_ports.clear();
         self.handler_secrets.clear();
+        self.handler_storage.clear();
+        self.handler_reboot = false;
     }
 
     /// The pending metadata changes of the secret with bare id `id`, in
@@ -198,6 +212,24 @@ impl Transaction {
         Ok(())
     }
 
+    /// Buffer a `storage-add` of the running handler, within the event's
+    /// bound on pending requests.
+    pub(super) fn request_storage(&mut self, name: String, count: u32) -> Result<(), ModelError> {
+        let pending = self.committed_storage.len() + self.handler_storage.len();
+        if pending >= MAX_STORAGE_REQUESTS_PER_EVENT {
+            return Err(ModelError::InvalidArgument(format!(
+                "storage-add {name}={count} refused: this event already holds {pending} storage requests, the limit (MAX_STORAGE_REQUESTS_PER_EVENT); ask for several instances in one request"
+            )));
+        }
+        self.handler_storage.push((name, count));
+        Ok(())
+    }
+
+    /// Buffer a reboot once the hook has ended, for the running handler.
+    pub(super) fn request_reboot(&mut self) {
+        self.handler_reboot = true;
+    }
+
     /// The kept relation writes, to send.
     fn take_relations(&mut self) -> Pending {
         self.committed_bytes = 0;
@@ -217,8 +249,10 @@ impl Model {
     }
 
     /// Send the kept writes: one `relation-set` per databag, then each port
-    /// request, then each secret request, in the order the handlers made
-    /// them. Juju applies them all when the hook exits 0, and none otherwise.
+    /// request, then each secret request, then each storage request, in the
+    /// order the handlers made them, then `juju-reboot` when a handler asked
+    /// for a reboot after the hook. Juju applies them all when the hook
+    /// exits 0, and none otherwise.
     pub fn flush(&mut self) -> Result<(), ModelError> {
         for ((endpoint, id, app), changes) in self.transaction.take_relations() {
             let doc = juju_json(&changes);
@@ -238,6 +272,15 @@ impl Model {
         for request in std::mem::take(&mut self.transaction.committed_secrets) {
             self.run_secret(Caller::Host, &request)
                 .map_err(|e| naming(request.tool, e))?;
+        }
+        for (name, count) in std::mem::take(&mut self.transaction.committed_storage) {
+            let directive = format!("{name}={count}");
+            self.run("storage-add", &["--", &directive], None)
+                .map_err(|e| naming("storage-add", e))?;
+        }
+        if std::mem::take(&mut self.transaction.committed_reboot) {
+            self.run("juju-reboot", &[], None)
+                .map_err(|e| naming("juju-reboot", e))?;
         }
         Ok(())
     }

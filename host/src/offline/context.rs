@@ -284,6 +284,7 @@ pub fn hook_env(
     let mut env = JujuEnv::default();
     env.set("JUJU_UNIT_NAME", unit);
     env.set("JUJU_MODEL_NAME", "offline");
+    env.set("JUJU_MODEL_UUID", crate::offline::sim::MODEL_UUID);
     env.set("JUJU_VERSION", "3.6.4");
     env.set("JUJU_CHARM_DIR", charm.path.display().to_string());
     // Juju exports it empty on Kubernetes.

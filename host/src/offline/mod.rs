@@ -290,9 +290,11 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
 /// was written may then lag, which only makes the next event write again),
 /// `application-version-set`, and the log, calls and action results, which say
 /// what happened, and what the controller records as it answers a read (the
-/// revision a consumer of a secret tracks). Port requests and secret
-/// changes wait in `pending_ports` and `pending_secrets`: a successful hook
-/// applies them. Only a successful hook
+/// revision a consumer of a secret tracks). Port requests, secret
+/// changes and storage requests wait in `pending_ports`, `pending_secrets`
+/// and `pending_storage`: a successful hook applies them (the new storage
+/// instances are attached at once: their `<name>-storage-attached` events
+/// are the operator's to run). Only a successful hook
 /// lets Juju move on: a departed unit leaves, a broken relation goes.
 fn commit(
     before: &SimState,
@@ -303,6 +305,7 @@ fn commit(
 ) -> SimState {
     let secrets = std::mem::take(&mut after.pending_secrets);
     let ports = std::mem::take(&mut after.pending_ports);
+    let storage = std::mem::take(&mut after.pending_storage);
     if failed {
         after.model.relations = before.model.relations.clone();
         after.store.scopes = before.store.scopes.clone();
@@ -310,6 +313,7 @@ fn commit(
     } else {
         after.model.opened_ports = tools::ports::apply(&after.model.opened_ports, &ports);
         secrets.apply(&mut after.model.secrets, now);
+        after.model.storage.extend(storage.added);
         finish_relation_event(env, &mut after);
     }
     after
@@ -322,6 +326,22 @@ pub(crate) fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
         .keys()
         .chain(&m.extra_bindings)
         .cloned()
+        .collect()
+}
+
+/// metadata.yaml's storage, each with its kind (`block` or `filesystem`).
+pub(crate) fn declared_storage(charm: &CharmDir) -> BTreeMap<String, String> {
+    let m = &charm.metadata;
+    m.storage
+        .iter()
+        .map(|name| {
+            let kind = if m.block_storage.contains(name) {
+                "block"
+            } else {
+                "filesystem"
+            };
+            (name.clone(), kind.to_string())
+        })
         .collect()
 }
 

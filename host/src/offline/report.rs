@@ -3,7 +3,7 @@
 //! (action results, the log, the machine's and each container's calls).
 
 use super::machine::MachineState;
-use super::sim::SimState;
+use super::sim::{SimReboot, SimState};
 use crate::charm_dir::CharmDir;
 use crate::show::{HandlerResult, Report};
 use crate::status::store::Target;
@@ -119,13 +119,20 @@ fn print_probes(report: &Report, charm: &CharmDir, state: &SimState) {
 }
 
 /// What the event left in the state file: an action's results and
-/// failure, the unit log, and the machine's and each container's calls.
+/// failure, the reboot it asked for, the unit log, and the machine's and each container's calls.
 pub(super) fn print_event_record(state: &SimState, machine: &MachineState) {
     for (key, value) in &state.last_event.action_results {
         print!("{}", result_lines(key, value));
     }
     if let Some(message) = &state.last_event.action_failed {
         println!("action failed: {message}");
+    }
+    match state.last_event.reboot {
+        Some(SimReboot::Now) => println!(
+            "reboot: now (Juju kills the hook, keeps nothing it held, reboots and runs it again)"
+        ),
+        Some(SimReboot::AfterHook) => println!("reboot: after-hook (Juju reboots the machine now)"),
+        None => {}
     }
     for line in &state.last_event.log {
         println!("log: {line}");

@@ -19,6 +19,10 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) type Bag = BTreeMap<String, String>;
 
+/// The simulated model's UUID (`JUJU_MODEL_UUID`): what `relation-model-get`
+/// answers for a relation within the model, as Juju does.
+pub const MODEL_UUID: &str = "00000000-0000-4000-8000-000000000000";
+
 /// One relation of the simulated unit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -35,6 +39,11 @@ pub struct SimRelation {
     pub local_unit_data: Bag,
     #[serde(default)]
     pub local_app_data: Bag,
+    /// The UUID of the model hosting the remote application, for a
+    /// cross-model relation (`relation-model-get`); when absent, this
+    /// model's own ([`MODEL_UUID`]), as Juju answers within a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_uuid: Option<String>,
 }
 
 /// A probe outcome the operator scripts in the state file: `wasm-charm run`
@@ -146,6 +155,34 @@ pub struct LastEvent {
     /// The message `action-fail` left during the last event (an action):
     /// the action failed.
     pub action_failed: Option<String>,
+    /// The reboot the last event asked for (`juju-reboot`): `now` (Juju
+    /// killed the hook, kept nothing of it and runs it again after the
+    /// reboot), or `after-hook` (the hook succeeded; Juju reboots now).
+    pub reboot: Option<SimReboot>,
+}
+
+/// When the machine reboots, as `juju-reboot` asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SimReboot {
+    /// `juju-reboot --now`: the hook is killed and runs again after it.
+    Now,
+    /// `juju-reboot`: once the hook has succeeded.
+    AfterHook,
+}
+
+/// This hook's `storage-add` requests, held until it ends as Juju holds
+/// them: `offline::commit` adds the instances when it succeeded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct PendingStorage {
+    /// The instances Juju attaches if the hook succeeds, by id.
+    #[serde(default)]
+    pub added: BTreeMap<String, SimStorage>,
+    /// Why Juju's commit refuses the requests (a storage metadata.yaml
+    /// does not declare): the hook then fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// What the operator scripts to steer the simulator: probe outcomes,
@@ -194,6 +231,8 @@ pub struct SimState {
     /// This hook's secret changes, held until it ends as Juju holds them:
     /// `offline::commit` applies them when it succeeded.
     pub pending_secrets: PendingSecrets,
+    /// This hook's storage requests, likewise.
+    pub pending_storage: PendingStorage,
 }
 
 /// One storage instance of the simulated unit.
@@ -253,6 +292,12 @@ pub struct SimTools {
     /// The storage instance of a storage hook (`JUJU_STORAGE_ID`): the
     /// default of `storage-get`'s `-s`, as in Juju.
     pub storage: Option<String>,
+    /// The model's UUID (`JUJU_MODEL_UUID`): what `relation-model-get`
+    /// answers for a relation within the model.
+    pub model_uuid: String,
+    /// metadata.yaml's storage, each name with its kind (`filesystem`,
+    /// `block`): what `storage-add` adds.
+    pub declared_storage: BTreeMap<String, String>,
     /// metadata.yaml's relation endpoints and extra bindings: the bindings
     /// `network-get` knows.
     pub bindings: BTreeSet<String>,

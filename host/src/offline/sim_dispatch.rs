@@ -141,6 +141,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         state: before.clone(),
         pending_secrets: Default::default(),
         pending_ports: Default::default(),
+        pending_storage: Default::default(),
         machine,
     }
     .write(&session)?;
@@ -206,7 +207,7 @@ fn run_dispatch(
             "JUJU_CONTEXT_ID",
             format!("{unit}-sim-{}", std::process::id()),
         )
-        .env("JUJU_MODEL_UUID", "00000000-0000-4000-8000-000000000000")
+        .env("JUJU_MODEL_UUID", super::sim::MODEL_UUID)
         .env(SESSION_VAR, session)
         .current_dir(charm)
         .stdin(Stdio::null());

@@ -8,8 +8,8 @@ use super::network::SimNetwork;
 use super::pebble::state::SimContainer;
 use super::secrets::{PendingSecrets, SimSecret};
 use super::sim::{
-    HostStore, LastEvent, ModelState, OperatorScripts, ScriptedFailure, ScriptedProbe, SimRelation,
-    SimState, SimStatuses, SimStorage,
+    HostStore, LastEvent, ModelState, OperatorScripts, ScriptedFailure, ScriptedProbe, SimReboot,
+    SimRelation, SimState, SimStatuses, SimStorage,
 };
 use crate::status::store::ScopeStore;
 use serde::{Deserialize, Serialize};
@@ -48,6 +48,8 @@ pub struct FlatState {
     action_results: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     action_failed: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reboot: Option<SimReboot>,
     #[serde(default)]
     scopes: Option<ScopeStore>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -103,6 +105,7 @@ impl From<FlatState> for SimState {
                 action_params: f.action_params,
                 action_results: f.action_results,
                 action_failed: f.action_failed,
+                reboot: f.reboot,
             },
             scripts: OperatorScripts {
                 probes: f.probes,
@@ -112,6 +115,7 @@ impl From<FlatState> for SimState {
             store: HostStore { scopes: f.scopes },
             pending_ports: Default::default(),
             pending_secrets: PendingSecrets::default(),
+            pending_storage: Default::default(),
         }
     }
 }
@@ -142,6 +146,7 @@ impl From<SimState> for FlatState {
             action_params,
             action_results,
             action_failed,
+            reboot,
         } = s.last_event;
         let OperatorScripts {
             probes,
@@ -164,6 +169,7 @@ impl From<SimState> for FlatState {
             action_params,
             action_results,
             action_failed,
+            reboot,
             scopes,
             charm_state,
             max_charm_state_size,

@@ -8,7 +8,7 @@
 
 use super::machine::{Place, SimMachine};
 use super::pebble;
-use super::sim::{LastEvent, SimState, SimTools};
+use super::sim::{LastEvent, SimReboot, SimState, SimTools};
 use super::state_file::StateFile;
 use super::tools;
 use crate::charm_dir::CharmDir;
@@ -155,6 +155,11 @@ impl Simulator<'_> {
             remote_unit: env.get("JUJU_REMOTE_UNIT").map(str::to_string),
             remote_app: env.get("JUJU_REMOTE_APP").map(str::to_string),
             storage: env.get("JUJU_STORAGE_ID").map(str::to_string),
+            model_uuid: env
+                .get("JUJU_MODEL_UUID")
+                .unwrap_or(super::sim::MODEL_UUID)
+                .to_string(),
+            declared_storage: super::declared_storage(self.charm),
             bindings: super::bindings(self.charm),
             state_dir: std::path::absolute(&self.state_dir).with_context(|| {
                 format!("{}: cannot find its directory", self.state_dir.display())
@@ -223,18 +228,28 @@ pub struct Ended {
 }
 
 /// End a hook as Juju does (reference §1.6): a hook that `succeeded`
-/// commits what it held, unless the commit is refused (the charm state
-/// past its quota), which fails it; a failed hook keeps only what acts at
-/// once. `before` is the state the hook started from, `after` the state
+/// commits what it held, unless the commit is refused (a `storage-add` of
+/// a storage metadata.yaml does not declare, the charm state past its
+/// quota), which fails it; a failed hook keeps only what acts at once, and
+/// so does a hook killed by `juju-reboot --now`, which is no failure. `before` is the state the hook started from, `after` the state
 /// its tools left. Every front end ends its hooks here.
 pub fn end_hook(
     before: &SimState,
-    after: SimState,
+    mut after: SimState,
     env: &JujuEnv,
     succeeded: bool,
     now: u64,
 ) -> Ended {
-    let refused = if succeeded && after.model.charm_state != before.model.charm_state {
+    // `juju-reboot --now`: Juju killed the hook, so nothing it held is
+    // committed, yet the hook is no failure: it runs again after the reboot.
+    let killed = after.last_event.reboot == Some(SimReboot::Now);
+    let refused = if !succeeded || killed {
+        None
+    } else if let Some(why) = after.pending_storage.refused.clone() {
+        Some(format!(
+            "Juju refused the hook's changes at its commit: {why}"
+        ))
+    } else if after.model.charm_state != before.model.charm_state {
         tools::charm_state::refused_at_commit(
             &after.model.charm_state,
             after.scripts.max_charm_state_size,
@@ -243,8 +258,12 @@ pub fn end_hook(
         None
     };
     let failed = !succeeded || refused.is_some();
+    if failed && after.last_event.reboot == Some(SimReboot::AfterHook) {
+        // Juju reboots after a hook only when it succeeded.
+        after.last_event.reboot = None;
+    }
     Ended {
-        state: super::commit(before, after, env, failed, now),
+        state: super::commit(before, after, env, failed || killed, now),
         refused,
     }
 }

@@ -11,7 +11,7 @@
 
 use super::machine::MachineState;
 use super::secrets::PendingSecrets;
-use super::sim::{SimState, SimTools};
+use super::sim::{PendingStorage, SimState, SimTools};
 use crate::hook_tools::{HookTools, ToolOutput};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -39,6 +39,8 @@ pub struct Session {
     pub pending_secrets: PendingSecrets,
     #[serde(default)]
     pub pending_ports: crate::model::port_rules::Pending,
+    #[serde(default)]
+    pub pending_storage: PendingStorage,
     /// The simulated machine (the state file's `machine:` section).
     #[serde(default, skip_serializing_if = "MachineState::is_empty")]
     pub machine: MachineState,
@@ -59,6 +61,10 @@ pub struct ToolContext {
     pub remote_app: Option<String>,
     #[serde(default)]
     pub storage: Option<String>,
+    #[serde(default)]
+    pub declared_storage: BTreeMap<String, String>,
+    #[serde(default = "sim_model_uuid")]
+    pub model_uuid: String,
     pub bindings: BTreeSet<String>,
     pub state_dir: PathBuf,
     pub now: u64,
@@ -75,6 +81,8 @@ impl ToolContext {
             remote_unit: tools.remote_unit.clone(),
             remote_app: tools.remote_app.clone(),
             storage: tools.storage.clone(),
+            declared_storage: tools.declared_storage.clone(),
+            model_uuid: tools.model_uuid.clone(),
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
@@ -101,6 +109,11 @@ impl ToolContext {
             remote_unit: var("JUJU_REMOTE_UNIT"),
             remote_app: var("JUJU_REMOTE_APP"),
             storage: var("JUJU_STORAGE_ID"),
+            declared_storage: charm
+                .as_ref()
+                .map(super::declared_storage)
+                .unwrap_or_default(),
+            model_uuid: var("JUJU_MODEL_UUID").unwrap_or_else(sim_model_uuid),
             bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
             state_dir: crate::atomic_file::parent(session).to_path_buf(),
             now: crate::juju::unix_now(),
@@ -118,6 +131,8 @@ impl ToolContext {
             remote_unit: self.remote_unit.clone(),
             remote_app: self.remote_app.clone(),
             storage: self.storage.clone(),
+            declared_storage: self.declared_storage.clone(),
+            model_uuid: self.model_uuid.clone(),
             bindings: self.bindings.clone(),
             state_dir: self.state_dir.clone(),
             now: self.now,
@@ -133,6 +148,7 @@ impl Session {
             .with_context(|| format!("{}: not a session of the simulated Juju", path.display()))?;
         session.state.pending_secrets = std::mem::take(&mut session.pending_secrets);
         session.state.pending_ports = std::mem::take(&mut session.pending_ports);
+        session.state.pending_storage = std::mem::take(&mut session.pending_storage);
         Ok(session)
     }
 
@@ -140,10 +156,16 @@ impl Session {
         let mut file = self.clone();
         file.pending_secrets = std::mem::take(&mut file.state.pending_secrets);
         file.pending_ports = std::mem::take(&mut file.state.pending_ports);
+        file.pending_storage = std::mem::take(&mut file.state.pending_storage);
         let bytes = serde_json::to_vec(&file).context("cannot encode the session")?;
         crate::atomic_file::write(path, &bytes)
             .with_context(|| format!("{}: cannot write", path.display()))
     }
+}
+
+/// The simulated model's UUID, where the hook's environment names none.
+fn sim_model_uuid() -> String {
+    super::sim::MODEL_UUID.to_string()
 }
 
 /// The lock every tool of a session takes while it reads and writes it.
@@ -247,6 +269,7 @@ mod tests {
             state: state.clone(),
             pending_secrets: PendingSecrets::default(),
             pending_ports: Default::default(),
+            pending_storage: Default::default(),
             machine: MachineState::default(),
         };
         session.write(&path).unwrap();

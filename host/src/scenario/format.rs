@@ -96,6 +96,8 @@ pub const DOCUMENTS: &[&str] = &[
     "stored",
     "action-results",
     "action-failed",
+    "storage",
+    "reboot",
     "machine",
     "scope-history",
     "app-scope-history",
@@ -419,6 +421,7 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
     const STATUS: &[&str] = &["kind", "message"];
     const RELATION: &[&str] = &["app", "unit", "remote-app", "remote-units"];
     const CHANGE: &[&str] = &["kind", "message", "event"];
+    const STORAGE: &[&str] = &["kind", "location"];
     const SECRET: &[&str] = &[
         "id",
         "owner",
@@ -454,6 +457,14 @@ fn shape(at: &str, path: &str, key: &str, value: &Value) -> Bad<()> {
         "unit-status" | "app-status" => check(path, value, STATUS),
         "scopes" | "app-scopes" => each(STATUS),
         "relation-data" => each(RELATION),
+        "storage" => each(STORAGE),
+        "reboot" => match value {
+            Value::String(r) if r == "now" || r == "after-hook" => Ok(()),
+            Value::Bool(false) => Ok(()),
+            _ => Err(BadFile(format!(
+                "{at}: `{path}`: `now`, `after-hook` or `false`"
+            ))),
+        },
         "secrets" => each(SECRET),
         "scope-history" | "app-scope-history" => {
             let Value::Object(m) = value else {

@@ -355,6 +355,11 @@ fn actual(key: &str, outcome: &Outcome, saved: &StateFile) -> Value {
             Some(m) => Value::String(m.clone()),
             None => Value::Bool(false),
         },
+        "storage" => serde_json::to_value(&sim.model.storage).unwrap_or_default(),
+        "reboot" => match sim.last_event.reboot {
+            Some(r) => serde_json::to_value(r).unwrap_or_default(),
+            None => Value::Bool(false),
+        },
         "machine" => serde_json::to_value(&saved.machine).unwrap_or_default(),
         "containers" => serde_json::to_value(&sim.model.containers).unwrap_or_default(),
         "secrets" => secrets(&sim.model.secrets),

@@ -1,13 +1,14 @@
 //! The hook tools of the embedded simulated Juju, answered from the
 //! state ([`SimState`](crate::offline::sim::SimState)) with Juju's syntax,
 //! JSON shapes and exit codes (reference juju-protocol.md §2). Writes
-//! change the in-memory state at once, except the secret tools', held in
-//! the state's `pending_secrets`; what the state file keeps of them is the
+//! change the in-memory state at once, except the port, secret and
+//! storage tools', held in the state's `pending_ports`, `pending_secrets`
+//! and `pending_storage`; what the state file keeps of them is the
 //! offline runner's decision: a failed hook keeps only what acts at once in
 //! Juju (see `commit` in `offline`). This module is the table from a
 //! tool's name to its answer; the tools are split by what they answer:
-//! `unit` (config, leadership, log, status), `relations` (relation-*),
-//! `actions` (action-*), `ports` and `storage`, `network` (network-get),
+//! `unit` (config, leadership, log, status, juju-reboot), `relations`
+//! (relation-*), `actions` (action-*), `ports` and `storage`, `network` (network-get),
 //! `deployment` (goal-state, credential-get, resource-get), `secrets`
 //! (secret-*), `charm_state` (state-get, state-set, state-delete), each
 //! over the vocabulary of `args`.
@@ -34,7 +35,9 @@ pub const NAMES: &[&str] = &[
     "relation-list",
     "relation-get",
     "relation-set",
+    "relation-model-get",
     "juju-log",
+    "juju-reboot",
     "status-set",
     "status-get",
     "application-version-set",
@@ -47,6 +50,7 @@ pub const NAMES: &[&str] = &[
     "opened-ports",
     "storage-list",
     "storage-get",
+    "storage-add",
     "network-get",
     "goal-state",
     "credential-get",
@@ -79,7 +83,9 @@ impl SimTools {
             "relation-list" => self.relation_list(state, args),
             "relation-get" => self.relation_get(state, args),
             "relation-set" => self.relation_set(state, args, stdin),
+            "relation-model-get" => self.relation_model_get(state, args),
             "juju-log" => self.juju_log(state, args),
+            "juju-reboot" => self.juju_reboot(state, args),
             "status-set" => self.status_set(state, args),
             "status-get" => self.status_get(state, args),
             "application-version-set" => self.application_version_set(state, args),
@@ -92,6 +98,7 @@ impl SimTools {
             "opened-ports" => self.opened_ports(state, args),
             "storage-list" => self.storage_list(state, args),
             "storage-get" => self.storage_get(state, args),
+            "storage-add" => self.storage_add(state, args),
             "network-get" => self.network_get(state, args),
             "goal-state" => self.goal_state(state, args),
             "credential-get" => self.credential_get(state, args),
@@ -165,5 +172,7 @@ fn shell_quote(a: &str) -> String {
     }
 }
 
+#[cfg(test)]
+mod requests_tests;
 #[cfg(test)]
 pub(in crate::offline) mod tests;

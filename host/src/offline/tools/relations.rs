@@ -1,5 +1,5 @@
 //! The relation tools (reference §2): `relation-ids`, `relation-list`,
-//! `relation-get`, `relation-set`.
+//! `relation-get`, `relation-set`, `relation-model-get`.
 
 use super::args::{Answer, Args, format, output, parse, relation, settings_file, unrecognized};
 use crate::hook_tools::ToolOutput;
@@ -178,5 +178,20 @@ impl SimTools {
             }
         }
         Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `relation-model-get [-r <id>]` (Juju 3.6.2's
+    /// `jujuc/relation-model-get.go`): `{"uuid": …}`, the remote side's
+    /// model; this model's own (`JUJU_MODEL_UUID`) for a relation within
+    /// it, as Juju answers.
+    pub(super) fn relation_model_get(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &["--format", "-r", "--relation"], &[])?;
+        let fmt = format(&a, &["smart", "json", "yaml"])?;
+        let (_, rel) = relation(state, self.relation_flag(&a))?;
+        if !a.positional.is_empty() {
+            return Err(unrecognized(&a.positional));
+        }
+        let uuid = rel.model_uuid.as_deref().unwrap_or(&self.model_uuid);
+        Ok(output(fmt, &serde_json::json!({ "uuid": uuid })))
     }
 }

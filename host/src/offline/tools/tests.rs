@@ -20,6 +20,12 @@ pub(in crate::offline) fn tools(state: SimState) -> SimTools {
         remote_unit: None,
         remote_app: None,
         storage: None,
+        model_uuid: crate::offline::sim::MODEL_UUID.into(),
+        declared_storage: [
+            ("data".to_string(), "filesystem".to_string()),
+            ("disks".into(), "block".into()),
+        ]
+        .into(),
         bindings: ["db".to_string(), "peer".into(), "admin".into()].into(),
         state_dir: "/nonexistent".into(),
         // 2026-11-29T16:22:16Z

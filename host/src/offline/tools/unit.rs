@@ -1,10 +1,10 @@
 //! What the unit reads and writes of itself (reference §2): `config-get`,
 //! `is-leader`, `juju-log`, `status-set`, `status-get`,
-//! `application-version-set`.
+//! `application-version-set`, `juju-reboot`.
 
 use super::args::{Answer, format, output, parse, unrecognized};
 use crate::hook_tools::ToolOutput;
-use crate::offline::sim::{SimState, SimTools};
+use crate::offline::sim::{SimReboot, SimState, SimTools};
 use crate::status::merge::{Kind, Written};
 
 impl SimTools {
@@ -161,5 +161,32 @@ impl SimTools {
         };
         state.model.application_version = Some(v.to_string());
         Ok(ToolOutput::ok(Vec::new()))
+    }
+
+    /// `juju-reboot [--now]` (`jujuc/reboot.go`): recorded in the last
+    /// event's `reboot`; `--now` wins over a reboot after the hook. Juju
+    /// would kill the hook at `--now`; the commit rule (`end_hook`) then
+    /// keeps nothing the hook held. Refused in an action, as Juju does.
+    pub(super) fn juju_reboot(&self, state: &mut SimState, args: &[&str]) -> Answer {
+        let a = parse(args, &[], &["--now"])?;
+        if !a.positional.is_empty() {
+            return Err(unrecognized(&a.positional));
+        }
+        if self.action.is_some() {
+            return Err(ToolOutput::error(
+                1,
+                "juju-reboot is not supported when running an action.",
+            ));
+        }
+        let asked = if a.bool(&["--now"]) {
+            SimReboot::Now
+        } else {
+            SimReboot::AfterHook
+        };
+        let reboot = &mut state.last_event.reboot;
+        if *reboot != Some(SimReboot::Now) {
+            *reboot = Some(asked);
+        }
+        Ok(ToolOutput::ok(""))
     }
 }

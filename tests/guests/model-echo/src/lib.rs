@@ -123,6 +123,15 @@ fn calls(event: &Event) -> Outcome {
                 });
                 format!("{grant:?}")
             }
+            "storage-add" => format!("{:?}", model::request_storage("data", 2)),
+            "storage-add-undeclared" => format!("{:?}", model::request_storage("cache", 1)),
+            "remote-model" => format!(
+                "{:?}",
+                model::relations("db")?.first().map(Relation::remote_model)
+            ),
+            "reboot" => format!("{:?}", model::reboot(false)),
+            // On success this never returns: Juju kills the hook.
+            "reboot-now" => format!("{:?}", model::reboot(true)),
             // The handler got this far: every answer before came back to it.
             "after" => "went on".to_string(),
             // A handler that traps: the hook fails, and Juju keeps nothing
