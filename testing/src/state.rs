@@ -531,7 +531,7 @@ impl State {
             _ if value.is_null() => {
                 doc.remove(name);
             }
-            Some(old) if merge => merge_patch(old, &value),
+            Some(old) if merge => wasm_charm_host::offline::state_file::merge_patch(old, &value),
             _ => {
                 doc.insert(name.to_string(), value);
             }
@@ -655,23 +655,6 @@ impl Relation {
     pub fn remote_model_uuid(mut self, uuid: &str) -> Relation {
         self.sim.model_uuid = Some(uuid.to_string());
         self
-    }
-}
-
-/// Merge `patch` into `into` as a JSON merge patch: maps key by key,
-/// `null` removing, anything else replacing.
-fn merge_patch(into: &mut Value, patch: &Value) {
-    match (into, patch) {
-        (Value::Object(into), Value::Object(patch)) => {
-            for (k, v) in patch {
-                if v.is_null() {
-                    into.remove(k);
-                } else {
-                    merge_patch(into.entry(k.clone()).or_insert(Value::Null), v);
-                }
-            }
-        }
-        (into, patch) => *into = patch.clone(),
     }
 }
 

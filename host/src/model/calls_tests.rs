@@ -4,48 +4,19 @@
 //! guest matches.
 
 use super::errors::classify;
-use super::{Identity, Model, describe_error, ports};
-use crate::bindings::RelationRef;
+use super::tests::{rel, tool_calls as calls_of};
+use super::{Model, describe_error, ports};
 use crate::bindings::model::{GoalStatus, Host, ModelError};
 use crate::bindings::network::{BindAddress, Host as _, InterfaceAddress};
 use crate::bindings::ports::{Host as _, PortRange, Protocol};
 use crate::bindings::relations::{Databag, Host as _, LocalBag};
 use crate::bindings::secrets::{Host as _, SecretOptions, SecretOwner, SecretRead};
 use crate::bindings::storage::Host as _;
-use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
-use crate::hook_tools::table::{Calls, ToolTable};
-use std::sync::Arc;
+use crate::hook_tools::table::Calls;
 
 fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
-    let (tools, calls) = ToolTable::new(answers);
-    let identity = Identity {
-        unit: "gw/0".into(),
-        app: "gw".into(),
-        model: "m".into(),
-        juju: None,
-        kubernetes: false,
-    };
-    let mut m = Model::new(Arc::new(tools), ConfigSchema::default(), identity);
-    m.set_endpoints(["db".to_string(), "web".to_string()].into());
-    (m, calls)
-}
-
-fn calls_of(calls: &Calls, tool: &str) -> Vec<Vec<String>> {
-    calls
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|c| c.0 == tool)
-        .map(|c| c.1.clone())
-        .collect()
-}
-
-fn rel(id: u32) -> RelationRef {
-    RelationRef {
-        endpoint: "db".into(),
-        id,
-    }
+    super::tests::model_on(false, &["db", "web"], answers)
 }
 
 fn tcp(from: u16, to: u16) -> PortRange {

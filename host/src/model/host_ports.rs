@@ -6,11 +6,11 @@
 
 use super::Model;
 use super::errors::failure;
-use super::port_rules::{self, Book, Grouped, Pending, Proto, Range};
+use super::port_rules::{self, Book, Grouped, Pending, Range};
 use super::ports::{self, PortRequest};
 use super::tool_calls::Caller;
 use crate::bindings::model::ModelError;
-use crate::bindings::ports::{Host, OpenedPort, PortRange, Protocol};
+use crate::bindings::ports::{Host, OpenedPort, PortRange};
 use wasmtime::component::{HasSelf, Linker};
 
 impl Host for Model {
@@ -69,7 +69,7 @@ fn request(
         opened: &opened,
         pending: &mut pending,
     };
-    let range = range(&port);
+    let range = ports::to_range(&port);
     for endpoint in each_endpoint(&request) {
         let verdict = if open {
             book.open(endpoint, range)
@@ -86,32 +86,6 @@ fn each_endpoint(request: &PortRequest) -> Vec<&str> {
     match &request.endpoints {
         None => vec![port_rules::ALL],
         Some(list) => list.split(',').collect(),
-    }
-}
-
-fn range(port: &PortRange) -> Range {
-    let protocol = match port.protocol {
-        Protocol::Tcp => Proto::Tcp,
-        Protocol::Udp => Proto::Udp,
-        Protocol::Icmp => Proto::Icmp,
-    };
-    Range {
-        protocol,
-        from: port.from,
-        to: port.to,
-    }
-}
-
-fn port_range(range: Range) -> PortRange {
-    let protocol = match range.protocol {
-        Proto::Tcp => Protocol::Tcp,
-        Proto::Udp => Protocol::Udp,
-        Proto::Icmp => Protocol::Icmp,
-    };
-    PortRange {
-        protocol,
-        from: range.from,
-        to: range.to,
     }
 }
 
@@ -144,11 +118,9 @@ fn pending(m: &Model, opened: &Grouped) -> Pending {
 /// The ports open when the event began, by endpoint.
 fn opened_at_start(m: &mut Model) -> Result<Grouped, ModelError> {
     let lines = read_opened(m)?;
-    Ok(port_rules::grouped(
-        lines
-            .iter()
-            .map(|p| (range(&p.port), p.endpoints.as_deref())),
-    ))
+    Ok(port_rules::grouped(lines.iter().map(|p| {
+        (ports::to_range(&p.port), p.endpoints.as_deref())
+    })))
 }
 
 fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
@@ -157,7 +129,7 @@ fn opened_ports(m: &mut Model) -> Result<Vec<OpenedPort>, ModelError> {
     Ok(port_rules::by_range(&port_rules::merged(&opened, &pending))
         .into_iter()
         .map(|(r, endpoints)| OpenedPort {
-            port: port_range(r),
+            port: ports::from_range(r),
             endpoints,
         })
         .collect())

@@ -3,6 +3,7 @@
 //! `<port>[/<proto>]`, `<from>-<to>[/<proto>]` or `icmp`, and the requests
 //! of one event, which Juju applies only when the hook succeeds.
 
+use super::port_rules::{Proto, Range};
 use crate::bindings::model::ModelError;
 use crate::bindings::ports::{OpenedPort, PortRange, Protocol};
 
@@ -123,27 +124,35 @@ pub fn parse_opened(line: &str) -> Option<OpenedPort> {
 }
 
 fn parse_spec(spec: &str) -> Option<PortRange> {
-    if spec == "icmp" {
-        return Some(PortRange {
-            protocol: Protocol::Icmp,
-            from: 0,
-            to: 0,
-        });
+    Range::parse(spec).map(from_range)
+}
+
+/// The WIT's port range as Juju's rules take it.
+pub fn to_range(port: &PortRange) -> Range {
+    let protocol = match port.protocol {
+        Protocol::Tcp => Proto::Tcp,
+        Protocol::Udp => Proto::Udp,
+        Protocol::Icmp => Proto::Icmp,
+    };
+    Range {
+        protocol,
+        from: port.from,
+        to: port.to,
     }
-    let (ports, proto) = spec.split_once('/').unwrap_or((spec, "tcp"));
-    let protocol = match proto {
-        "tcp" => Protocol::Tcp,
-        "udp" => Protocol::Udp,
-        _ => return None,
+}
+
+/// The inverse of [`to_range`].
+pub fn from_range(range: Range) -> PortRange {
+    let protocol = match range.protocol {
+        Proto::Tcp => Protocol::Tcp,
+        Proto::Udp => Protocol::Udp,
+        Proto::Icmp => Protocol::Icmp,
     };
-    let (from, to) = match ports.split_once('-') {
-        Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
-        None => {
-            let p = ports.parse().ok()?;
-            (p, p)
-        }
-    };
-    Some(PortRange { protocol, from, to })
+    PortRange {
+        protocol,
+        from: range.from,
+        to: range.to,
+    }
 }
 
 #[cfg(test)]

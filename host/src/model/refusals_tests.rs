@@ -2,28 +2,16 @@
 //! secret changes are checked when the handler makes them, by Juju's rules
 //! and in its words, and the event's own pending writes show in its reads.
 
-use super::{Identity, Model};
+use super::Model;
 use crate::bindings::RelationRef;
 use crate::bindings::model::{ModelError, ToolFailure};
 use crate::bindings::ports::{Host as _, OpenedPort, PortRange, Protocol};
 use crate::bindings::secrets::{Host as _, SecretOptions, SecretOwner, SecretRead};
-use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
-use crate::hook_tools::table::{Calls, ToolTable};
-use std::sync::Arc;
+use crate::hook_tools::table::Calls;
 
 fn model_on(kubernetes: bool, answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
-    let (tools, calls) = ToolTable::new(answers);
-    let identity = Identity {
-        unit: "gw/0".into(),
-        app: "gw".into(),
-        model: "m".into(),
-        juju: None,
-        kubernetes,
-    };
-    let mut m = Model::new(Arc::new(tools), ConfigSchema::default(), identity);
-    m.set_endpoints(["db".to_string()].into());
-    (m, calls)
+    super::tests::model_on(kubernetes, &["db"], answers)
 }
 
 fn sent(calls: &Calls, tool: &str) -> usize {

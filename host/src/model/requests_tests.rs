@@ -4,47 +4,19 @@
 //! handler; `relation-model-get`, read once per relation. Tools answer as
 //! juju-protocol §2 and Juju's `jujuc` specify.
 
-use super::{Identity, MAX_STORAGE_ADD_COUNT, MAX_STORAGE_REQUESTS_PER_EVENT, Model};
+use super::tests::{rel, tool_calls as calls_of};
+use super::{MAX_STORAGE_ADD_COUNT, MAX_STORAGE_REQUESTS_PER_EVENT, Model};
 use crate::bindings::RelationRef;
 use crate::bindings::model::{Host, ModelError};
 use crate::bindings::relations::Host as _;
 use crate::bindings::storage::Host as _;
-use crate::charm_dir::ConfigSchema;
 use crate::hook_tools::ToolOutput;
-use crate::hook_tools::table::{Calls, ToolTable};
-use std::sync::Arc;
+use crate::hook_tools::table::Calls;
 
 fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
-    let (tools, calls) = ToolTable::new(answers);
-    let identity = Identity {
-        unit: "gw/0".into(),
-        app: "gw".into(),
-        model: "m".into(),
-        juju: None,
-        kubernetes: false,
-    };
-    let mut m = Model::new(Arc::new(tools), ConfigSchema::default(), identity);
-    m.set_endpoints(["db".to_string()].into());
+    let (mut m, calls) = super::tests::model_on(false, &["db"], answers);
     m.set_storage(["data".to_string(), "logs".to_string()].into());
     (m, calls)
-}
-
-/// Each call of `tool`, its argv.
-fn calls_of(calls: &Calls, tool: &str) -> Vec<Vec<String>> {
-    calls
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|c| c.0 == tool)
-        .map(|c| c.1.clone())
-        .collect()
-}
-
-fn rel(id: u32) -> RelationRef {
-    RelationRef {
-        endpoint: "db".into(),
-        id,
-    }
 }
 
 fn invalid(e: &ModelError) -> &str {

@@ -29,6 +29,27 @@ pub(super) fn model(answers: &[(&'static str, ToolOutput)]) -> (Model, Calls) {
     (Model::new(Arc::new(tools), schema, identity), calls)
 }
 
+/// A model of unit `gw/0` of a charm with relation endpoints `endpoints`
+/// (a Kubernetes unit when `kubernetes`), its tools answering from
+/// `answers`.
+pub(super) fn model_on(
+    kubernetes: bool,
+    endpoints: &[&str],
+    answers: &[(&'static str, ToolOutput)],
+) -> (Model, Calls) {
+    let (tools, calls) = ToolTable::new(answers);
+    let identity = Identity {
+        unit: "gw/0".into(),
+        app: "gw".into(),
+        model: "m".into(),
+        juju: None,
+        kubernetes,
+    };
+    let mut m = Model::new(Arc::new(tools), ConfigSchema::default(), identity);
+    m.set_endpoints(endpoints.iter().map(|e| e.to_string()).collect());
+    (m, calls)
+}
+
 pub(super) fn rel(id: u32) -> RelationRef {
     RelationRef {
         endpoint: "db".into(),

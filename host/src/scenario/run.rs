@@ -183,22 +183,8 @@ fn change_containers(
     state: &mut StateFile,
     changes: &serde_json::Map<String, Value>,
 ) -> Result<(), String> {
-    fn merge(into: &mut Value, patch: &Value) {
-        match (into, patch) {
-            (Value::Object(into), Value::Object(patch)) => {
-                for (k, v) in patch {
-                    if v.is_null() {
-                        into.remove(k);
-                    } else {
-                        merge(into.entry(k.clone()).or_insert(Value::Null), v);
-                    }
-                }
-            }
-            (into, patch) => *into = patch.clone(),
-        }
-    }
     let mut all = serde_json::to_value(&state.sim.model.containers).map_err(|e| e.to_string())?;
-    merge(&mut all, &Value::Object(changes.clone()));
+    crate::offline::state_file::merge_patch(&mut all, &Value::Object(changes.clone()));
     state.sim.model.containers = serde_json::from_value(all).map_err(|e| e.to_string())?;
     Ok(())
 }
