@@ -16,7 +16,7 @@ use super::process::checks::Running;
 use super::process::files::DirFs;
 use super::process::services::Processes;
 use super::reply::{Reply, Request, Waiter, bad, error, json_body, sync};
-use super::state::{SimContainer, SimFile};
+use super::state::{SimContainer, SimFile, SimNotice};
 use crate::charm_dir::CommandSpec;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -40,6 +40,9 @@ pub struct Sim {
     pub(super) fs: Files,
     pub(super) exec: Exec,
     pub calls: Vec<String>,
+    pub(super) notices: Vec<SimNotice>,
+    /// In memory, the owners pushes and make-dirs named, by path.
+    pub(super) owners: BTreeMap<String, super::files_api::Owner>,
     pub(super) changes: Changes,
     pub(super) tasks: BTreeMap<String, Task>,
     pub(super) last_id: u64,
@@ -84,6 +87,8 @@ impl Sim {
                 commands,
             },
             calls: Vec::new(),
+            notices: state.notices,
+            owners: BTreeMap::new(),
             changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
@@ -105,6 +110,8 @@ impl Sim {
             fs: Files::Dir(DirFs { root: root.clone() }),
             exec: Exec::Real { working_dir: root },
             calls: Vec::new(),
+            notices: Vec::new(),
+            owners: BTreeMap::new(),
             changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
@@ -158,6 +165,7 @@ impl Sim {
                 Exec::Scripted { outcomes, .. } => outcomes,
                 Exec::Real { .. } => BTreeMap::new(),
             },
+            notices: self.notices,
             calls: self.calls,
         }
     }
@@ -215,6 +223,10 @@ impl Sim {
             ["v1", "services"] if allowed(&["GET"]) => self.get_services(req),
             ["v1", "services"] if allowed(&["POST"]) => self.services_action(req),
             ["v1", "checks"] if allowed(&["GET"]) => self.get_checks(req),
+            ["v1", "checks"] if allowed(&["POST"]) => self.checks_action(req),
+            ["v1", "signals"] if allowed(&["POST"]) => self.send_signal(req),
+            ["v1", "notices"] if allowed(&["GET"]) => self.get_notices(req),
+            ["v1", "notices", id] if allowed(&["GET"]) => self.get_notice(id),
             ["v1", "changes", id] if allowed(&["GET"]) => self.change(id, None),
             ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {
                 let timeout = req
@@ -228,9 +240,10 @@ impl Sim {
             ["v1", "tasks", task, "websocket", id] if allowed(&["GET"]) => self.websocket(task, id),
             [
                 "v1",
-                "system-info" | "layers" | "plan" | "services" | "checks" | "files" | "exec",
+                "system-info" | "layers" | "plan" | "services" | "checks" | "files" | "exec"
+                | "signals" | "notices",
             ]
-            | ["v1", "changes", ..]
+            | ["v1", "changes" | "notices", ..]
             | ["v1", "tasks", ..] => error(405, "", "method not allowed"),
             _ => error(404, "", "not found"),
         }

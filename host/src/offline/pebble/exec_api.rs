@@ -28,6 +28,40 @@ fn find_program(program: &str, path: &str) -> Option<PathBuf> {
         .find(|p| executable(p))
 }
 
+/// The exec options a request set, for its `calls` line: ` [env K=V,
+/// dir D, user U, user-id N, group G, group-id N]`, or nothing.
+fn options_note(body: &Value) -> String {
+    let mut notes = Vec::new();
+    if let Some(Value::Object(env)) = body.get("environment") {
+        let pairs: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect();
+        if !pairs.is_empty() {
+            notes.push(format!("env {}", pairs.join(" ")));
+        }
+    }
+    let fields = [
+        ("working-dir", "dir"),
+        ("user", "user"),
+        ("user-id", "user-id"),
+        ("group", "group"),
+        ("group-id", "group-id"),
+    ];
+    for (key, word) in fields {
+        match body.get(key) {
+            Some(Value::String(t)) if !t.is_empty() => notes.push(format!("{word} {t}")),
+            Some(Value::Number(n)) => notes.push(format!("{word} {n}")),
+            _ => {}
+        }
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", notes.join(", "))
+    }
+}
+
 impl Sim {
     /// The declared command `argv` runs: the longest declared argv it
     /// starts with (all of it when the command takes no arguments).
@@ -53,14 +87,21 @@ impl Sim {
         let Some((program, args)) = argv.split_first() else {
             return bad("must specify command");
         };
-        self.calls.push(format!("exec {}", line(program, args)));
+        self.calls.push(format!(
+            "exec {}{}",
+            line(program, args),
+            options_note(&body)
+        ));
         let timeout = body
             .get("timeout")
             .and_then(Value::as_str)
             .unwrap_or("0s")
             .to_string();
         match &self.exec {
-            Exec::Scripted { .. } => self.exec_scripted(&argv, &timeout),
+            Exec::Scripted { .. } => {
+                let split = body.get("split-stderr").and_then(Value::as_bool) == Some(true);
+                self.exec_scripted(&argv, &timeout, split)
+            }
             Exec::Real { working_dir } => {
                 let working_dir = working_dir.clone();
                 self.exec_real(&body, argv, &timeout, working_dir)
@@ -75,7 +116,7 @@ impl Sim {
         (change, task, format!("Execute command \"{program}\""))
     }
 
-    fn exec_scripted(&mut self, argv: &[String], timeout: &str) -> Reply {
+    fn exec_scripted(&mut self, argv: &[String], timeout: &str, split_stderr: bool) -> Reply {
         let program = argv.first().map(String::as_str).unwrap_or_default();
         let Some(name) = self.command_of(argv) else {
             return bad(format!(
@@ -101,9 +142,18 @@ impl Sim {
             task.clone(),
             Task {
                 opened: BTreeSet::new(),
-                io: TaskIo::Scripted {
-                    stdout: scripted.stdout.into_bytes(),
-                    stderr: scripted.stderr.into_bytes(),
+                io: if split_stderr {
+                    TaskIo::Scripted {
+                        stdout: scripted.stdout.into_bytes(),
+                        stderr: scripted.stderr.into_bytes(),
+                    }
+                } else {
+                    // No stderr websocket: both on stdio, as Pebble's pty
+                    // or pipe would carry them.
+                    TaskIo::Scripted {
+                        stdout: format!("{}{}", scripted.stdout, scripted.stderr).into_bytes(),
+                        stderr: Vec::new(),
+                    }
                 },
             },
         );

@@ -21,6 +21,8 @@
 //!     dirs: [/etc/web]           # directories (the files' parents are implied)
 //!     exec:                      # scripted outcomes of declared commands
 //!       check-config: {exit: 1, stderr: "bad port"}
+//!     notices:                   # notices Pebble recorded (id: position)
+//!       - {key: example.com/a, last-data: {k: v}}
 //!     calls: [add-layer web combine, replan]   # the last event's
 //! ```
 
@@ -201,9 +203,45 @@ pub struct SimContainer {
     /// container, by name; one not named exits 0 and prints nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exec: BTreeMap<String, ScriptedCommand>,
+    /// Notices Pebble has recorded, as the operator scripts them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<SimNotice>,
     /// What the last event asked of this Pebble, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<String>,
+}
+
+/// A notice of the state file: its id is its position from 1 unless
+/// given; its times are the event's unless given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SimNotice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `custom` unless given.
+    #[serde(default = "custom", rename = "type")]
+    pub type_: String,
+    pub key: String,
+    /// [default: 1]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<u32>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub last_data: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_occurred: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_occurred: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_repeated: Option<String>,
+    /// Go duration text (`1h0m0s`), as Pebble gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_after: Option<String>,
+}
+
+fn custom() -> String {
+    "custom".into()
 }
 
 impl Default for SimContainer {
@@ -216,6 +254,7 @@ impl Default for SimContainer {
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
             exec: BTreeMap::new(),
+            notices: Vec::new(),
             calls: Vec::new(),
         }
     }
