@@ -311,4 +311,8 @@ impl Sim {
 
 #[cfg(test)]
 #[path = "api_tests.rs"]
-mod tests;
+mod api_tests;
+
+#[cfg(test)]
+#[path = "api_more_tests.rs"]
+mod api_more_tests;
