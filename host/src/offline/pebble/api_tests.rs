@@ -298,16 +298,24 @@ fn exec_answers_the_scripted_outcome_of_the_declared_command() {
     assert_eq!(
         ws(&mut sim, "stdio"),
         Reply::Upgrade {
-            output: Some(b"port 1".to_vec())
+            output: Some(b"port 1".to_vec()),
+            stdin_of: Some(task.clone()),
         }
     );
     assert_eq!(
         ws(&mut sim, "stderr"),
         Reply::Upgrade {
-            output: Some(b"bad".to_vec())
+            output: Some(b"bad".to_vec()),
+            stdin_of: None,
         }
     );
-    assert_eq!(ws(&mut sim, "control"), Reply::Upgrade { output: None });
+    assert_eq!(
+        ws(&mut sim, "control"),
+        Reply::Upgrade {
+            output: None,
+            stdin_of: None
+        }
+    );
     assert!(envelope(ws(&mut sim, "stdio")).is_err(), "a second stdio");
     // `signal` takes arguments; `--check` with more does not.
     let (change, _) = exec(&mut sim, &["web-server", "-s", "reload"]).unwrap();

@@ -239,6 +239,7 @@ impl Sim {
                     "stderr" => Some(stderr.clone()),
                     _ => None,
                 },
+                stdin_of: (id == "stdio").then(|| task.to_string()),
             },
             TaskIo::Running(run) => Reply::Attach(Attach {
                 id: id.to_string(),
