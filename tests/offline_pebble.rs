@@ -262,20 +262,6 @@ fn calls_state(extra: &str) -> String {
     )
 }
 
-/// What `pebble-calls` gets for the newer calls, whichever mode answers
-/// (`tests/pebble.rs` asserts the same of the process mode).
-pub const ALIKE: &[(&str, &str)] = &[
-    ("autostart", "Ok(())"),
-    ("send-signal", "Ok(())"),
-    ("stop-checks", r#"Ok(["up"])"#),
-    ("start-checks", r#"Ok(["up"])"#),
-    ("exists", "Ok(true) Ok(false)"),
-    ("isdir", "Ok(true) Ok(false)"),
-    ("list-pattern", r#"Ok(["/etc/web/web.conf"])"#),
-    ("push-owned", "Ok(())"),
-    ("pull-stream", r#"Ok("port = 8080\n")"#),
-];
-
 #[test]
 fn pebble_calls_answer_in_memory() {
     let (got, web) = run_calls(
@@ -287,9 +273,11 @@ fn pebble_calls_answer_in_memory() {
         ),
         &["--event", "config-changed"],
     );
-    for (call, expected) in ALIKE {
+    for (call, expected) in support::PEBBLE_CALLS_ALIKE {
         assert_eq!(answer(&got, call), *expected, "{call}");
     }
+    // Kept beside the file in memory, whoever runs the test.
+    assert_eq!(answer(&got, "push-owned"), "Ok(())");
     let bad = answer(&got, "send-signal-bad");
     assert!(bad.contains("is not a signal name"), "{bad}");
     // A scripted command prints what the state says: nothing here.
