@@ -336,6 +336,7 @@ pub fn check(
             }
             file.decode().map_err(|e| format!("{at}: {e}"))?;
         }
+        check_notices(name, &c.notices)?;
         if let Some(dir) = c.dirs.iter().find(|d| !clean_path(d)) {
             return Err(format!(
                 "`containers.{name}.dirs`: `{dir}`: a container path is absolute, without \
@@ -346,9 +347,59 @@ pub fn check(
     Ok(())
 }
 
+/// Each notice with a key, an id of its own, and durations as Go writes
+/// them, so the charm reads back what the operator meant.
+fn check_notices(container: &str, notices: &[SimNotice]) -> Result<(), String> {
+    let mut ids = BTreeSet::new();
+    for (i, n) in notices.iter().enumerate() {
+        let at = format!("`containers.{container}.notices[{i}]`");
+        let id = n.id.clone().unwrap_or_else(|| (i + 1).to_string());
+        if !ids.insert(id.clone()) {
+            return Err(format!("{at}: id `{id}` is another notice's"));
+        }
+        if n.key.is_empty() || n.type_.is_empty() {
+            return Err(format!("{at}: a notice has a `type` and a `key`"));
+        }
+        for (field, d) in [
+            ("repeat-after", &n.repeat_after),
+            ("expire-after", &n.expire_after),
+        ] {
+            if let Some(d) = d
+                && crate::pebble::notices::go_duration_ms(d).is_none()
+            {
+                return Err(format!(
+                    "{at}: `{field}`: `{d}` is not a Go duration (1h0m0s)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notices_are_checked() {
+        let notice = |id: Option<&str>, key: &str| SimNotice {
+            id: id.map(str::to_string),
+            type_: "custom".into(),
+            key: key.into(),
+            ..SimNotice::default()
+        };
+        assert!(check_notices("web", &[notice(None, "a"), notice(Some("3"), "b")]).is_ok());
+        let twice = check_notices("web", &[notice(None, "a"), notice(Some("1"), "b")]);
+        assert!(twice.unwrap_err().contains("notices[1]"));
+        assert!(check_notices("web", &[notice(None, "")]).is_err());
+        let mut late = notice(None, "a");
+        late.expire_after = Some("soon".into());
+        assert!(
+            check_notices("web", &[late])
+                .unwrap_err()
+                .contains("expire-after")
+        );
+    }
 
     #[test]
     fn the_section_reads_and_writes_back() {
