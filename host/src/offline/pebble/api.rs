@@ -42,7 +42,7 @@ pub struct Sim {
     pub calls: Vec<String>,
     pub(super) notices: Vec<SimNotice>,
     /// In memory, the owners pushes and make-dirs named, by path.
-    pub(super) owners: BTreeMap<String, super::files_api::Owner>,
+    pub(super) owners: BTreeMap<String, super::files::Owner>,
     pub(super) changes: Changes,
     pub(super) tasks: BTreeMap<String, Task>,
     pub(super) last_id: u64,

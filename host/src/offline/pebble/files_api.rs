@@ -4,7 +4,7 @@
 
 use super::api::Sim;
 use super::backend::Files;
-use super::files::{Entry, FileError, generic};
+use super::files::{Entry, FileError, Owner};
 use super::reply::{Reply, Request, bad, error, json_body, sync};
 use super::state::{FILE_MODE, parse_mode};
 use crate::pebble::client::{boundary_of, parse_multipart};
@@ -24,60 +24,6 @@ fn file_result(path: &str, done: Result<(), FileError>) -> Value {
 /// A user or group name Pebble gives beside its id.
 fn account(id: u32) -> Option<&'static str> {
     (id == 0).then_some("root")
-}
-
-/// Longest user or group name taken.
-const MAX_NAME: usize = 256;
-
-/// Who a pushed file or a made directory belongs to, as the request names
-/// them (`user`, `user-id`, `group`, `group-id`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Owner {
-    pub user_id: Option<u32>,
-    pub user: Option<String>,
-    pub group_id: Option<u32>,
-    pub group: Option<String>,
-}
-
-impl Owner {
-    /// The owner an item of the request names, or Pebble's refusal.
-    pub fn of(item: &Value) -> Result<Owner, FileError> {
-        let id = |k: &str| -> Result<Option<u32>, FileError> {
-            match item.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_u64()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .map(Some)
-                    .ok_or_else(|| generic(format!("invalid {k}"))),
-            }
-        };
-        let name = |k: &str| -> Result<Option<String>, FileError> {
-            match item.get(k).and_then(Value::as_str) {
-                None | Some("") => Ok(None),
-                Some(n) if n.len() > MAX_NAME => Err(generic(format!("{k} too long"))),
-                Some(n) => Ok(Some(n.to_string())),
-            }
-        };
-        let owner = Owner {
-            user_id: id("user-id")?,
-            user: name("user")?,
-            group_id: id("group-id")?,
-            group: name("group")?,
-        };
-        // As Pebble: a group needs a user.
-        if owner.user_id.is_none()
-            && owner.user.is_none()
-            && (owner.group_id.is_some() || owner.group.is_some())
-        {
-            return Err(generic("cannot set group without user".into()));
-        }
-        Ok(owner)
-    }
-
-    pub fn is_set(&self) -> bool {
-        *self != Owner::default()
-    }
 }
 
 impl Sim {

@@ -4,8 +4,7 @@
 //! kinds (`not-found`, `permission-denied`, `generic-file-error`) and Go's
 //! words for the system's errors.
 
-use super::super::files::{Entry, FileError, Stat, checked, generic, name};
-use super::super::files_api::Owner;
+use super::super::files::{Entry, FileError, Owner, Stat, checked, generic, name};
 use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
