@@ -311,6 +311,10 @@ fn pebble_calls_answer_in_memory() {
     );
     assert_eq!(web["services"]["web"], "active");
     assert_eq!(web["notices"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        web["files"]["/etc/web/owned.conf"],
+        json!({"content": "owned\n", "owner": {"user": "web", "group-id": 33}})
+    );
 }
 
 #[test]

@@ -71,8 +71,12 @@ impl Sim {
     ) -> Result<Sim, String> {
         let plan = plan::combine(&state.layers)?;
         let mut files = BTreeMap::new();
+        let mut owners = BTreeMap::new();
         for (path, file) in &state.files {
             files.insert(path.clone(), file.decode()?);
+            if let Some(owner) = file.owner() {
+                owners.insert(path.clone(), owner.clone());
+            }
         }
         Ok(Sim {
             can_connect: state.can_connect,
@@ -88,7 +92,7 @@ impl Sim {
             },
             calls: Vec::new(),
             notices: state.notices,
-            owners: BTreeMap::new(),
+            owners,
             changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
@@ -158,7 +162,10 @@ impl Sim {
             },
             files: files
                 .iter()
-                .map(|(p, (bytes, mode))| (p.clone(), SimFile::encode(bytes, *mode)))
+                .map(|(p, (bytes, mode))| {
+                    let file = SimFile::encode(bytes, *mode, self.owners.get(p));
+                    (p.clone(), file)
+                })
                 .collect(),
             dirs,
             exec: match self.exec {

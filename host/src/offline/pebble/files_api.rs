@@ -4,7 +4,7 @@
 
 use super::api::Sim;
 use super::backend::Files;
-use super::files::{Entry, FileError, Owner};
+use super::files::{Entry, FileError, Owner, owner_of};
 use super::reply::{Reply, Request, bad, error, json_body, sync};
 use super::state::{FILE_MODE, parse_mode};
 use crate::pebble::client::{boundary_of, parse_multipart};
@@ -163,7 +163,7 @@ impl Sim {
                 for dir in entries("dirs") {
                     let path = path_of(&dir).unwrap_or_default();
                     self.calls.push(format!("make-dir {path}"));
-                    let done = Owner::of(&dir).and_then(|owner| {
+                    let done = owner_of(&dir).and_then(|owner| {
                         self.fs.make_dir(&path, flag(&dir, "make-parents"))?;
                         self.own(&path, owner)
                     });
@@ -251,7 +251,7 @@ impl Sim {
                     kind: "generic-file-error",
                     message: format!("no file content for path {path}"),
                 }),
-                (Some(mode), Some(part)) => Owner::of(&file).and_then(|owner| {
+                (Some(mode), Some(part)) => owner_of(&file).and_then(|owner| {
                     self.fs.write(
                         &path,
                         part.content.clone(),

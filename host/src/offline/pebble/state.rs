@@ -108,6 +108,30 @@ pub struct FileEntry {
     /// Octal, as Pebble writes them (`600`). [default: 644]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<String>,
+    /// Whose it is, as a push named them. [default: root's]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+}
+
+/// Who a pushed file or a made directory belongs to, as the request names
+/// them (`user`, `user-id`, `group`, `group-id`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Owner {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+impl Owner {
+    pub fn is_set(&self) -> bool {
+        *self != Owner::default()
+    }
 }
 
 /// Pebble's default mode of a pushed file and of a made directory.
@@ -137,10 +161,21 @@ impl SimFile {
         }
     }
 
-    /// The shortest entry for `bytes` with `mode`.
-    pub fn encode(bytes: &[u8], mode: u32) -> SimFile {
+    /// The owner a push named, if any.
+    pub fn owner(&self) -> Option<&Owner> {
+        match self {
+            SimFile::Text(_) => None,
+            SimFile::Detailed(e) => e.owner.as_ref().filter(|o| o.is_set()),
+        }
+    }
+
+    /// The shortest entry for `bytes` with `mode`, and the owner a push
+    /// named.
+    pub fn encode(bytes: &[u8], mode: u32, owner: Option<&Owner>) -> SimFile {
         let text = std::str::from_utf8(bytes).ok().map(str::to_string);
+        let owner = owner.filter(|o| o.is_set()).cloned();
         if mode == FILE_MODE
+            && owner.is_none()
             && let Some(t) = &text
         {
             return SimFile::Text(t.clone());
@@ -149,6 +184,7 @@ impl SimFile {
             hex: text.is_none().then(|| to_hex(bytes)),
             content: text,
             permissions: (mode != FILE_MODE).then(|| format!("{mode:03o}")),
+            owner,
         })
     }
 }
@@ -430,10 +466,13 @@ mod tests {
 
     #[test]
     fn files_encode_as_shortly_as_they_can() {
-        assert_eq!(SimFile::encode(b"x", 0o644), SimFile::Text("x".into()));
-        let bin = SimFile::encode(&[0xff, 1], 0o644);
+        assert_eq!(
+            SimFile::encode(b"x", 0o644, None),
+            SimFile::Text("x".into())
+        );
+        let bin = SimFile::encode(&[0xff, 1], 0o644, None);
         assert_eq!(bin.decode(), Ok((vec![0xff, 1], 0o644)));
-        let private = SimFile::encode(b"k", 0o600);
+        let private = SimFile::encode(b"k", 0o600, None);
         assert_eq!(private.decode(), Ok((b"k".to_vec(), 0o600)));
         let bad = SimFile::Detailed(FileEntry {
             hex: Some("0g".into()),
