@@ -62,6 +62,34 @@ fn options_note(body: &Value) -> String {
     }
 }
 
+/// Whom a real exec runs as: the request's `user-id`/`user` and
+/// `group-id`/`group` when the server runs as root (names looked up here);
+/// as anyone else they are accepted and ignored, as nobody else may switch
+/// users.
+fn run_as(body: &Value) -> Result<(Option<u32>, Option<u32>), String> {
+    // SAFETY: geteuid(2) reads the process's own id; it cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Ok((None, None));
+    }
+    let id = |id_key: &str, name_key: &str, user: bool| -> Result<Option<u32>, String> {
+        if let Some(n) = body.get(id_key).and_then(Value::as_u64) {
+            return u32::try_from(n)
+                .map(Some)
+                .map_err(|_| format!("invalid {id_key}"));
+        }
+        match body.get(name_key).and_then(Value::as_str) {
+            None | Some("") => Ok(None),
+            Some(name) => real::account(name, user)
+                .map(Some)
+                .ok_or_else(|| format!("cannot look up {name_key} {name:?}: unknown {name_key}")),
+        }
+    };
+    Ok((
+        id("user-id", "user", true)?,
+        id("group-id", "group", false)?,
+    ))
+}
+
 impl Sim {
     /// The declared command `argv` runs: the longest declared argv it
     /// starts with (all of it when the command takes no arguments).
@@ -192,6 +220,10 @@ impl Sim {
             .get("working-dir")
             .and_then(Value::as_str)
             .map_or(working_dir, PathBuf::from);
+        let (uid, gid) = match run_as(body) {
+            Ok(ids) => ids,
+            Err(e) => return bad(e),
+        };
         let (change, task, summary) = self.exec_ids(&program);
         self.changes.insert(
             &change,
@@ -205,6 +237,8 @@ impl Sim {
             working_dir,
             timeout,
             split_stderr: body.get("split-stderr").and_then(Value::as_bool) == Some(true),
+            uid,
+            gid,
         };
         let run = real::start(spec, self.changes.clone(), change.clone());
         self.tasks.insert(

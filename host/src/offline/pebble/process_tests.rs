@@ -340,3 +340,28 @@ fn signals_reach_the_services_process_group_and_checks_stop_and_start() {
     assert_eq!(checks("start").1["result"], json!({"changed": ["port"]}));
     assert_ne!(status_of()["status"], "inactive");
 }
+
+#[test]
+fn exec_runs_as_the_user_it_names_only_when_the_server_is_root() {
+    let pod = Pod::start();
+    let (change, task) = pod.exec(&json!({"command": ["id", "-u"], "user-id": 65534,
+        "group-id": 65534, "working-dir": "/"}));
+    let mut control = Ws::open(&pod.socket, &task, "control");
+    let mut stdio = Ws::open(&pod.socket, &task, "stdio");
+    stdio.send(Opcode::Text, END.as_bytes());
+    let out = String::from_utf8(stdio.output()).unwrap();
+    assert_eq!(pod.wait(&change)["status"], "Done");
+    control.send(Opcode::Close, &1000u16.to_be_bytes());
+    // SAFETY: geteuid(2) reads this process's id and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let expected = if me == 0 { 65534 } else { me };
+    assert_eq!(out.trim(), expected.to_string());
+    let (status, answer) = pod.ask(
+        "POST",
+        "/v1/exec",
+        &json!({"command": ["true"], "user": "no-such-user-here"}),
+    );
+    if me == 0 {
+        assert_eq!(status, 400, "{answer}");
+    }
+}

@@ -16,7 +16,7 @@ pub struct DirFs {
 }
 
 /// The id of user (`user`) or group `name` on this system.
-fn account_id(name: &str, user: bool) -> Option<u32> {
+pub fn account_id(name: &str, user: bool) -> Option<u32> {
     let name = std::ffi::CString::new(name).ok()?;
     // SAFETY: `name` is NUL-terminated and outlives the call; the entry
     // returned is read at once, before any other lookup can reuse it.
