@@ -1,7 +1,8 @@
 //! Pebble's HTTP API answered from one container's simulated Pebble: a
 //! request in, an answer out, no socket (the server carries them). This
 //! file holds the container and the routing; the handlers are by topic in
-//! `services_api`, `files_api` and `exec_api`, the envelopes in `reply`.
+//! `services_api`, `control_api`, `files_api`, `exec_api` and
+//! `notices_api`, the envelopes in `reply`.
 //!
 //! In the state file's mode every change is carried out before the answer,
 //! so waiting on it answers at once, as the simulated machine acts at once.
