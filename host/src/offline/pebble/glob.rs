@@ -63,22 +63,74 @@ fn class(p: &[char], start: usize, c: char) -> Result<(bool, usize), BadPattern>
     }
 }
 
-fn match_from(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') => (0..=n.len())
-            .take_while(|k| n[..*k].iter().all(|c| *c != '/'))
-            .any(|k| match_from(&p[1..], &n[k..])),
-        Some(_) if n.is_empty() => false,
-        Some('?') => n[0] != '/' && match_from(&p[1..], &n[1..]),
-        Some('[') => {
-            // Checked before: the class is well formed.
-            let (ok, end) = class(p, 0, n[0]).unwrap_or((false, p.len()));
-            ok && n[0] != '/' && match_from(&p[end..], &n[1..])
-        }
-        Some('\\') => p.get(1) == Some(&n[0]) && match_from(&p[2..], &n[1..]),
-        Some(c) => *c == n[0] && match_from(&p[1..], &n[1..]),
+/// One piece of a checked pattern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Token {
+    Star,
+    Any,
+    /// The class opening at this index of the pattern.
+    Class(usize),
+    Char(char),
+}
+
+fn tokens(p: &[char]) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < p.len() {
+        let (token, next) = match p[i] {
+            '*' => (Token::Star, i + 1),
+            '?' => (Token::Any, i + 1),
+            '[' => (
+                Token::Class(i),
+                class(p, i, '\0').map_or(p.len(), |(_, end)| end),
+            ),
+            '\\' => (Token::Char(p.get(i + 1).copied().unwrap_or('\\')), i + 2),
+            c => (Token::Char(c), i + 1),
+        };
+        out.push(token);
+        i = next;
     }
+    out
+}
+
+/// Whether `token` (not a star) matches the one character `c`.
+fn one(p: &[char], token: Token, c: char) -> bool {
+    match token {
+        Token::Star => false,
+        Token::Any => c != '/',
+        Token::Class(at) => c != '/' && class(p, at, c).is_ok_and(|(found, _)| found),
+        Token::Char(x) => x == c,
+    }
+}
+
+/// A checked pattern against a name: each star takes characters but `/`,
+/// retried from the last star only, so time stays the product of the
+/// lengths whatever the pattern.
+fn match_from(p: &[char], n: &[char]) -> bool {
+    let toks = tokens(p);
+    let (mut ti, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match toks.get(ti) {
+            Some(Token::Star) => {
+                star = Some((ti, ni));
+                ti += 1;
+            }
+            Some(t) if one(p, *t, n[ni]) => {
+                ti += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((st, sn)) if n[sn] != '/' => {
+                    star = Some((st, sn + 1));
+                    ti = st + 1;
+                    ni = sn + 1;
+                }
+                _ => return false,
+            },
+        }
+    }
+    toks[ti.min(toks.len())..].iter().all(|t| *t == Token::Star)
 }
 
 #[cfg(test)]
@@ -103,6 +155,11 @@ mod tests {
         no("\\*", "a");
         yes("a*b*c", "aXbYc");
         yes("[\\]]", "]");
+        yes("*a*", "bab");
+        no("*a*b", "aaa");
+        // Many stars against a long name: answered at once.
+        let stars = "*a".repeat(100) + "b";
+        no(&stars, &"a".repeat(250));
     }
 
     #[test]
