@@ -217,3 +217,122 @@ fn a_failed_hook_keeps_the_containers() {
         "kept, the last event's calls cleared"
     );
 }
+
+/// The layer of the `pebble-calls` tests: service `web` enabled, check `up`.
+const CALLS_LAYER: &str = "services:\n  web:\n    override: replace\n    command: sleep 300\n    \
+                           startup: enabled\nchecks:\n  up:\n    override: replace\n    \
+                           period: 1s\n    exec: {command: 'true'}\n";
+
+/// `pebble-calls` making `calls` in a `wasm-charm run` of `event` over the
+/// state file's container `web` (`state`, YAML), then each answer by call,
+/// and the container as the run left it.
+fn run_calls(calls: &str, state_yaml: &str, event: &[&str]) -> (Vec<(String, String)>, Value) {
+    let charm = packed("tests/guests/pebble-calls");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(&state, state_yaml).unwrap();
+    let calls_arg = format!("calls={calls}");
+    let mut args = vec!["--config", calls_arg.as_str()];
+    args.extend_from_slice(event);
+    let out = ok(&charm, &state, &args);
+    let answers = out
+        .lines()
+        .filter_map(|l| l.split_once("CALL ").map(|(_, a)| a))
+        .map(|a| {
+            let (name, answer) = a.split_once(' ').unwrap_or((a, ""));
+            (name.to_string(), answer.to_string())
+        })
+        .collect();
+    (answers, doc(&state)["containers"]["web"].clone())
+}
+
+fn answer<'a>(got: &'a [(String, String)], call: &str) -> &'a str {
+    got.iter()
+        .find(|(n, _)| n == call)
+        .map(|(_, a)| a.as_str())
+        .unwrap_or_else(|| panic!("no answer to {call}: {got:?}"))
+}
+
+fn calls_state(extra: &str) -> String {
+    let layer = CALLS_LAYER.replace('\n', "\n        ");
+    format!(
+        "containers:\n  web:\n    layers:\n      - label: base\n        \
+         {layer}\n    files:\n      /etc/web/web.conf: \"port = 8080\\n\"\n      \
+         /etc/web/notes.txt: notes\n{extra}"
+    )
+}
+
+#[test]
+fn pebble_calls_answer_in_memory() {
+    let (got, web) = run_calls(
+        "autostart send-signal send-signal-bad stop-checks start-checks exists isdir \
+         list-pattern push-owned exec-options notices pull-stream",
+        &calls_state(
+            "    notices:\n      - {key: example.com/a, occurrences: 2, last-data: {k: v}}\n      \
+             - {type: warning, key: disk}\n",
+        ),
+        &["--event", "config-changed"],
+    );
+    for (call, expected) in support::PEBBLE_CALLS_ALIKE {
+        assert_eq!(answer(&got, call), *expected, "{call}");
+    }
+    // Kept beside the file in memory, whoever runs the test.
+    assert_eq!(answer(&got, "push-owned"), "Ok(())");
+    let bad = answer(&got, "send-signal-bad");
+    assert!(bad.contains("is not a signal name"), "{bad}");
+    // A scripted command prints what the state says: nothing here.
+    assert_eq!(
+        answer(&got, "exec-options"),
+        r#"Exit::Code(0) stdout="" stderr="" truncated=false"#
+    );
+    assert_eq!(
+        answer(&got, "notices"),
+        r#"Ok([("example.com/a", 2, [("k", "v")])])"#
+    );
+    let calls: Vec<&str> = web["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for line in [
+        "autostart",
+        "send-signal SIGHUP web",
+        "stop-checks up",
+        "start-checks up",
+        "exec echo 'with options' [env LANG=C, dir /tmp]",
+        "get-notices",
+    ] {
+        assert!(calls.contains(&line), "{line}: {calls:?}");
+    }
+    assert!(
+        calls.iter().any(|c| c.starts_with("exec stdin 5 bytes")),
+        "{calls:?}"
+    );
+    assert_eq!(web["services"]["web"], "active");
+    assert_eq!(web["notices"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        web["files"]["/etc/web/owned.conf"],
+        json!({"content": "owned\n", "owner": {"user": "web", "group-id": 33}})
+    );
+}
+
+#[test]
+fn a_custom_notice_event_reads_its_notice_back() {
+    let (got, _) = run_calls(
+        "notice-event",
+        &calls_state("    notices:\n      - {id: '7', key: example.com/a, last-data: {k: v}}\n"),
+        &[
+            "--event",
+            "web-pebble-custom-notice",
+            "--notice-id",
+            "7",
+            "--notice-key",
+            "example.com/a",
+        ],
+    );
+    assert_eq!(
+        answer(&got, "notice-event"),
+        r#"Ok(("example.com/a", [("k", "v")]))"#
+    );
+}

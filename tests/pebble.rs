@@ -394,3 +394,59 @@ fn sigterm_stops_every_service_and_removes_the_socket() {
     assert!(!socket(pod.path()).exists(), "the socket is removed");
     assert_eq!(pod.pid_of("web"), None);
 }
+
+/// A service that ignores SIGHUP (so a signal leaves it running) and a
+/// check that passes.
+const CALLS_LAYER: &str = "services:
+  web:
+    override: replace
+    command: sh -c 'trap \"\" HUP; sleep 300'
+    startup: enabled
+checks:
+  up:
+    override: replace
+    period: 1s
+    exec: {command: 'true'}
+";
+
+#[test]
+fn newer_calls_are_answered_as_in_memory() {
+    let pebble = Pod::start(Pod::root());
+    let root = pebble.path();
+    let etc = root.join("web-fs/etc/web");
+    std::fs::create_dir_all(&etc).unwrap();
+    std::fs::write(etc.join("web.conf"), "port = 8080\n").unwrap();
+    std::fs::write(etc.join("notes.txt"), "notes").unwrap();
+    let unit = unit(
+        "add-layer autostart send-signal send-signal-bad stop-checks start-checks exists isdir \
+         list-pattern push-owned exec-options notices pull-stream",
+        CALLS_LAYER,
+    );
+    let got = answers(&unit, root, "config-changed", &[]);
+    for (call, expected) in support::PEBBLE_CALLS_ALIKE {
+        assert_eq!(answer(&got, call), *expected, "{call}");
+    }
+    let web = pebble.pid_of("web").expect("web started by autostart");
+    assert!(alive(web), "web ignores SIGHUP and runs on");
+    assert!(answer(&got, "send-signal-bad").contains("is not a signal name"));
+    // Only root may give a file away; anyone else's owner is ignored.
+    // SAFETY: geteuid(2) reads this process's id and cannot fail.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let owned = answer(&got, "push-owned");
+    let web_user = std::fs::read_to_string("/etc/passwd")
+        .is_ok_and(|p| p.lines().any(|l| l.starts_with("web:")));
+    if root_user && !web_user {
+        assert!(
+            owned.contains("generic-file-error") && owned.contains("unknown user"),
+            "{owned}"
+        );
+    } else {
+        assert_eq!(owned, "Ok(())");
+    }
+    assert_eq!(
+        answer(&got, "exec-options"),
+        r#"Exit::Code(0) stdout="with options\n" stderr="" truncated=false"#
+    );
+    // The process mode has no notices to report.
+    assert_eq!(answer(&got, "notices"), "Ok([])");
+}

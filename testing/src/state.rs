@@ -9,7 +9,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use wasm_charm_host::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, SimService};
-use wasm_charm_host::offline::pebble::state::{CheckStatus, Current, SimContainer, SimFile};
+use wasm_charm_host::offline::pebble::state::{
+    CheckStatus, Current, SimContainer, SimFile, SimNotice,
+};
 use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
 use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
 use wasm_charm_host::offline::state_file::StateFile;
@@ -363,6 +365,31 @@ impl State {
     pub fn pebble_file(mut self, container: &str, path: &str, text: &str) -> State {
         let files = &mut self.container(container).files;
         files.insert(path.to_string(), SimFile::Text(text.to_string()));
+        self
+    }
+
+    /// A custom notice `key` that `container`'s Pebble recorded, with
+    /// `data` as its last data; its id is its position among the
+    /// container's notices, from 1 (what `--notice-id` names for a
+    /// `<container>-pebble-custom-notice` event).
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().pebble_notice("web", "example.com/a", &[("k", "v")]);
+    /// assert!(state.to_yaml().contains("key: example.com/a"));
+    /// ```
+    pub fn pebble_notice(mut self, container: &str, key: &str, data: &[(&str, &str)]) -> State {
+        let notice = SimNotice {
+            type_: "custom".into(),
+            key: key.to_string(),
+            last_data: data
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..SimNotice::default()
+        };
+        self.container(container).notices.push(notice);
         self
     }
 

@@ -1,3 +1,5 @@
+//! The harness's `State` builders, each read back from the YAML it writes.
+
 use super::*;
 use serde_json::json;
 

@@ -1,8 +1,9 @@
 //! The harness itself on a real charm (the gateway example): packing once,
 //! what it carries between events, and the paths the examples' own tests
 //! do not take (a `store: juju` charm, a hook failing before any handler,
-//! a refused state); and, on the test charm `model-echo`, the state keys of
-//! storage requests, a cross-model relation and a reboot.
+//! a refused state); on the test charm `model-echo`, the state keys of
+//! storage requests, a cross-model relation and a reboot; and a scripted
+//! Pebble notice read back by the event naming it.
 
 use std::path::{Path, PathBuf};
 use wasm_charm_testing::{Charm, Error, Event, State, Status};
@@ -271,5 +272,32 @@ fn a_section_edit_merges_into_what_is_there() {
             .expect("containers")
             .get("web")
             .is_none()
+    );
+}
+
+#[test]
+fn a_scripted_notice_is_what_a_custom_notice_event_reads_back() {
+    let charm =
+        Charm::build(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/guests/pebble-calls"));
+    let state = State::new()
+        .config("calls", "notice-event notices")
+        .pebble_notice("web", "example.com/a", &[("k", "v")]);
+    let event = Event::pebble_custom_notice("web").notice("1", "example.com/a");
+    let out = charm.run(&state, event);
+    out.assert_ok();
+    assert!(
+        out.logged(r#"CALL notice-event Ok(("example.com/a", [("k", "v")]))"#),
+        "{:?}",
+        out.logs()
+    );
+    assert!(
+        out.logged(r#"CALL notices Ok([("example.com/a", 1, [("k", "v")])])"#),
+        "{:?}",
+        out.logs()
+    );
+    // Then the probes' own questions.
+    assert_eq!(
+        out.pebble_calls("web")[..2],
+        ["get-notice 1", "get-notices"]
     );
 }

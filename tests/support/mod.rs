@@ -1203,3 +1203,17 @@ pub fn ops_peer_charm() -> PathBuf {
     }
     charm
 }
+
+/// What `pebble-calls` gets for the newer calls, whichever mode answers
+/// (`tests/pebble.rs` asks the process mode, `tests/offline_pebble.rs` the
+/// state file's).
+pub const PEBBLE_CALLS_ALIKE: &[(&str, &str)] = &[
+    ("autostart", "Ok(())"),
+    ("send-signal", "Ok(())"),
+    ("stop-checks", r#"Ok(["up"])"#),
+    ("start-checks", r#"Ok(["up"])"#),
+    ("exists", "Ok(true) Ok(false)"),
+    ("isdir", "Ok(true) Ok(false)"),
+    ("list-pattern", r#"Ok(["/etc/web/web.conf"])"#),
+    ("pull-stream", r#"Ok("port = 8080\n")"#),
+];

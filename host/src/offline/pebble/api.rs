@@ -1,7 +1,8 @@
 //! Pebble's HTTP API answered from one container's simulated Pebble: a
 //! request in, an answer out, no socket (the server carries them). This
 //! file holds the container and the routing; the handlers are by topic in
-//! `services_api`, `files_api` and `exec_api`, the envelopes in `reply`.
+//! `services_api`, `control_api`, `files_api`, `exec_api` and
+//! `notices_api`, the envelopes in `reply`.
 //!
 //! In the state file's mode every change is carried out before the answer,
 //! so waiting on it answers at once, as the simulated machine acts at once.
@@ -16,7 +17,7 @@ use super::process::checks::Running;
 use super::process::files::DirFs;
 use super::process::services::Processes;
 use super::reply::{Reply, Request, Waiter, bad, error, json_body, sync};
-use super::state::{SimContainer, SimFile};
+use super::state::{SimContainer, SimFile, SimNotice};
 use crate::charm_dir::CommandSpec;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -40,6 +41,9 @@ pub struct Sim {
     pub(super) fs: Files,
     pub(super) exec: Exec,
     pub calls: Vec<String>,
+    pub(super) notices: Vec<SimNotice>,
+    /// In memory, the owners pushes and make-dirs named, by path.
+    pub(super) owners: BTreeMap<String, super::files::Owner>,
     pub(super) changes: Changes,
     pub(super) tasks: BTreeMap<String, Task>,
     pub(super) last_id: u64,
@@ -68,8 +72,12 @@ impl Sim {
     ) -> Result<Sim, String> {
         let plan = plan::combine(&state.layers)?;
         let mut files = BTreeMap::new();
+        let mut owners = BTreeMap::new();
         for (path, file) in &state.files {
             files.insert(path.clone(), file.decode()?);
+            if let Some(owner) = file.owner() {
+                owners.insert(path.clone(), owner.clone());
+            }
         }
         Ok(Sim {
             can_connect: state.can_connect,
@@ -84,6 +92,8 @@ impl Sim {
                 commands,
             },
             calls: Vec::new(),
+            notices: state.notices,
+            owners,
             changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
@@ -105,6 +115,8 @@ impl Sim {
             fs: Files::Dir(DirFs { root: root.clone() }),
             exec: Exec::Real { working_dir: root },
             calls: Vec::new(),
+            notices: Vec::new(),
+            owners: BTreeMap::new(),
             changes: Changes::default(),
             tasks: BTreeMap::new(),
             last_id: 0,
@@ -151,13 +163,17 @@ impl Sim {
             },
             files: files
                 .iter()
-                .map(|(p, (bytes, mode))| (p.clone(), SimFile::encode(bytes, *mode)))
+                .map(|(p, (bytes, mode))| {
+                    let file = SimFile::encode(bytes, *mode, self.owners.get(p));
+                    (p.clone(), file)
+                })
                 .collect(),
             dirs,
             exec: match self.exec {
                 Exec::Scripted { outcomes, .. } => outcomes,
                 Exec::Real { .. } => BTreeMap::new(),
             },
+            notices: self.notices,
             calls: self.calls,
         }
     }
@@ -215,6 +231,10 @@ impl Sim {
             ["v1", "services"] if allowed(&["GET"]) => self.get_services(req),
             ["v1", "services"] if allowed(&["POST"]) => self.services_action(req),
             ["v1", "checks"] if allowed(&["GET"]) => self.get_checks(req),
+            ["v1", "checks"] if allowed(&["POST"]) => self.checks_action(req),
+            ["v1", "signals"] if allowed(&["POST"]) => self.send_signal(req),
+            ["v1", "notices"] if allowed(&["GET"]) => self.get_notices(req),
+            ["v1", "notices", id] if allowed(&["GET"]) => self.get_notice(id),
             ["v1", "changes", id] if allowed(&["GET"]) => self.change(id, None),
             ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {
                 let timeout = req
@@ -228,9 +248,10 @@ impl Sim {
             ["v1", "tasks", task, "websocket", id] if allowed(&["GET"]) => self.websocket(task, id),
             [
                 "v1",
-                "system-info" | "layers" | "plan" | "services" | "checks" | "files" | "exec",
+                "system-info" | "layers" | "plan" | "services" | "checks" | "files" | "exec"
+                | "signals" | "notices",
             ]
-            | ["v1", "changes", ..]
+            | ["v1", "changes" | "notices", ..]
             | ["v1", "tasks", ..] => error(405, "", "method not allowed"),
             _ => error(404, "", "not found"),
         }
@@ -298,4 +319,8 @@ impl Sim {
 
 #[cfg(test)]
 #[path = "api_tests.rs"]
-mod tests;
+mod api_tests;
+
+#[cfg(test)]
+#[path = "api_more_tests.rs"]
+mod api_more_tests;

@@ -7,7 +7,7 @@ use crate::pebble::client::{boundary_of, parse_multipart};
 use crate::pebble::{parse_checks, parse_files, parse_services};
 use std::time::Duration;
 
-fn sim_with(state: SimContainer) -> Sim {
+pub(super) fn sim_with(state: SimContainer) -> Sim {
     let commands = BTreeMap::from([
         (
             "check-config".to_string(),
@@ -29,7 +29,7 @@ fn sim_with(state: SimContainer) -> Sim {
     Sim::new(state, commands, "2026-12-01T00:00:00Z".into()).unwrap()
 }
 
-fn req(method: &str, target: &str, body: Option<Value>) -> Request {
+pub(super) fn req(method: &str, target: &str, body: Option<Value>) -> Request {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     Request {
         method: method.into(),
@@ -41,25 +41,25 @@ fn req(method: &str, target: &str, body: Option<Value>) -> Request {
 }
 
 /// The envelope of a JSON answer, as the host's client parses it.
-fn envelope(reply: Reply) -> Result<Envelope, crate::pebble::client::Error> {
+pub(super) fn envelope(reply: Reply) -> Result<Envelope, crate::pebble::client::Error> {
     match reply {
         Reply::Body { status, body, .. } => parse_envelope(status, &body),
         other => panic!("{other:?}"),
     }
 }
 
-fn result(reply: Reply) -> Value {
+pub(super) fn result(reply: Reply) -> Value {
     match envelope(reply) {
         Ok(Envelope::Sync(v)) => v,
         other => panic!("{other:?}"),
     }
 }
 
-const LAYER: &str = "services:\n  web:\n    override: replace\n    command: web-server\n    \
+pub(super) const LAYER: &str = "services:\n  web:\n    override: replace\n    command: web-server\n    \
                      startup: enabled\nchecks:\n  alive:\n    override: replace\n    \
                      level: alive\n    http: {url: 'http://localhost:8080/'}\n";
 
-fn add(sim: &mut Sim, label: &str, layer: &str, combine: bool) -> Reply {
+pub(super) fn add(sim: &mut Sim, label: &str, layer: &str, combine: bool) -> Reply {
     sim.route(&req(
         "POST",
         "/v1/layers",
@@ -298,16 +298,24 @@ fn exec_answers_the_scripted_outcome_of_the_declared_command() {
     assert_eq!(
         ws(&mut sim, "stdio"),
         Reply::Upgrade {
-            output: Some(b"port 1".to_vec())
+            output: Some(b"port 1".to_vec()),
+            stdin_of: Some(task.clone()),
         }
     );
     assert_eq!(
         ws(&mut sim, "stderr"),
         Reply::Upgrade {
-            output: Some(b"bad".to_vec())
+            output: Some(b"bad".to_vec()),
+            stdin_of: None,
         }
     );
-    assert_eq!(ws(&mut sim, "control"), Reply::Upgrade { output: None });
+    assert_eq!(
+        ws(&mut sim, "control"),
+        Reply::Upgrade {
+            output: None,
+            stdin_of: None
+        }
+    );
     assert!(envelope(ws(&mut sim, "stdio")).is_err(), "a second stdio");
     // `signal` takes arguments; `--check` with more does not.
     let (change, _) = exec(&mut sim, &["web-server", "-s", "reload"]).unwrap();

@@ -93,6 +93,25 @@ impl Services {
         }
     }
 
+    /// Send `signal` (Pebble's name, `SIGHUP`) to a running `name`; the
+    /// error in Pebble's words.
+    pub fn signal(&mut self, name: &str, signal: &str) -> Result<(), String> {
+        if self.current(name) != Current::Active {
+            return Err("service is not running".into());
+        }
+        let number = signal
+            .strip_prefix("SIG")
+            .and_then(|_| super::process::signal_number(signal))
+            .ok_or_else(|| format!("invalid signal name {signal:?}"))?;
+        match self {
+            Services::Recorded(_) => Ok(()),
+            Services::Processes(p) => {
+                p.signal(name, number);
+                Ok(())
+            }
+        }
+    }
+
     pub fn stop(&mut self, name: &str) {
         match self {
             Services::Recorded(m) => {
@@ -115,6 +134,11 @@ impl Checks {
     pub fn state(&self, name: &str, threshold: u32) -> SimCheck {
         match self {
             Checks::Scripted(m) => m.get(name).cloned().unwrap_or_default(),
+            Checks::Running(r) if r.is_stopped(name) => SimCheck {
+                status: CheckStatus::Inactive,
+                failures: Some(0),
+                threshold: None,
+            },
             Checks::Running(r) => {
                 let failures = r.failures(name);
                 SimCheck {
@@ -127,6 +151,43 @@ impl Checks {
                     threshold: None,
                 }
             }
+        }
+    }
+
+    /// Whether check `name` was stopped.
+    pub fn is_stopped(&self, name: &str) -> bool {
+        match self {
+            Checks::Scripted(m) => m
+                .get(name)
+                .is_some_and(|c| c.status == CheckStatus::Inactive),
+            Checks::Running(r) => r.is_stopped(name),
+        }
+    }
+
+    /// Start (`run`) or stop check `name`: whether that changed it.
+    pub fn set_running(&mut self, name: &str, run: bool) -> bool {
+        match self {
+            Checks::Scripted(m) => {
+                let stopped = m
+                    .get(name)
+                    .is_some_and(|c| c.status == CheckStatus::Inactive);
+                if stopped != run {
+                    return false;
+                }
+                // Started afresh: up, no failures.
+                let status = if run {
+                    CheckStatus::Up
+                } else {
+                    CheckStatus::Inactive
+                };
+                let entry = m.entry(name.to_string()).or_default();
+                *entry = SimCheck {
+                    status,
+                    ..SimCheck::default()
+                };
+                true
+            }
+            Checks::Running(r) => r.set_running(name, run),
         }
     }
 

@@ -28,6 +28,68 @@ fn find_program(program: &str, path: &str) -> Option<PathBuf> {
         .find(|p| executable(p))
 }
 
+/// The exec options a request set, for its `calls` line: ` [env K=V,
+/// dir D, user U, user-id N, group G, group-id N]`, or nothing.
+fn options_note(body: &Value) -> String {
+    let mut notes = Vec::new();
+    if let Some(Value::Object(env)) = body.get("environment") {
+        let pairs: Vec<String> = env
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect();
+        if !pairs.is_empty() {
+            notes.push(format!("env {}", pairs.join(" ")));
+        }
+    }
+    let fields = [
+        ("working-dir", "dir"),
+        ("user", "user"),
+        ("user-id", "user-id"),
+        ("group", "group"),
+        ("group-id", "group-id"),
+    ];
+    for (key, word) in fields {
+        match body.get(key) {
+            Some(Value::String(t)) if !t.is_empty() => notes.push(format!("{word} {t}")),
+            Some(Value::Number(n)) => notes.push(format!("{word} {n}")),
+            _ => {}
+        }
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", notes.join(", "))
+    }
+}
+
+/// Whom a real exec runs as: the request's `user-id`/`user` and
+/// `group-id`/`group` when the server runs as root (names looked up here);
+/// as anyone else they are accepted and ignored, as nobody else may switch
+/// users.
+fn run_as(body: &Value) -> Result<(Option<u32>, Option<u32>), String> {
+    // SAFETY: geteuid(2) reads the process's own id; it cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Ok((None, None));
+    }
+    let id = |id_key: &str, name_key: &str, user: bool| -> Result<Option<u32>, String> {
+        if let Some(n) = body.get(id_key).and_then(Value::as_u64) {
+            return u32::try_from(n)
+                .map(Some)
+                .map_err(|_| format!("invalid {id_key}"));
+        }
+        match body.get(name_key).and_then(Value::as_str) {
+            None | Some("") => Ok(None),
+            Some(name) => real::account(name, user)
+                .map(Some)
+                .ok_or_else(|| format!("cannot look up {name_key} {name:?}: unknown {name_key}")),
+        }
+    };
+    Ok((
+        id("user-id", "user", true)?,
+        id("group-id", "group", false)?,
+    ))
+}
+
 impl Sim {
     /// The declared command `argv` runs: the longest declared argv it
     /// starts with (all of it when the command takes no arguments).
@@ -53,14 +115,21 @@ impl Sim {
         let Some((program, args)) = argv.split_first() else {
             return bad("must specify command");
         };
-        self.calls.push(format!("exec {}", line(program, args)));
+        self.calls.push(format!(
+            "exec {}{}",
+            line(program, args),
+            options_note(&body)
+        ));
         let timeout = body
             .get("timeout")
             .and_then(Value::as_str)
             .unwrap_or("0s")
             .to_string();
         match &self.exec {
-            Exec::Scripted { .. } => self.exec_scripted(&argv, &timeout),
+            Exec::Scripted { .. } => {
+                let split = body.get("split-stderr").and_then(Value::as_bool) == Some(true);
+                self.exec_scripted(&argv, &timeout, split)
+            }
             Exec::Real { working_dir } => {
                 let working_dir = working_dir.clone();
                 self.exec_real(&body, argv, &timeout, working_dir)
@@ -75,7 +144,7 @@ impl Sim {
         (change, task, format!("Execute command \"{program}\""))
     }
 
-    fn exec_scripted(&mut self, argv: &[String], timeout: &str) -> Reply {
+    fn exec_scripted(&mut self, argv: &[String], timeout: &str, split_stderr: bool) -> Reply {
         let program = argv.first().map(String::as_str).unwrap_or_default();
         let Some(name) = self.command_of(argv) else {
             return bad(format!(
@@ -101,9 +170,18 @@ impl Sim {
             task.clone(),
             Task {
                 opened: BTreeSet::new(),
-                io: TaskIo::Scripted {
-                    stdout: scripted.stdout.into_bytes(),
-                    stderr: scripted.stderr.into_bytes(),
+                io: if split_stderr {
+                    TaskIo::Scripted {
+                        stdout: scripted.stdout.into_bytes(),
+                        stderr: scripted.stderr.into_bytes(),
+                    }
+                } else {
+                    // No stderr websocket: both on stdio, as Pebble's pty
+                    // or pipe would carry them.
+                    TaskIo::Scripted {
+                        stdout: format!("{}{}", scripted.stdout, scripted.stderr).into_bytes(),
+                        stderr: Vec::new(),
+                    }
                 },
             },
         );
@@ -142,6 +220,10 @@ impl Sim {
             .get("working-dir")
             .and_then(Value::as_str)
             .map_or(working_dir, PathBuf::from);
+        let (uid, gid) = match run_as(body) {
+            Ok(ids) => ids,
+            Err(e) => return bad(e),
+        };
         let (change, task, summary) = self.exec_ids(&program);
         self.changes.insert(
             &change,
@@ -155,6 +237,8 @@ impl Sim {
             working_dir,
             timeout,
             split_stderr: body.get("split-stderr").and_then(Value::as_bool) == Some(true),
+            uid,
+            gid,
         };
         let run = real::start(spec, self.changes.clone(), change.clone());
         self.tasks.insert(
@@ -189,6 +273,7 @@ impl Sim {
                     "stderr" => Some(stderr.clone()),
                     _ => None,
                 },
+                stdin_of: (id == "stdio").then(|| task.to_string()),
             },
             TaskIo::Running(run) => Reply::Attach(Attach {
                 id: id.to_string(),

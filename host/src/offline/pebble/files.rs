@@ -3,7 +3,9 @@
 //! asked to make it, errors with Pebble's kinds (`not-found`,
 //! `generic-file-error`).
 
+pub use super::state::Owner;
 use super::state::{DIR_MODE, clean_path};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A per-path error of `/v1/files`.
@@ -25,6 +27,45 @@ pub fn generic(message: String) -> FileError {
         kind: "generic-file-error",
         message,
     }
+}
+
+/// Longest user or group name taken.
+const MAX_NAME: usize = 256;
+
+/// The owner an item of a files request names (`user`, `user-id`,
+/// `group`, `group-id`), or Pebble's refusal.
+pub fn owner_of(item: &Value) -> Result<Owner, FileError> {
+    let id = |k: &str| -> Result<Option<u32>, FileError> {
+        match item.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| generic(format!("invalid {k}"))),
+        }
+    };
+    let name = |k: &str| -> Result<Option<String>, FileError> {
+        match item.get(k).and_then(Value::as_str) {
+            None | Some("") => Ok(None),
+            Some(n) if n.len() > MAX_NAME => Err(generic(format!("{k} too long"))),
+            Some(n) => Ok(Some(n.to_string())),
+        }
+    };
+    let owner = Owner {
+        user_id: id("user-id")?,
+        user: name("user")?,
+        group_id: id("group-id")?,
+        group: name("group")?,
+    };
+    // As Pebble: a group needs a user.
+    if owner.user_id.is_none()
+        && owner.user.is_none()
+        && (owner.group_id.is_some() || owner.group.is_some())
+    {
+        return Err(generic("cannot set group without user".into()));
+    }
+    Ok(owner)
 }
 
 /// One entry of a listing.

@@ -3,7 +3,8 @@
 //! file system the container has, with Pebble's per-file errors.
 
 use super::api::Sim;
-use super::files::{Entry, FileError};
+use super::backend::Files;
+use super::files::{Entry, FileError, Owner, owner_of};
 use super::reply::{Reply, Request, bad, error, json_body, sync};
 use super::state::{FILE_MODE, parse_mode};
 use crate::pebble::client::{boundary_of, parse_multipart};
@@ -36,9 +37,20 @@ impl Sim {
             Some("list") => {
                 self.calls.push(format!("list-files {path}"));
                 let itself = req.param("itself") == Some("true");
+                let pattern = req.param("pattern").unwrap_or_default();
+                if super::glob::matches(pattern, "").is_err() {
+                    return bad("syntax error in pattern");
+                }
                 match self.fs.list(&path, itself) {
                     Ok(entries) => sync(Value::Array(
-                        entries.iter().map(|e| self.file_info(e)).collect(),
+                        entries
+                            .iter()
+                            .filter(|e| {
+                                pattern.is_empty()
+                                    || super::glob::matches(pattern, &e.name) == Ok(true)
+                            })
+                            .map(|e| self.file_info(e))
+                            .collect(),
                     )),
                     Err(e) if e.kind == "not-found" => error(404, e.kind, &e.message),
                     Err(e) => error(400, e.kind, &e.message),
@@ -62,6 +74,28 @@ impl Sim {
         }
         if let Some(group) = account(group_id) {
             info["group"] = json!(group);
+        }
+        // In memory, the owner a push or make-dir named, as named.
+        if e.stat.is_none()
+            && let Some(owner) = self.owners.get(&e.path)
+        {
+            let fields = [
+                ("user-id", owner.user_id.map(|i| json!(i))),
+                ("user", owner.user.as_ref().map(|u| json!(u))),
+                ("group-id", owner.group_id.map(|i| json!(i))),
+                ("group", owner.group.as_ref().map(|g| json!(g))),
+            ];
+            for (key, value) in fields {
+                match (value, info.as_object_mut()) {
+                    (Some(v), Some(map)) => {
+                        map.insert(key.into(), v);
+                    }
+                    (None, Some(map)) => {
+                        map.remove(key);
+                    }
+                    _ => {}
+                }
+            }
         }
         if let Some(size) = e.size {
             info["size"] = json!(size);
@@ -129,7 +163,10 @@ impl Sim {
                 for dir in entries("dirs") {
                     let path = path_of(&dir).unwrap_or_default();
                     self.calls.push(format!("make-dir {path}"));
-                    let done = self.fs.make_dir(&path, flag(&dir, "make-parents"));
+                    let done = owner_of(&dir).and_then(|owner| {
+                        self.fs.make_dir(&path, flag(&dir, "make-parents"))?;
+                        self.own(&path, owner)
+                    });
                     results.push(file_result(&path, done));
                 }
             }
@@ -138,6 +175,11 @@ impl Sim {
                     let path = path_of(&entry).unwrap_or_default();
                     self.calls.push(format!("remove-path {path}"));
                     let done = self.fs.remove(&path, flag(&entry, "recursive"));
+                    if done.is_ok() {
+                        let below = format!("{path}/");
+                        self.owners
+                            .retain(|p, _| p != &path && !p.starts_with(&below));
+                    }
                     results.push(file_result(&path, done));
                 }
             }
@@ -146,6 +188,23 @@ impl Sim {
             }
         }
         sync(Value::Array(results))
+    }
+
+    /// `path` now belongs to `owner`: kept beside it in memory; chowned
+    /// in the process mode only when running as root, since nobody else
+    /// may give a file away (then the owner is accepted and ignored).
+    fn own(&mut self, path: &str, owner: Owner) -> Result<(), FileError> {
+        match &self.fs {
+            Files::Memory(_) => {
+                if owner.is_set() {
+                    self.owners.insert(path.to_string(), owner);
+                } else {
+                    self.owners.remove(path);
+                }
+                Ok(())
+            }
+            Files::Dir(fs) => fs.chown(path, &owner),
+        }
     }
 
     fn write(&mut self, req: &Request, boundary: &str) -> Reply {
@@ -192,12 +251,15 @@ impl Sim {
                     kind: "generic-file-error",
                     message: format!("no file content for path {path}"),
                 }),
-                (Some(mode), Some(part)) => self.fs.write(
-                    &path,
-                    part.content.clone(),
-                    file.get("make-dirs").and_then(Value::as_bool) == Some(true),
-                    mode,
-                ),
+                (Some(mode), Some(part)) => owner_of(&file).and_then(|owner| {
+                    self.fs.write(
+                        &path,
+                        part.content.clone(),
+                        file.get("make-dirs").and_then(Value::as_bool) == Some(true),
+                        mode,
+                    )?;
+                    self.own(&path, owner)
+                }),
             };
             results.push(file_result(&path, done));
         }

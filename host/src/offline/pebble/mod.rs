@@ -17,13 +17,15 @@
 //! * [`state`]: the section of the state file.
 //! * [`plan`]: layers and the plan they combine into.
 //! * [`files`]: the container's file system, in memory.
+//! * [`glob`]: list-files' `pattern`.
 //! * [`backend`]: what differs between the modes.
 //! * [`process`]: the process mode's backends.
 //! * [`reply`]: requests, answers and Pebble's envelopes.
 //! * [`changes`]: changes, and waiting on them.
 //! * [`api`]: the container and the API's routing, request in and answer
-//!   out; its handlers by topic in [`services_api`], [`files_api`] and
-//!   [`exec_api`].
+//!   out; its handlers by topic in [`services_api`], [`control_api`]
+//!   (signals, checks started and stopped), [`files_api`], [`exec_api`]
+//!   and [`notices_api`].
 //! * [`ws`]: exec's websockets, server side.
 //! * [`server`]: the socket and its threads.
 //! * [`serve`]: `wasm-charm sim pebble`.
@@ -31,9 +33,12 @@
 pub mod api;
 pub mod backend;
 pub mod changes;
+pub mod control_api;
 pub mod exec_api;
 pub mod files;
 pub mod files_api;
+pub mod glob;
+pub mod notices_api;
 pub mod plan;
 pub mod process;
 pub mod reply;

@@ -289,3 +289,79 @@ fn checks_run_on_their_period_and_go_down_at_their_threshold() {
     assert!(down["failures"].as_u64() >= Some(2), "{down}");
     assert_eq!(down["threshold"], 2);
 }
+
+#[test]
+fn signals_reach_the_services_process_group_and_checks_stop_and_start() {
+    let pod = Pod::start();
+    let root = pod.dir.path().join("root");
+    pod.layer(&format!(
+        "services:\n  web:\n    override: replace\n    working-dir: {}\n    \
+         command: sh -c 'trap \"echo hup > hup\" HUP; while true; do sleep 0.05; done'\n\
+         checks:\n  port:\n    override: replace\n    period: 50ms\n    \
+         tcp: {{port: 1, host: 127.0.0.1}}\n",
+        root.display()
+    ));
+    let signal = |names: &[&str]| {
+        pod.ask(
+            "POST",
+            "/v1/signals",
+            &json!({"signal": "SIGHUP", "services": names}),
+        )
+    };
+    let (status, answer) = signal(&["web"]);
+    assert_eq!(status, 500, "{answer}");
+    assert_eq!(
+        answer["result"]["message"],
+        "cannot send signal to \"web\": service is not running"
+    );
+    pod.services("start", &["web"]);
+    let (status, answer) = signal(&["web"]);
+    assert_eq!((status, &answer["result"]), (200, &json!(true)), "{answer}");
+    pod.until("the trap ran", || root.join("hup").exists());
+    assert_eq!(pod.current("web"), "active");
+    assert_eq!(signal(&[]).0, 400);
+
+    let checks = |action: &str| {
+        pod.ask(
+            "POST",
+            "/v1/checks",
+            &json!({"action": action, "checks": ["port"]}),
+        )
+    };
+    let status_of = || pod.ask("GET", "/v1/checks", &Value::Null).1["result"][0].clone();
+    pod.until("the port check failing", || {
+        status_of()["failures"].as_u64() > Some(0)
+    });
+    assert_eq!(checks("stop").1["result"], json!({"changed": ["port"]}));
+    let stopped = status_of();
+    assert_eq!(stopped["status"], "inactive", "{stopped}");
+    assert!(stopped.get("failures").is_none(), "{stopped}");
+    assert_eq!(checks("stop").1["result"], json!({"changed": []}));
+    assert_eq!(checks("start").1["result"], json!({"changed": ["port"]}));
+    assert_ne!(status_of()["status"], "inactive");
+}
+
+#[test]
+fn exec_runs_as_the_user_it_names_only_when_the_server_is_root() {
+    let pod = Pod::start();
+    let (change, task) = pod.exec(&json!({"command": ["id", "-u"], "user-id": 65534,
+        "group-id": 65534, "working-dir": "/"}));
+    let mut control = Ws::open(&pod.socket, &task, "control");
+    let mut stdio = Ws::open(&pod.socket, &task, "stdio");
+    stdio.send(Opcode::Text, END.as_bytes());
+    let out = String::from_utf8(stdio.output()).unwrap();
+    assert_eq!(pod.wait(&change)["status"], "Done");
+    control.send(Opcode::Close, &1000u16.to_be_bytes());
+    // SAFETY: geteuid(2) reads this process's id and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let expected = if me == 0 { 65534 } else { me };
+    assert_eq!(out.trim(), expected.to_string());
+    let (status, answer) = pod.ask(
+        "POST",
+        "/v1/exec",
+        &json!({"command": ["true"], "user": "no-such-user-here"}),
+    );
+    if me == 0 {
+        assert_eq!(status, 400, "{answer}");
+    }
+}

@@ -49,7 +49,12 @@ pub enum Reply {
     },
     /// Switch to a websocket of a scripted exec task: what to send on it
     /// (`None` for `control`, which only listens).
-    Upgrade { output: Option<Vec<u8>> },
+    Upgrade {
+        output: Option<Vec<u8>>,
+        /// On a scripted task's `stdio`: its id, so the stdin sent is
+        /// recorded in the container's calls.
+        stdin_of: Option<String>,
+    },
     /// Switch to a websocket of a running exec task, handed to it.
     Attach(Attach),
     /// Wait for a change that is not ready yet, without holding the

@@ -8,7 +8,7 @@
 use super::api::Sim;
 use super::reply::{Reply, Request, error, parse_query, status_text};
 use super::ws::{Writer, read_loop};
-use crate::pebble::websocket::accept_for;
+use crate::pebble::websocket::{Message, accept_for};
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -273,7 +273,7 @@ fn serve(mut stream: UnixStream, sim: &Mutex<Sim>) {
             };
             match (reply, head.ws_key) {
                 (reply @ (Reply::Upgrade { .. } | Reply::Attach(_)), Some(key)) => {
-                    upgrade(&mut stream, &key, extra, reply);
+                    upgrade(&mut stream, &key, extra, reply, sim);
                     let _ = stream.shutdown(std::net::Shutdown::Both);
                     return;
                 }
@@ -299,7 +299,7 @@ fn serve(mut stream: UnixStream, sim: &Mutex<Sim>) {
 /// Pebble ends a stream, or the socket handed to the running task; then
 /// the client's messages read (its stdin, a signal on control) until it
 /// closes.
-fn upgrade(stream: &mut UnixStream, key: &str, extra: Vec<u8>, reply: Reply) {
+fn upgrade(stream: &mut UnixStream, key: &str, extra: Vec<u8>, reply: Reply, sim: &Mutex<Sim>) {
     let accept = format!(
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
          Connection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
@@ -313,13 +313,28 @@ fn upgrade(stream: &mut UnixStream, key: &str, extra: Vec<u8>, reply: Reply) {
     };
     let writer = Writer::new(writing);
     match reply {
-        Reply::Upgrade { output } => {
+        Reply::Upgrade { output, stdin_of } => {
             if let Some(output) = output
                 && writer.output(&output).and_then(|()| writer.end()).is_err()
             {
                 return;
             }
-            read_loop(stream, extra, &writer, |_| {});
+            // A scripted command reads nothing: what is sent is counted,
+            // and recorded at its end so a test sees it arrive.
+            let mut sent: Option<usize> = None;
+            read_loop(stream, extra, &writer, |m| match (&stdin_of, m) {
+                (Some(_), Message::Binary(data)) => {
+                    sent = Some(sent.unwrap_or(0).saturating_add(data.len()));
+                }
+                (Some(task), Message::Text(text)) if text.contains("\"end\"") => {
+                    if let Some(n) = sent.take() {
+                        lock(sim)
+                            .calls
+                            .push(format!("exec stdin {n} bytes (task {task})"));
+                    }
+                }
+                _ => {}
+            });
         }
         Reply::Attach(task) => {
             task.sink.attach(&task.id, writer.clone());

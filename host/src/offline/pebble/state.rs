@@ -21,6 +21,8 @@
 //!     dirs: [/etc/web]           # directories (the files' parents are implied)
 //!     exec:                      # scripted outcomes of declared commands
 //!       check-config: {exit: 1, stderr: "bad port"}
+//!     notices:                   # notices Pebble recorded (id: position)
+//!       - {key: example.com/a, last-data: {k: v}}
 //!     calls: [add-layer web combine, replan]   # the last event's
 //! ```
 
@@ -106,6 +108,30 @@ pub struct FileEntry {
     /// Octal, as Pebble writes them (`600`). [default: 644]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<String>,
+    /// Whose it is, as a push named them. [default: root's]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+}
+
+/// Who a pushed file or a made directory belongs to, as the request names
+/// them (`user`, `user-id`, `group`, `group-id`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Owner {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+impl Owner {
+    pub fn is_set(&self) -> bool {
+        *self != Owner::default()
+    }
 }
 
 /// Pebble's default mode of a pushed file and of a made directory.
@@ -135,10 +161,21 @@ impl SimFile {
         }
     }
 
-    /// The shortest entry for `bytes` with `mode`.
-    pub fn encode(bytes: &[u8], mode: u32) -> SimFile {
+    /// The owner a push named, if any.
+    pub fn owner(&self) -> Option<&Owner> {
+        match self {
+            SimFile::Text(_) => None,
+            SimFile::Detailed(e) => e.owner.as_ref().filter(|o| o.is_set()),
+        }
+    }
+
+    /// The shortest entry for `bytes` with `mode`, and the owner a push
+    /// named.
+    pub fn encode(bytes: &[u8], mode: u32, owner: Option<&Owner>) -> SimFile {
         let text = std::str::from_utf8(bytes).ok().map(str::to_string);
+        let owner = owner.filter(|o| o.is_set()).cloned();
         if mode == FILE_MODE
+            && owner.is_none()
             && let Some(t) = &text
         {
             return SimFile::Text(t.clone());
@@ -147,6 +184,7 @@ impl SimFile {
             hex: text.is_none().then(|| to_hex(bytes)),
             content: text,
             permissions: (mode != FILE_MODE).then(|| format!("{mode:03o}")),
+            owner,
         })
     }
 }
@@ -201,9 +239,45 @@ pub struct SimContainer {
     /// container, by name; one not named exits 0 and prints nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub exec: BTreeMap<String, ScriptedCommand>,
+    /// Notices Pebble has recorded, as the operator scripts them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<SimNotice>,
     /// What the last event asked of this Pebble, one line each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<String>,
+}
+
+/// A notice of the state file: its id is its position from 1 unless
+/// given; its times are the event's unless given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SimNotice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `custom` unless given.
+    #[serde(default = "custom", rename = "type")]
+    pub type_: String,
+    pub key: String,
+    /// [default: 1]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<u32>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub last_data: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_occurred: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_occurred: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_repeated: Option<String>,
+    /// Go duration text (`1h0m0s`), as Pebble gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_after: Option<String>,
+}
+
+fn custom() -> String {
+    "custom".into()
 }
 
 impl Default for SimContainer {
@@ -216,6 +290,7 @@ impl Default for SimContainer {
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
             exec: BTreeMap::new(),
+            notices: Vec::new(),
             calls: Vec::new(),
         }
     }
@@ -297,6 +372,7 @@ pub fn check(
             }
             file.decode().map_err(|e| format!("{at}: {e}"))?;
         }
+        check_notices(name, &c.notices)?;
         if let Some(dir) = c.dirs.iter().find(|d| !clean_path(d)) {
             return Err(format!(
                 "`containers.{name}.dirs`: `{dir}`: a container path is absolute, without \
@@ -307,9 +383,59 @@ pub fn check(
     Ok(())
 }
 
+/// Each notice with a key, an id of its own, and durations as Go writes
+/// them, so the charm reads back what the operator meant.
+fn check_notices(container: &str, notices: &[SimNotice]) -> Result<(), String> {
+    let mut ids = BTreeSet::new();
+    for (i, n) in notices.iter().enumerate() {
+        let at = format!("`containers.{container}.notices[{i}]`");
+        let id = n.id.clone().unwrap_or_else(|| (i + 1).to_string());
+        if !ids.insert(id.clone()) {
+            return Err(format!("{at}: id `{id}` is another notice's"));
+        }
+        if n.key.is_empty() || n.type_.is_empty() {
+            return Err(format!("{at}: a notice has a `type` and a `key`"));
+        }
+        for (field, d) in [
+            ("repeat-after", &n.repeat_after),
+            ("expire-after", &n.expire_after),
+        ] {
+            if let Some(d) = d
+                && crate::pebble::notices::go_duration_ms(d).is_none()
+            {
+                return Err(format!(
+                    "{at}: `{field}`: `{d}` is not a Go duration (1h0m0s)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notices_are_checked() {
+        let notice = |id: Option<&str>, key: &str| SimNotice {
+            id: id.map(str::to_string),
+            type_: "custom".into(),
+            key: key.into(),
+            ..SimNotice::default()
+        };
+        assert!(check_notices("web", &[notice(None, "a"), notice(Some("3"), "b")]).is_ok());
+        let twice = check_notices("web", &[notice(None, "a"), notice(Some("1"), "b")]);
+        assert!(twice.unwrap_err().contains("notices[1]"));
+        assert!(check_notices("web", &[notice(None, "")]).is_err());
+        let mut late = notice(None, "a");
+        late.expire_after = Some("soon".into());
+        assert!(
+            check_notices("web", &[late])
+                .unwrap_err()
+                .contains("expire-after")
+        );
+    }
 
     #[test]
     fn the_section_reads_and_writes_back() {
@@ -340,10 +466,13 @@ mod tests {
 
     #[test]
     fn files_encode_as_shortly_as_they_can() {
-        assert_eq!(SimFile::encode(b"x", 0o644), SimFile::Text("x".into()));
-        let bin = SimFile::encode(&[0xff, 1], 0o644);
+        assert_eq!(
+            SimFile::encode(b"x", 0o644, None),
+            SimFile::Text("x".into())
+        );
+        let bin = SimFile::encode(&[0xff, 1], 0o644, None);
         assert_eq!(bin.decode(), Ok((vec![0xff, 1], 0o644)));
-        let private = SimFile::encode(b"k", 0o600);
+        let private = SimFile::encode(b"k", 0o600, None);
         assert_eq!(private.decode(), Ok((b"k".to_vec(), 0o600)));
         let bad = SimFile::Detailed(FileEntry {
             hex: Some("0g".into()),

@@ -6,7 +6,7 @@
 
 use super::{in_session, signal_group, words};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write as _};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::process::{Command, Stdio};
@@ -23,6 +23,9 @@ struct Table {
     /// Bumped by each new plan and at stop: older threads end.
     generation: u64,
     failures: BTreeMap<String, u32>,
+    /// Checks stopped by `POST /v1/checks`: their threads run on but
+    /// count nothing.
+    stopped: BTreeSet<String>,
 }
 
 /// The checks' failure counts, shared with their threads.
@@ -44,6 +47,25 @@ impl Running {
     /// Failures in a row of check `name`.
     pub fn failures(&self, name: &str) -> u32 {
         self.table().failures.get(name).copied().unwrap_or(0)
+    }
+
+    pub fn is_stopped(&self, name: &str) -> bool {
+        self.table().stopped.contains(name)
+    }
+
+    /// Stop (`run` false) or start check `name`: whether that changed it.
+    /// A started check counts its failures afresh.
+    pub fn set_running(&self, name: &str, run: bool) -> bool {
+        let mut table = self.table();
+        if run {
+            let changed = table.stopped.remove(name);
+            if changed {
+                table.failures.remove(name);
+            }
+            changed
+        } else {
+            table.stopped.insert(name.to_string())
+        }
     }
 
     /// Run the checks of a new plan.
@@ -80,8 +102,17 @@ impl Running {
                 return;
             }
             let mut table = table;
+            if table.stopped.contains(name) {
+                // Keeps the thread, so a start needs no new one.
+                table.failures.remove(name);
+            }
+            let stopped = table.stopped.contains(name);
             let count = table.failures.entry(name.to_string()).or_default();
-            *count = if ok { 0 } else { count.saturating_add(1) };
+            *count = if ok || stopped {
+                0
+            } else {
+                count.saturating_add(1)
+            };
             let (table, _) = self
                 .0
                 .1

@@ -26,6 +26,11 @@ pub const OPEN_WAIT: Duration = Duration::from_secs(5);
 /// behind may hold the pipe).
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
+/// The id of user (`user`) or group `name` on this system.
+pub fn account(name: &str, user: bool) -> Option<u32> {
+    super::files::account_id(name, user)
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -35,6 +40,9 @@ pub struct Spec {
     /// `None`: no timeout; with the request's text, for Pebble's words.
     pub timeout: Option<(Duration, String)>,
     pub split_stderr: bool,
+    /// Whom it runs as: ids when running as root, else the server's own.
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
 }
 
 #[derive(Default)]
@@ -252,6 +260,12 @@ fn spawn(spec: &Spec) -> std::io::Result<Spawned> {
         command.stdout(out_w.try_clone()?).stderr(out_w);
         None
     };
+    if let Some(uid) = spec.uid {
+        std::os::unix::process::CommandExt::uid(&mut command, uid);
+    }
+    if let Some(gid) = spec.gid {
+        std::os::unix::process::CommandExt::gid(&mut command, gid);
+    }
     // The command (holding the pipes' write ends) goes at the end of this
     // function, so the readers see the end of output with the process's.
     let child = in_session(&mut command).spawn()?;

@@ -4,7 +4,7 @@
 //! kinds (`not-found`, `permission-denied`, `generic-file-error`) and Go's
 //! words for the system's errors.
 
-use super::super::files::{Entry, FileError, Stat, checked, name};
+use super::super::files::{Entry, FileError, Owner, Stat, checked, generic, name};
 use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -13,6 +13,22 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct DirFs {
     pub root: PathBuf,
+}
+
+/// The id of user (`user`) or group `name` on this system.
+pub fn account_id(name: &str, user: bool) -> Option<u32> {
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: `name` is NUL-terminated and outlives the call; the entry
+    // returned is read at once, before any other lookup can reuse it.
+    unsafe {
+        if user {
+            let entry = libc::getpwnam(name.as_ptr());
+            (!entry.is_null()).then(|| (*entry).pw_uid)
+        } else {
+            let entry = libc::getgrnam(name.as_ptr());
+            (!entry.is_null()).then(|| (*entry).gr_gid)
+        }
+    }
 }
 
 /// `op path: reason`, as Go's os errors read, with Pebble's kind.
@@ -37,6 +53,34 @@ impl DirFs {
     fn host(&self, path: &str) -> Result<PathBuf, FileError> {
         checked(path)?;
         Ok(self.root.join(path.trim_start_matches('/')))
+    }
+
+    /// Give `path` to `owner` when running as root; as anyone else the
+    /// owner is accepted and ignored (only root may give a file away, and
+    /// `sim pebble` serves tests as their own user).
+    pub fn chown(&self, path: &str, owner: &Owner) -> Result<(), FileError> {
+        // SAFETY: geteuid(2) reads the process's own id; it cannot fail.
+        if !owner.is_set() || unsafe { libc::geteuid() } != 0 {
+            return Ok(());
+        }
+        let host = self.host(path)?;
+        let uid =
+            match (owner.user_id, &owner.user) {
+                (Some(id), _) => Some(id),
+                (None, Some(name)) => Some(account_id(name, true).ok_or_else(|| {
+                    generic(format!("cannot look up user {name:?}: unknown user"))
+                })?),
+                (None, None) => None,
+            };
+        let gid =
+            match (owner.group_id, &owner.group) {
+                (Some(id), _) => Some(id),
+                (None, Some(name)) => Some(account_id(name, false).ok_or_else(|| {
+                    generic(format!("cannot look up group {name:?}: unknown group"))
+                })?),
+                (None, None) => None,
+            };
+        std::os::unix::fs::chown(&host, uid, gid).map_err(|e| io_error("chown", path, &e))
     }
 
     pub fn write(

@@ -156,6 +156,13 @@ impl Processes {
         }
     }
 
+    /// Signal `name`'s process group, if it runs.
+    pub fn signal(&mut self, name: &str, signal: i32) {
+        if let Some(service) = self.services.get(name) {
+            signal_group(service.child.id(), signal);
+        }
+    }
+
     /// Stop every service started.
     pub fn stop_all(&mut self) {
         let names: Vec<String> = self.services.keys().cloned().collect();
