@@ -96,10 +96,15 @@ impl Model {
 
 /// `is-leader`: a unit that lost the lease stays a follower for the rest of
 /// the event, so `false` is kept; while it leads, Juju checks the lease at
-/// every call, and so does this.
+/// every call of the charm's, and so does this. The host's own question (at
+/// the end of the event, for the application's status) takes the last
+/// answer: each call is a process, and `status-set --application` is
+/// refused anyway by a unit that lost the lease.
 pub(super) fn is_leader(m: &mut Model, caller: Caller) -> Result<bool, ModelError> {
-    if m.cache.leader == Some(false) {
-        return Ok(false);
+    match (m.cache.leader, caller) {
+        (Some(false), _) => return Ok(false),
+        (Some(true), Caller::Host) => return Ok(true),
+        _ => {}
     }
     let leader: bool = m.json(caller, "is-leader", &["--format=json"])?;
     m.cache.leader = Some(leader);
@@ -188,6 +193,16 @@ mod tests {
         );
         // is-leader asked at each call while the unit leads.
         assert_eq!(calls.lock().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn the_hosts_own_question_takes_the_last_answer() {
+        let (mut m, calls) = model(&[("is-leader", ToolOutput::ok("true\n"))]);
+        assert!(m.leader().unwrap());
+        assert!(m.is_leader().unwrap());
+        assert!(m.leader().unwrap());
+        // The host asked first and last; only the charm's call asked again.
+        assert_eq!(calls.lock().unwrap().len(), 2);
     }
 
     #[test]
