@@ -7,28 +7,19 @@
 //! before it exits, not held until the hook ends.
 
 use super::machine::{self, Place};
-use super::tool_session::{SESSION_VAR, Session, lock};
+use super::tool_session::{SESSION_VAR, Session, answer_as_process, lock};
 use crate::hook_tools::ToolOutput;
 use anyhow::Context as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Answer one call of `tool` made as a process.
 pub fn serve(tool: &str) -> ExitCode {
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let out = answer(tool, &args).unwrap_or_else(|e| ToolOutput {
+    answer_as_process(tool, answer, |e| ToolOutput {
         code: 1,
         stdout: Vec::new(),
         stderr: format!("{tool}: {e:#}\n"),
-    });
-    // A closed pipe is the caller's business: the answer stands.
-    let _ = std::io::stdout().write_all(&out.stdout);
-    let _ = std::io::stderr().write_all(out.stderr.as_bytes());
-    ExitCode::from(u8::try_from(out.code).unwrap_or(1))
+    })
 }
 
 fn answer(tool: &str, args: &[String]) -> anyhow::Result<ToolOutput> {

@@ -181,11 +181,23 @@ pub fn lock(session: &Path) -> anyhow::Result<std::fs::File> {
 /// Answer one call of `tool` made as a process: argv, stdin, stdout,
 /// stderr and the exit code, as Juju's tool of that name.
 pub fn serve(tool: &str) -> ExitCode {
+    answer_as_process(tool, answer, |e| ToolOutput::error(1, format!("{e:#}")))
+}
+
+/// Run `answer` on this process's arguments as tool `tool`, the failure
+/// it cannot answer mapped by `failed`, and hand the answer back as a
+/// process does: stdout, stderr and the exit code. Every tool the
+/// simulator serves as a process (hook tools, the machine's) ends here.
+pub fn answer_as_process(
+    tool: &str,
+    answer: fn(&str, &[String]) -> anyhow::Result<ToolOutput>,
+    failed: impl FnOnce(anyhow::Error) -> ToolOutput,
+) -> ExitCode {
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let out = answer(tool, &args).unwrap_or_else(|e| ToolOutput::error(1, format!("{e:#}")));
+    let out = answer(tool, &args).unwrap_or_else(failed);
     // A closed pipe is the caller's business: the answer stands.
     let _ = std::io::stdout().write_all(&out.stdout);
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());

@@ -3,7 +3,7 @@
 //! answers them.
 
 use super::api::Sim;
-use super::reply::{Reply, Request, bad, error, json_body, names_suffix, strings, sync};
+use super::reply::{Reply, Request, bad, error, json_body, names_suffix, strings, sync, text};
 use serde_json::{Value, json};
 
 impl Sim {
@@ -12,11 +12,7 @@ impl Sim {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let signal = body
-            .get("signal")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let signal = text(&body, "signal");
         let names = strings(&body, "services");
         self.calls
             .push(format!("send-signal {signal}{}", names_suffix(&names)));
@@ -47,11 +43,7 @@ impl Sim {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let action = body
-            .get("action")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let action = text(&body, "action");
         let names = strings(&body, "checks");
         self.calls
             .push(format!("{action}-checks{}", names_suffix(&names)));

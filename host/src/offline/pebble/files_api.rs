@@ -5,7 +5,7 @@
 use super::api::Sim;
 use super::backend::Files;
 use super::files::{Entry, FileError, Owner, owner_of};
-use super::reply::{Reply, Request, bad, error, json_body, sync};
+use super::reply::{Reply, Request, bad, error, json_body, sync, text};
 use super::state::{FILE_MODE, parse_mode};
 use crate::pebble::client::{boundary_of, parse_multipart};
 use serde_json::{Value, json};
@@ -229,11 +229,7 @@ impl Sim {
             .unwrap_or_default();
         let mut results = Vec::new();
         for file in files {
-            let path = file
-                .get("path")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let path = text(&file, "path");
             self.calls.push(format!("push {path}"));
             let mode = match file.get("permissions").and_then(Value::as_str) {
                 None => Some(FILE_MODE),

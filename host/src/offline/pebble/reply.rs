@@ -158,6 +158,15 @@ pub fn json_body(req: &Request) -> Result<Value, Reply> {
     serde_json::from_slice(&req.body).map_err(|e| bad(format!("cannot decode request body: {e}")))
 }
 
+/// A request's string field; empty when it is absent or not a string
+/// (Pebble then answers as for an empty one).
+pub fn text(body: &Value, key: &str) -> String {
+    body.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// The strings of a request's array field; none when it is absent or not
 /// an array (Pebble then answers as for an empty one).
 pub fn strings(body: &Value, key: &str) -> Vec<String> {

@@ -3,7 +3,9 @@
 //! autostart) as one change each, and the checks with Pebble's defaults.
 
 use super::api::Sim;
-use super::reply::{Reply, Request, bad, error, json_body, names_suffix, started, strings, sync};
+use super::reply::{
+    Reply, Request, bad, error, json_body, names_suffix, started, strings, sync, text,
+};
 use super::state::{CheckStatus, Current};
 use serde_json::{Value, json};
 
@@ -68,11 +70,7 @@ impl Sim {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let action = body
-            .get("action")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let action = text(&body, "action");
         let names = strings(&body, "services");
         self.calls.push(format!("{action}{}", names_suffix(&names)));
         if let Some(refused) = self.refused(&action, &names) {
