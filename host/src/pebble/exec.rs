@@ -480,20 +480,7 @@ mod tests {
         ));
     }
 
-    fn options() -> ExecOptions {
-        ExecOptions {
-            environment: vec![],
-            working_dir: None,
-            run_as: crate::bindings::pebble::Ownership {
-                user: None,
-                user_id: None,
-                group: None,
-                group_id: None,
-            },
-            stdin: vec![],
-            combine_stderr: false,
-        }
-    }
+    use crate::pebble::test_values::no_exec_options as options;
 
     #[test]
     fn the_request_and_its_answers() {

@@ -2,14 +2,7 @@ use super::*;
 use crate::bindings::pebble::Host as _;
 use crate::pebble::fake_tests::{error, serve, sync};
 
-fn nobody() -> Ownership {
-    Ownership {
-        user: None,
-        user_id: None,
-        group: None,
-        group_id: None,
-    }
-}
+use crate::pebble::test_values::nobody;
 
 fn web_owner() -> Ownership {
     Ownership {

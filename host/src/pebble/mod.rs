@@ -624,6 +624,34 @@ pub fn add_to_linker<T: 'static>(
     crate::bindings::pebble::add_to_linker::<T, wasmtime::component::HasSelf<Pebble>>(linker, get)
 }
 
+/// The plainest requests, which the tests of the client and of the
+/// simulated Pebble share.
+#[cfg(test)]
+pub(crate) mod test_values {
+    use crate::bindings::pebble::{ExecOptions, Ownership};
+
+    /// No user or group: Pebble's default.
+    pub(crate) fn nobody() -> Ownership {
+        Ownership {
+            user: None,
+            user_id: None,
+            group: None,
+            group_id: None,
+        }
+    }
+
+    /// Exec with nothing of the charm's: no environment, stdin or owner.
+    pub(crate) fn no_exec_options() -> ExecOptions {
+        ExecOptions {
+            environment: vec![],
+            working_dir: None,
+            run_as: nobody(),
+            stdin: vec![],
+            combine_stderr: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod fake_tests;
 #[cfg(test)]

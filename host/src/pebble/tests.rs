@@ -1,20 +1,7 @@
 use super::fake_tests::{error, serve, sync};
 use super::*;
 
-fn no_options() -> ExecOptions {
-    ExecOptions {
-        environment: vec![],
-        working_dir: None,
-        run_as: crate::bindings::pebble::Ownership {
-            user: None,
-            user_id: None,
-            group: None,
-            group_id: None,
-        },
-        stdin: vec![],
-        combine_stderr: false,
-    }
-}
+use super::test_values::no_exec_options as no_options;
 
 #[test]
 fn results_parse_as_pebble_documents_them() {

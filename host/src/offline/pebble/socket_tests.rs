@@ -77,12 +77,7 @@ fn the_hosts_client_drives_the_simulated_pebble() {
             crate::bindings::pebble::PushOptions {
                 make_dirs: true,
                 permissions: Some(0o600),
-                owner: crate::bindings::pebble::Ownership {
-                    user: None,
-                    user_id: None,
-                    group: None,
-                    group_id: None,
-                },
+                owner: crate::pebble::test_values::nobody(),
             },
         )
         .unwrap();
@@ -102,18 +97,7 @@ fn the_hosts_client_drives_the_simulated_pebble() {
         Err(PebbleError::Api(e)) => assert_eq!(e.status_code, 400),
         other => panic!("{other:?}"),
     }
-    let options = crate::bindings::pebble::ExecOptions {
-        environment: vec![],
-        working_dir: None,
-        run_as: crate::bindings::pebble::Ownership {
-            user: None,
-            user_id: None,
-            group: None,
-            group_id: None,
-        },
-        stdin: vec![],
-        combine_stderr: false,
-    };
+    let options = crate::pebble::test_values::no_exec_options();
     let out = pebble
         .exec(web(), "check-config".into(), vec![], options)
         .unwrap();
