@@ -54,19 +54,22 @@ pub fn charm_for_run(path: &Path) -> anyhow::Result<PathBuf> {
     match kind(path)? {
         Kind::Packed => Ok(path.to_path_buf()),
         Kind::Project => {
-            let name = crate::charm_dir::CharmDir::load(path)
-                .map(|c| c.metadata.name)
+            let charm = crate::charm_dir::CharmDir::load(path)
                 .with_context(|| format!("{}: the charm project", path.display()))?;
-            charm_dir_fresh(path, &path.join(PACKED_DIR).join(&name))
+            let out = path.join(PACKED_DIR).join(&charm.metadata.name);
+            charm_dir_fresh(path, &charm, &out)
         }
     }
 }
 
 /// Build the project (incrementally) and assemble `out` unless what it
 /// holds is already what the build made.
-fn charm_dir_fresh(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+fn charm_dir_fresh(
+    project: &Path,
+    charm: &crate::charm_dir::CharmDir,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
     let wasm = super::build(&project.join("Cargo.toml"), None)?;
-    let charm = crate::charm_dir::CharmDir::load(project)?;
     let packed_component = out.join(&charm.manifest.component);
     if same_file(&wasm, &packed_component) && is_fresh(project, out)? {
         return Ok(out.canonicalize()?);
