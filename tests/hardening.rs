@@ -36,6 +36,23 @@ fn a_handler_sleeping_in_a_wasi_poll_is_stopped_at_its_deadline() {
         "{:?}",
         unit.calls()
     );
+    assert!(
+        stderr(&out).contains("and was abandoned"),
+        "{}",
+        stderr(&out)
+    );
+    // The handler's instance was abandoned in its sleep; the line it logged
+    // before was buffered, and still sent, before the host's error.
+    let calls = unit.calls_of("juju-log");
+    let at = |text: &str| {
+        calls
+            .iter()
+            .position(|c| c.last().is_some_and(|m| m.starts_with(text)))
+    };
+    assert!(
+        at("going to sleep") < at(why) && at("going to sleep").is_some(),
+        "{calls:?}"
+    );
     // The failed event kept nothing, and the lock is free: the next event runs.
     assert_eq!(store_bytes(&unit), before);
     set_mode(&unit, "ok");

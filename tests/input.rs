@@ -51,16 +51,6 @@ fn set_handler_timeout(unit: &support::Unit, ms: u64) {
     std::fs::write(&manifest, text).expect("write wasm-charm.yaml");
 }
 
-/// Replaces the unit's `juju-log` by a shell script that only records the
-/// call as the fake does: hundreds of Python processes take longer than the
-/// handler's deadline on a loaded test machine.
-fn fast_juju_log(unit: &support::Unit) {
-    let script = r#"#!/bin/sh
-{ printf 'juju-log'; for a in "$@"; do printf '\036%s' "$a"; done; printf '\034'; } >> "$FAKE_JUJU_LOG"
-"#;
-    unit.replace_tool("juju-log", script);
-}
-
 // ------------------------------------------------------------ NUL
 
 #[test]
@@ -125,11 +115,13 @@ fn nul_in_a_returned_message_is_replaced_and_later_hooks_still_run() {
 
 // ------------------------------------------------------------ per-event bounds
 
+/// 200,000 lines within a 2 s deadline, through the stand-in `juju-log`
+/// (a process per call): the lines are buffered and sent joined, so the
+/// handler returns in time and the unit log gets the bound's worth.
 #[test]
 fn a_log_flood_is_cut_at_the_per_event_bound_and_the_hook_succeeds() {
     let unit = unit("log-flood");
-    set_handler_timeout(&unit, 60_000);
-    fast_juju_log(&unit);
+    set_handler_timeout(&unit, 2_000);
     let out = unit.dispatch("install");
     assert_success(&out);
     assert_current(
@@ -139,26 +131,22 @@ fn a_log_flood_is_cut_at_the_per_event_bound_and_the_hook_succeeds() {
         "logged 200000 lines",
     );
     let info = logged(&unit, "INFO");
-    assert_eq!(
-        info.len(),
-        500,
-        "{:?}",
-        &info[info.len().saturating_sub(3)..]
-    );
-    assert_eq!(info[0], "flood 0");
-    assert_eq!(info[499], "flood 499");
+    assert!(info.len() <= 5, "{} juju-log calls at INFO", info.len());
+    let lines: Vec<&str> = info.iter().flat_map(|m| m.split('\n')).collect();
+    assert_eq!(lines.len(), 10_000);
+    assert_eq!(lines[0], "flood 0");
+    assert_eq!(lines[9_999], "flood 9999");
 }
 
 #[test]
 fn a_log_flood_is_reported_with_one_warning() {
     let unit = unit("log-flood");
-    set_handler_timeout(&unit, 60_000);
-    fast_juju_log(&unit);
+    set_handler_timeout(&unit, 2_000);
     assert_success(&unit.dispatch("install"));
     let warnings = logged(&unit, "WARNING");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        warnings[0].contains("199500 messages (")
+        warnings[0].contains("190000 messages (")
             && warnings[0].contains("MAX_LOG_MESSAGES_PER_EVENT"),
         "{}",
         warnings[0]

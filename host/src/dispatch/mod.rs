@@ -41,7 +41,7 @@ use crate::hook_tools::HookTools;
 use crate::interfaces::ActionInterface;
 use crate::interfaces::{EventStates, ModelInterface, Setup};
 use crate::juju_env::JujuEnv;
-use crate::model::Model;
+use crate::model::{GuestLines, Model};
 use crate::probe::{self, Assessed, Prober};
 use crate::runtime::Runtime;
 use crate::runtime::cache::ComponentId;
@@ -98,6 +98,7 @@ struct EventRun<'c, 'e> {
     tools: Arc<dyn HookTools>,
     prober: &'e Prober,
     machine: Arc<dyn Machine>,
+    guest_lines: Arc<GuestLines>,
     /// The declared directories, given to every handler's instance (opened
     /// only then).
     files: Arc<Preopens>,
@@ -179,6 +180,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             tools,
             prober,
             machine,
+            guest_lines: Arc::default(),
             files: Arc::new(files),
             runtime: None,
             store: loaded.clone(),
@@ -205,6 +207,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             tools: self.tools.clone(),
             prober: self.prober,
             machine: self.machine.clone(),
+            guest_lines: self.guest_lines.clone(),
         })
     }
 

@@ -62,7 +62,7 @@ use crate::bindings::model::LogLevel;
 use crate::charm_dir::CharmDir;
 use crate::context::EventContext;
 use crate::hook_tools::HookTools;
-use crate::model::Model;
+use crate::model::{GuestLines, Model};
 use crate::probe::Prober;
 use crate::status::store::ScopeStore;
 use crate::workload::Machine;
@@ -158,6 +158,9 @@ pub struct Setup<'a> {
     pub prober: &'a Prober,
     /// What the workload calls act on.
     pub machine: Arc<dyn Machine>,
+    /// The guest's log lines not yet sent, kept for the event whatever
+    /// becomes of the instance that logged them.
+    pub guest_lines: Arc<GuestLines>,
 }
 
 /// What the instance that declares the handlers is built from: the charm's

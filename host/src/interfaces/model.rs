@@ -29,7 +29,9 @@ impl Interface for ModelInterface {
     }
 
     fn event(setup: &Setup<'_>) -> Model {
-        for_event(setup.tools.clone(), setup.ctx)
+        let mut model = for_event(setup.tools.clone(), setup.ctx);
+        model.share_guest_lines(setup.guest_lines.clone());
+        model
     }
 
     /// Every tool call fails; outside an event (`inspect`) the model knows
@@ -58,7 +60,9 @@ impl Interface for ModelInterface {
         model
     }
 
-    fn finish(model: Model, _warnings: &mut Vec<String>) -> (Model, ()) {
+    fn finish(mut model: Model, _warnings: &mut Vec<String>) -> (Model, ()) {
+        // The handler's lines reach the unit log before the next handler runs.
+        model.flush_guest_logs();
         (model, ())
     }
 

@@ -77,6 +77,7 @@ fn writes_are_data_until_kept_and_later_handlers_read_what_was_kept() {
         tools: Arc::new(tools),
         prober: &prober,
         machine: Arc::new(SystemMachine::default()),
+        guest_lines: Arc::default(),
     };
     let mut store = ScopeStore::default();
     let mut warnings = Vec::new();

@@ -14,10 +14,11 @@ use std::time::Instant;
 /// are cached, so in practice failures, writes and logs count). Past it, a
 /// call fails with `tool-failed` naming the limit.
 pub const MAX_GUEST_TOOL_CALLS_PER_EVENT: usize = 1000;
-/// Log messages the guest may send per event: each is one `juju-log`
-/// process, so a handler logging in a tight loop would otherwise hold the
-/// hook for minutes. Past it, messages are dropped and counted.
-pub const MAX_LOG_MESSAGES_PER_EVENT: usize = 500;
+/// Log messages the guest may send per event. They are buffered and sent
+/// joined (one `juju-log` per level and handler, or per full argv element),
+/// so the bound is on what the unit log should hold, not on processes.
+/// Past it, messages are dropped and counted.
+pub const MAX_LOG_MESSAGES_PER_EVENT: usize = 10_000;
 /// Log bytes the guest may send per event; past it, messages are dropped.
 pub const MAX_LOG_BYTES_PER_EVENT: usize = 1 << 20;
 /// Relation data (keys and values) one event may leave pending, all bags

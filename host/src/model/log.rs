@@ -2,6 +2,12 @@
 //! nor dropped, and the guest's, within the event's bounds on messages,
 //! bytes and tool calls; past them the guest's are dropped, counted, and
 //! reported once at the end of the event.
+//!
+//! A guest's lines are buffered per level and sent joined, one `juju-log`
+//! per level when the handler ends, when a level's buffer fills one argv
+//! element, or before the host logs a line of its own: each `juju-log` is a
+//! process, and a handler logging in a loop would otherwise spend its
+//! deadline starting them.
 
 use super::Model;
 use super::budget::{
@@ -11,6 +17,7 @@ use super::budget::{
 use super::errors::describe_error;
 use crate::bindings::model::LogLevel;
 use crate::text::argv_text;
+use std::sync::{Arc, Mutex};
 
 /// Which per-event bound made the host drop the guest's messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +43,56 @@ impl LogLimit {
     }
 }
 
+/// The guest's lines not yet sent, per level, each level's lines in the
+/// order logged, and the levels in the order of their first pending line.
+#[derive(Debug, Default)]
+struct LogBuffer {
+    pending: Vec<(LogLevel, String, usize)>,
+}
+
+/// The event's unsent guest lines, shared by every model of the event: a
+/// handler abandoned at its deadline keeps its model, and the host still
+/// sends the lines it logged before it hung.
+#[derive(Debug, Default)]
+pub struct GuestLines(Mutex<LogBuffer>);
+
+impl GuestLines {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LogBuffer> {
+        // A thread that panicked holding it left whole lines: keep them.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl LogBuffer {
+    /// Add `line` at `level`; a level whose joined lines would pass one
+    /// argv element comes back whole to be sent first (with its count).
+    fn push(&mut self, level: LogLevel, line: &str) -> Option<(LogLevel, String, usize)> {
+        let at = self.pending.iter().position(|(l, _, _)| *l == level);
+        let full = match at {
+            Some(i) if self.pending[i].1.len() + 1 + line.len() > MAX_LOG_ARG => {
+                Some(self.pending.remove(i))
+            }
+            _ => None,
+        };
+        match self.pending.iter_mut().find(|(l, _, _)| *l == level) {
+            Some((_, text, count)) => {
+                text.push('\n');
+                text.push_str(line);
+                *count += 1;
+            }
+            None => self.pending.push((level, line.to_string(), 1)),
+        }
+        full
+    }
+
+    /// Every pending level, in order, leaving the buffer empty.
+    fn take(&mut self) -> Vec<(LogLevel, String, usize)> {
+        std::mem::take(&mut self.pending)
+    }
+}
+
 /// What the guest has logged in this event, and dropped.
 #[derive(Debug, Default)]
 pub(super) struct LogAccount {
@@ -49,28 +106,46 @@ pub(super) struct LogAccount {
 }
 
 impl LogAccount {
-    /// Whether a guest message of `len` bytes goes to the log: counted
-    /// (one tool call of `budget` too) if so, counted as dropped if not.
-    fn admit(&mut self, len: usize, budget: &mut Budget) -> bool {
+    /// Whether a guest message of `len` bytes goes to the log: counted if
+    /// so, counted as dropped if not. The tool call is charged when the
+    /// buffer is sent ([`LogAccount::send`]).
+    fn admit(&mut self, len: usize, budget: &Budget) -> bool {
         if self.dropped_by.is_none() {
             self.dropped_by = if self.messages >= MAX_LOG_MESSAGES_PER_EVENT {
                 Some(LogLimit::Messages)
             } else if self.bytes + len > MAX_LOG_BYTES_PER_EVENT {
                 Some(LogLimit::Bytes)
-            } else if budget.charge_tool_call("juju-log").is_err() {
+            } else if budget.tool_calls_spent() {
                 Some(LogLimit::ToolCalls)
             } else {
                 None
             };
         }
         if self.dropped_by.is_some() {
-            self.dropped_messages += 1;
-            self.dropped_bytes += len;
+            self.drop(1, len);
             return false;
         }
         self.messages += 1;
         self.bytes += len;
         true
+    }
+
+    fn drop(&mut self, messages: usize, bytes: usize) {
+        self.dropped_messages += messages;
+        self.dropped_bytes += bytes;
+    }
+
+    /// Whether `count` buffered lines of `bytes` may be sent: one tool call
+    /// of `budget`; past it they are dropped, and so is every later line.
+    fn send(&mut self, count: usize, bytes: usize, budget: &mut Budget) -> bool {
+        if budget.charge_tool_call("juju-log").is_ok() {
+            return true;
+        }
+        self.dropped_by.get_or_insert(LogLimit::ToolCalls);
+        self.messages -= count;
+        self.bytes -= bytes;
+        self.drop(count, bytes);
+        false
     }
 
     /// The warning that says how many messages were dropped, at which
@@ -103,6 +178,13 @@ impl Model {
     /// unit log, and never fails the event. The message may quote guest text
     /// (a handler's error): NUL is replaced, as argv cannot carry it.
     pub fn log(&mut self, level: LogLevel, message: &str) {
+        // The guest's lines so far come first, as they were logged first.
+        self.flush_guest_logs();
+        self.send_log(level, message);
+    }
+
+    /// One `juju-log` call.
+    fn send_log(&mut self, level: LogLevel, message: &str) {
         let message = argv_text(message);
         let message = &message[..message.floor_char_boundary(MAX_LOG_ARG)];
         let args = ["--log-level", level_name(level), "--", message];
@@ -119,8 +201,36 @@ impl Model {
     /// [`Model::report_dropped_logs`].
     pub(super) fn guest_log(&mut self, level: LogLevel, message: &str) {
         let message = &message[..message.floor_char_boundary(MAX_LOG_ARG)];
-        if self.log_account.admit(message.len(), &mut self.budget) {
-            self.log(level, message);
+        if !self.log_account.admit(message.len(), &self.budget) {
+            return;
+        }
+        let full = self.guest_lines.lock().push(level, message);
+        if let Some(full) = full {
+            self.send_guest_lines(full);
+        }
+    }
+
+    /// Send the guest's buffered lines, one `juju-log` per level: at the end
+    /// of each handler, and before any line of the host's own.
+    pub fn flush_guest_logs(&mut self) {
+        let pending = self.guest_lines.lock().take();
+        for pending in pending {
+            self.send_guest_lines(pending);
+        }
+    }
+
+    /// Share the event's unsent guest lines ([`GuestLines`]).
+    pub fn share_guest_lines(&mut self, lines: Arc<GuestLines>) {
+        self.guest_lines = lines;
+    }
+
+    /// One level's joined lines, within the tool-call bound.
+    fn send_guest_lines(&mut self, (level, text, count): (LogLevel, String, usize)) {
+        // Joined with one newline each: the lines' own bytes are what the
+        // per-event bound counted.
+        let bytes = text.len() + 1 - count;
+        if self.log_account.send(count, bytes, &mut self.budget) {
+            self.send_log(level, &text);
         }
     }
 
@@ -128,6 +238,7 @@ impl Model {
     /// event dropped and at which bound; nothing when none were. Called at
     /// the end of the event (and safe to call again: the count restarts).
     pub fn report_dropped_logs(&mut self) {
+        self.flush_guest_logs();
         if let Some(report) = self.log_account.take_drop_report() {
             self.log(LogLevel::Warning, &report);
         }
@@ -143,12 +254,12 @@ mod tests {
 
     #[test]
     fn past_the_message_bound_every_message_is_dropped_and_reported_once() {
-        let (mut account, mut budget) = (LogAccount::default(), Budget::new());
+        let (mut account, budget) = (LogAccount::default(), Budget::new());
         for _ in 0..MAX_LOG_MESSAGES_PER_EVENT {
-            assert!(account.admit(10, &mut budget));
+            assert!(account.admit(10, &budget));
         }
-        assert!(!account.admit(10, &mut budget));
-        assert!(!account.admit(0, &mut budget));
+        assert!(!account.admit(10, &budget));
+        assert!(!account.admit(0, &budget));
         let report = account.take_drop_report().expect("two were dropped");
         assert!(
             report.contains("2 messages (10 bytes)")
@@ -157,21 +268,21 @@ mod tests {
         );
         assert_eq!(account.take_drop_report(), None);
         // Still dropping: a later message is reported again.
-        assert!(!account.admit(1, &mut budget));
+        assert!(!account.admit(1, &budget));
         assert!(account.take_drop_report().is_some());
     }
 
     #[test]
     fn the_first_bound_passed_is_the_one_named() {
-        let (mut account, mut budget) = (LogAccount::default(), Budget::new());
-        assert!(account.admit(MAX_LOG_BYTES_PER_EVENT, &mut budget));
-        assert!(!account.admit(1, &mut budget));
+        let (mut account, budget) = (LogAccount::default(), Budget::new());
+        assert!(account.admit(MAX_LOG_BYTES_PER_EVENT, &budget));
+        assert!(!account.admit(1, &budget));
         let report = account.take_drop_report().unwrap_or_default();
         assert!(report.contains("MAX_LOG_BYTES_PER_EVENT"), "{report}");
 
         let (mut account, mut budget) = (LogAccount::default(), Budget::new());
         while budget.charge_tool_call("config-get").is_ok() {}
-        assert!(!account.admit(1, &mut budget));
+        assert!(!account.admit(1, &budget));
         let report = account.take_drop_report().unwrap_or_default();
         assert!(
             report.contains("MAX_GUEST_TOOL_CALLS_PER_EVENT"),
@@ -180,15 +291,63 @@ mod tests {
     }
 
     #[test]
-    fn a_logged_message_is_one_guest_tool_call() {
+    fn a_sent_buffer_is_one_guest_tool_call_and_past_the_bound_is_dropped() {
         let (mut account, mut budget) = (LogAccount::default(), Budget::new());
         for _ in 0..MAX_GUEST_TOOL_CALLS_PER_EVENT - 1 {
             budget.charge_tool_call("config-get").unwrap();
         }
-        assert!(account.admit(1, &mut budget));
+        // Two levels' lines admitted while one call is left.
+        assert!(account.admit(3, &budget) && account.admit(4, &budget));
+        assert!(account.admit(5, &budget));
+        assert!(account.send(2, 7, &mut budget));
         assert!(budget.tool_calls_spent());
         // Nothing dropped: nothing to report.
         assert_eq!(account.take_drop_report(), None);
+        // The second level's buffer finds the bound spent: dropped.
+        assert!(!account.send(1, 5, &mut budget));
+        assert!(!account.admit(1, &budget));
+        let report = account.take_drop_report().unwrap_or_default();
+        assert!(
+            report.contains("2 messages (6 bytes)") && report.contains("MAX_GUEST_TOOL_CALLS"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn lines_are_sent_joined_per_level_in_order_before_the_hosts_own() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        Host::log(&mut m, LogLevel::Info, "a".into());
+        Host::log(&mut m, LogLevel::Debug, "b".into());
+        Host::log(&mut m, LogLevel::Info, "c".into());
+        assert!(tool_calls(&calls, "juju-log").is_empty(), "buffered");
+        Model::log(&mut m, LogLevel::Error, "host");
+        Host::log(&mut m, LogLevel::Warning, "d".into());
+        m.flush_guest_logs();
+        m.flush_guest_logs();
+        assert_eq!(
+            tool_calls(&calls, "juju-log"),
+            [
+                ["--log-level", "INFO", "--", "a\nc"],
+                ["--log-level", "DEBUG", "--", "b"],
+                ["--log-level", "ERROR", "--", "host"],
+                ["--log-level", "WARNING", "--", "d"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_level_that_fills_one_argv_element_is_sent_at_once() {
+        let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
+        let half = "x".repeat(MAX_LOG_ARG / 2);
+        for _ in 0..3 {
+            Host::log(&mut m, LogLevel::Info, half.clone());
+        }
+        // The third would not fit beside the first two.
+        let logs = tool_calls(&calls, "juju-log");
+        assert_eq!(logs.len(), 1);
+        assert_eq!(logs[0][3], format!("{half}\n{half}"));
+        m.flush_guest_logs();
+        assert_eq!(tool_calls(&calls, "juju-log")[1][3], half);
     }
 
     #[test]
@@ -224,14 +383,16 @@ mod tests {
         m.report_dropped_logs();
         m.report_dropped_logs();
         let logs = tool_calls(&calls, "juju-log");
-        assert_eq!(logs.len(), MAX_LOG_MESSAGES_PER_EVENT + 2);
-        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT - 1][3], "line 499");
-        assert_eq!(logs[MAX_LOG_MESSAGES_PER_EVENT][3], "host error");
-        let report = &logs[MAX_LOG_MESSAGES_PER_EVENT + 1];
+        assert_eq!(logs.len(), 3);
+        let lines: Vec<&str> = logs[0][3].split('\n').collect();
+        assert_eq!(lines.len(), MAX_LOG_MESSAGES_PER_EVENT);
+        assert_eq!(lines[MAX_LOG_MESSAGES_PER_EVENT - 1], "line 9999");
+        assert_eq!(logs[1][3], "host error");
+        let report = &logs[2];
         assert_eq!(report[1], "WARNING");
         assert!(
             report[3].contains("7 messages (")
-                && report[3].contains("500 messages per event (MAX_LOG_MESSAGES_PER_EVENT)"),
+                && report[3].contains("10000 messages per event (MAX_LOG_MESSAGES_PER_EVENT)"),
             "{}",
             report[3]
         );

@@ -52,6 +52,7 @@ pub use budget::{
 };
 pub use errors::describe_error;
 pub use facts::{EventFacts, Identity};
+pub use log::GuestLines;
 pub use names::{MAX_NAME, is_app_name, is_unit_name};
 
 #[cfg(test)]
@@ -75,6 +76,7 @@ pub struct Model {
     transaction: Transaction,
     budget: Budget,
     log_account: LogAccount,
+    guest_lines: Arc<GuestLines>,
     /// A handler called `reboot(now)` and Juju took it: the event stops
     /// and keeps nothing (see [`Model::rebooting_now`]).
     rebooting_now: bool,
@@ -90,6 +92,7 @@ impl Model {
             transaction: Transaction::default(),
             budget: Budget::new(),
             log_account: LogAccount::default(),
+            guest_lines: Arc::default(),
             rebooting_now: false,
         }
     }

@@ -49,10 +49,10 @@ impl SimTools {
                 .unwrap_or("INFO")
                 .to_uppercase()
         };
-        state
-            .last_event
-            .log
-            .push(format!("{level} {}", a.positional.join(" ")));
+        // One entry per line: the host sends a handler's lines joined.
+        let message = a.positional.join(" ");
+        let log = &mut state.last_event.log;
+        log.extend(message.split('\n').map(|line| format!("{level} {line}")));
         Ok(ToolOutput::ok(Vec::new()))
     }
 

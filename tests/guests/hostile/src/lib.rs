@@ -158,7 +158,9 @@ fn hostile(event: &Event) -> Outcome {
         }
         // deadlines over blocking host calls
         "sleep" => {
-            // A WASI poll that blocks inside the host, far past any deadline.
+            // A WASI poll that blocks inside the host, far past any deadline;
+            // the line logged before it must still reach the unit log.
+            wasm_charm::log::info("going to sleep");
             std::thread::sleep(std::time::Duration::from_secs(3600));
             Ok(Some(Status::active("woke up")))
         }
