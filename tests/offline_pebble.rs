@@ -32,9 +32,19 @@ fn files_pushed_are_kept_and_pulled_back_from_the_state() {
         "{out}"
     );
     assert!(out.contains("unit: active \"Serving\""), "{out}");
+    // Kept with its mode and the owner the push named.
     let pushed = doc(&state)["containers"]["web"]["files"][CONFIG_FILE].clone();
     assert!(
-        pushed.as_str().unwrap().contains("port = 8080\n"),
+        pushed["content"]
+            .as_str()
+            .unwrap()
+            .contains("port = 8080\n"),
+        "{pushed}"
+    );
+    assert_eq!(pushed["permissions"], "640", "{pushed}");
+    assert_eq!(
+        pushed["owner"],
+        json!({"user-id": 584792, "group-id": 584792}),
         "{pushed}"
     );
     // The socket lives only while the event runs.
@@ -92,7 +102,10 @@ fn exec_answers_the_scripted_outcome() {
         "{out}"
     );
     assert!(
-        out.contains("pebble web: exec web-server --check /etc/web/web.conf\n"),
+        out.contains(
+            "pebble web: exec web-server --check /etc/web/web.conf [env LANG=C.UTF-8, dir /, \
+             user-id 584792, group-id 584792]\n"
+        ),
         "{out}"
     );
     // Kept from run to run until edited; a timeout as Pebble reports one.
@@ -161,7 +174,7 @@ fn a_container_or_command_the_charm_lacks_is_refused() {
         ),
         (
             "containers:\n  web:\n    exec: {reload: {exit: 1}}\n",
-            "`containers.web.exec.reload`: the charm's wasm-charm.yaml declares no command `reload` for container web (declared: check-config)",
+            "`containers.web.exec.reload`: the charm's wasm-charm.yaml declares no command `reload` for container web (declared: check-config, validate-config)",
         ),
         (
             "containers:\n  web:\n    files: {etc/x: a}\n",

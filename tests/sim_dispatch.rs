@@ -235,7 +235,7 @@ fn a_containers_simulated_pebble_serves_the_dispatch_process() {
     );
     assert!(out.contains("unit status: active \"Serving\""), "{out}");
     let s = state(&st);
-    let conf = s["containers"]["web"]["files"]["/etc/web/web.conf"].as_str();
+    let conf = s["containers"]["web"]["files"]["/etc/web/web.conf"]["content"].as_str();
     assert!(conf.is_some_and(|c| c.contains("port = 8080\n")), "{s:#}");
     // The socket lives only while the event runs.
     let socket = dir

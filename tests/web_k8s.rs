@@ -6,7 +6,9 @@
 //! `WASM_CHARM_ROOT=<root>`. It runs the layer's service as a real process:
 //! the image's `web-server`, here tests/web-k8s-fixtures/web-server
 //! (Python), found on its PATH, reading the container's files under its
-//! root.
+//! root. The process mode reports no Pebble notices, so the workload's
+//! reload notice is shown by the harness tests (examples/web-k8s/tests) and
+//! the scenario (tests/scenarios/web-k8s.yaml) instead.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 #[path = "support/sim_pebble.rs"]
@@ -17,6 +19,7 @@ use serde_json::{Value, json};
 use sim_pebble::{SimPebble, alive};
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::{Unit, assert_success, copy_charm, packed, workspace_root};
@@ -35,11 +38,13 @@ struct Pod {
 
 impl Pod {
     /// A pod whose container is not up: nothing listens on the socket.
+    /// Its root is open to every user, as a container's `/` is: the server's
+    /// user reaches the image's `web-server` and the container's files.
     fn new() -> Pod {
-        Pod {
-            root: tempfile::tempdir().expect("temp dir"),
-            pebble: None,
-        }
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("open the pod's root");
+        Pod { root, pebble: None }
     }
 
     fn root(&self) -> &Path {
@@ -60,7 +65,6 @@ impl Pod {
     /// with the container's root, for the service and any exec alike (an
     /// exec gets only PATH of Pebble's environment).
     fn start_pebble(&mut self) {
-        use std::os::unix::fs::PermissionsExt as _;
         let bin = self.root().join("image-bin");
         std::fs::create_dir_all(&bin).expect("create the image's bin");
         let wrapper = bin.join("web-server");
@@ -134,6 +138,21 @@ fn wait_dead(pid: u32) {
     }
 }
 
+/// The user and group the server's files and commands get: the image's
+/// `_daemon_` (584792) when the simulated Pebble may give them away, since
+/// it runs as root; as anyone else it accepts the owner and ignores it, so
+/// they are the test's own.
+fn server_ids() -> (u32, u32) {
+    // SAFETY: geteuid(2) and getegid(2) read this process's ids; they
+    // cannot fail.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if uid == 0 {
+        (584_792, 584_792)
+    } else {
+        (uid, gid)
+    }
+}
+
 /// A port nothing listens on now (the kernel's choice, released at once).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -160,6 +179,22 @@ fn get(port: u16, path: &str) -> String {
             }
         }
         assert!(Instant::now() < until, "nothing answers on port {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Wait until the server on `port` answers `want` on `/`.
+fn serves(port: u16, want: &str) {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = get(port, "/");
+        if got == want {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "port {port} serves {got:?}, not {want:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -338,18 +373,75 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     assert!(alive(pid));
     assert_eq!(status(&unit), active());
 
-    // A new greeting: pushed again, and the server restarted to read it.
-    unit.update_state(|s| s["config"]["greeting"] = json!("Bonjour"));
+    // The directory and file are the server's: its user and group (see
+    // `server_ids` for what the simulated Pebble does with an owner), the
+    // file readable by them only. (The simulated Pebble does not apply
+    // make-dir's permissions, so the directory's mode is not checked.)
+    let (uid, gid) = server_ids();
+    for path in [conf.parent().expect("/etc/web"), conf.as_path()] {
+        let meta = std::fs::metadata(path).expect("the pushed file and its directory");
+        assert_eq!((meta.uid(), meta.gid()), (uid, gid), "{}", path.display());
+    }
+    let mode = std::fs::metadata(&conf).expect("the pushed file").mode();
+    assert_eq!(mode & 0o777, 0o640);
+
+    // A new greeting, in any language: the server checks the new file (in
+    // the UTF-8 locale the charm gives it: in its image's ASCII one it
+    // would refuse it), and reads it again on SIGHUP: the same process
+    // serves it.
+    unit.update_state(|s| s["config"]["greeting"] = json!("Grüß dich"));
     dispatch(&unit, &pod, "hooks/config-changed", &[]);
     assert_eq!(
         std::fs::read_to_string(&conf).expect("the pushed file"),
-        config_file(port, "Bonjour")
+        config_file(port, "Grüß dich")
     );
+    serves(port, "Grüß dich\n");
+    assert_eq!(pod.server_pid(), Some(pid));
+    assert!(alive(pid));
+    assert_eq!(status(&unit), active());
+    assert!(
+        unit.debug_log()
+            .contains("reloading web (SIGHUP): /etc/web/web.conf changed"),
+        "{}",
+        unit.debug_log()
+    );
+
+    // A new port: the server must listen elsewhere, so it is restarted.
+    let port = free_port();
+    unit.update_state(|s| s["config"]["port"] = json!(port));
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
     wait_dead(pid);
     let pid = pod.server_pid().expect("the restarted server's pid");
     assert!(alive(pid));
-    assert_eq!(get(port, "/"), "Bonjour\n");
+    assert_eq!(get(port, "/"), "Grüß dich\n");
+    pod.check_is("up");
     assert_eq!(status(&unit), active());
+
+    // A port the server's user may not listen on: the server, run as that
+    // user with the new file on its stdin, refuses it (its words came on
+    // stderr); the unit is blocked with them, the old file stays and the
+    // server serves on.
+    unit.update_state(|s| s["config"]["port"] = json!(80));
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(
+        status(&unit),
+        (
+            "blocked".to_string(),
+            format!(
+                "web-server refuses the configuration: web-server: <stdin>: port 80: \
+                 only root may listen below 1024 (uid {uid})"
+            )
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&conf).expect("the kept file"),
+        config_file(port, "Grüß dich")
+    );
+    assert_eq!(pod.server_pid(), Some(pid));
+    unit.update_state(|s| s["config"]["port"] = json!(port));
+    dispatch(&unit, &pod, "hooks/config-changed", &[]);
+    assert_eq!(status(&unit), active());
+    assert_eq!(pod.server_pid(), Some(pid));
 
     // The server dies: Pebble's check fails, and check-failed (no handler
     // decides anything) shows it at once, within the grace period as
@@ -422,7 +514,7 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     assert_eq!(status(&unit), active());
     assert_eq!(pod.server_pid(), Some(pid));
     assert!(alive(pid));
-    assert_eq!(get(port, "/"), "Bonjour\n");
+    assert_eq!(get(port, "/"), "Grüß dich\n");
 
     // The check-config action: the server, run in the container through
     // Pebble's exec of the declared command, reads its file back.
@@ -431,12 +523,12 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     assert!(state["action-failed"].is_null(), "{state:#}");
     assert_eq!(
         state["action-results"]["output"],
-        json!(format!("greeting = Bonjour\nport = {port}\n"))
+        json!(format!("greeting = Grüß dich\nport = {port}\n"))
     );
     // Someone broke the file in the container: the action fails with the
     // server's words; the next config-changed finds the bytes differ,
     // pushes the file again and restarts the server.
-    std::fs::write(&conf, "greeting = Bonjour\n").expect("break the file");
+    std::fs::write(&conf, "greeting = Grüß dich\n").expect("break the file");
     dispatch(&unit, &pod, "actions/check-config", CHECK_CONFIG);
     assert_eq!(
         unit.state()["action-failed"],
@@ -447,7 +539,7 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     dispatch(&unit, &pod, "hooks/config-changed", &[]);
     assert_eq!(
         std::fs::read_to_string(&conf).expect("the pushed file"),
-        config_file(port, "Bonjour")
+        config_file(port, "Grüß dich")
     );
     wait_dead(pid);
     assert!(pod.server_pid().is_some_and(alive));

@@ -3,16 +3,21 @@
 //! through Pebble, as ops charms do.
 //!
 //! The workload is a `web-server` executable of the `web-image` resource: it
-//! reads `/etc/web/web.conf` (the port and a greeting) and answers the
-//! greeting on `/` and `ok` on `/healthz`.
+//! reads `/etc/web/web.conf` (the port and a greeting), answers the greeting
+//! on `/` and `ok` on `/healthz`, and reads its file again on SIGHUP.
 //!
-//! * `web` (install, start, upgrade-charm, config-changed, `web-pebble-ready`):
-//!   renders the configuration file from the config, pushes it into the
-//!   container when its bytes differ from what is there, adds the layer
+//! * `web` (install, start, upgrade-charm, config-changed, `web-pebble-ready`,
+//!   `web-pebble-custom-notice`): renders the configuration file from the
+//!   config; when its bytes differ from what the container has, has the
+//!   server check it first (the declared command `validate-config`, the
+//!   text on its stdin, run as the server runs), then pushes it into a
+//!   directory made for it, both owned by the server's user. Adds the layer
 //!   (service `web` running the server, check `alive` on `/healthz`) and
-//!   replans; restarts the server when the file changed under a running
-//!   server. While Pebble does not answer (the container is not up yet)
-//!   there is nothing to do: the probes say the unit waits for it.
+//!   replans. Under a running server, a new port restarts it; a new greeting
+//!   only needs a SIGHUP, as does the workload's notice
+//!   `example.com/web-server/reload`. While Pebble does not answer (the
+//!   container is not up yet) there is nothing to do: the probes say the
+//!   unit waits for it.
 //! * `checks` (`web-pebble-check-failed`, `-recovered`): logs. Readiness is
 //!   the host's probes' (`web-alive`, `web-service` in wasm-charm.yaml),
 //!   which run at every event, these included: nothing to decide here.
@@ -22,11 +27,13 @@
 //!   declared command, what it reads in its file.
 
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use wasm_charm::pebble::{
-    AddLayerOptions, ApiErrorKind, Check, CheckLevel, HttpCheck, Layer, PebbleError, PushOptions,
-    Service, ServiceAction, ServiceStartup,
+    AddLayerOptions, ApiErrorKind, Check, CheckLevel, ExecOptions, HttpCheck, Layer,
+    MakeDirOptions, PebbleError, PushOptions, Service, ServiceAction, ServiceStartup,
 };
 use wasm_charm::prelude::*;
+use wasm_charm::workload::Exit;
 
 fn charm() -> Charm {
     Charm::new()
@@ -36,7 +43,8 @@ fn charm() -> Charm {
                 | On::start()
                 | On::upgrade_charm()
                 | On::config_changed()
-                | On::pebble_ready(CONTAINER),
+                | On::pebble_ready(CONTAINER)
+                | On::pebble_custom_notice(CONTAINER),
             configure,
         )
         .observe(
@@ -60,13 +68,49 @@ const CONTAINER: &str = "web";
 const SERVICE: &str = "web";
 /// The Pebble check on the server's health endpoint.
 const ALIVE: &str = "alive";
-/// The server's configuration file, in the container.
+/// The server's configuration directory and file, in the container.
+const CONFIG_DIR: &str = "/etc/web";
 const CONFIG_FILE: &str = "/etc/web/web.conf";
 /// The relation on which the server is offered.
 const WEBSITE: &str = "website";
-/// The declared command (wasm-charm.yaml `workload.containers.web.commands`)
-/// with which the server reads its file back.
+/// The declared commands (wasm-charm.yaml `workload.containers.web.commands`):
+/// the server reads its file back, or checks a configuration given on stdin.
 const CHECK_CONFIG: &str = "check-config";
+const VALIDATE_CONFIG: &str = "validate-config";
+/// The custom notice with which the workload asks for a reload (`pebble
+/// notify example.com/web-server/reload reason=…` in the container, after
+/// a job there renewed something the server reads).
+const RELOAD_NOTICE: &str = "example.com/web-server/reload";
+/// The signal on which the server reads its file again.
+const RELOAD_SIGNAL: &str = "SIGHUP";
+/// The user and group the server runs as: `_daemon_` (584792), the one
+/// rocks run their services as. By id, as the image may not name it.
+const SERVER_ID: u32 = 584_792;
+/// The server's working directory: `/` (an exec would otherwise start in
+/// the user's home directory, which `_daemon_` need not have).
+const SERVER_DIR: &str = "/";
+
+/// The server's environment, the same for the service and for the
+/// commands that read its configuration: a UTF-8 locale, since a greeting
+/// may be any line of text and the server reads its file in its locale's
+/// encoding.
+fn server_environment() -> BTreeMap<String, String> {
+    [("LANG".to_string(), "C.UTF-8".to_string())].into()
+}
+
+/// Run a declared command as the server runs (its user, group, environment
+/// and working directory), so that it reads what the server would read.
+fn as_the_server(stdin: &str, combine_stderr: bool) -> ExecOptions {
+    ExecOptions {
+        environment: server_environment(),
+        working_dir: Some(SERVER_DIR.to_string()),
+        user_id: Some(SERVER_ID),
+        group_id: Some(SERVER_ID),
+        stdin: stdin.as_bytes().to_vec(),
+        combine_stderr,
+        ..Default::default()
+    }
+}
 
 /// The options of config.yaml.
 #[derive(Deserialize)]
@@ -96,14 +140,19 @@ impl Wanted {
         )
     }
 
-    /// The charm's Pebble layer: the server as service `web`, started with
-    /// the pod and restarted by Pebble when its check fails; check `alive`
-    /// asks `/healthz` on the configured port.
+    /// The charm's Pebble layer: the server as service `web`, run as its
+    /// user in its environment, started with the pod and restarted by
+    /// Pebble when its check fails; check `alive` asks `/healthz` on the
+    /// configured port.
     fn layer(&self) -> Layer {
         let server = Service {
             summary: "the web server".into(),
             command: format!("web-server --config {CONFIG_FILE}"),
             startup: Some(ServiceStartup::Enabled),
+            environment: server_environment(),
+            user_id: Some(SERVER_ID),
+            group_id: Some(SERVER_ID),
+            working_dir: SERVER_DIR.into(),
             on_check_failure: [(ALIVE.to_string(), ServiceAction::Restart)].into(),
             ..Default::default()
         };
@@ -145,6 +194,14 @@ fn check(config: Config) -> Result<Wanted, String> {
     Ok(Wanted { port, greeting })
 }
 
+/// The port a configuration file the charm wrote names, if it names one.
+fn port_of(file: &[u8]) -> Option<u16> {
+    String::from_utf8_lossy(file).lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "port").then(|| value.trim().parse().ok())?
+    })
+}
+
 /// The checked config, or the blocked status saying what is wrong with it.
 fn configured() -> Result<Result<Wanted, Status>, Error> {
     let config: Config = model::load_config()?;
@@ -155,11 +212,23 @@ fn pebble_error(e: PebbleError, what: &str) -> Error {
     Error::from(e).context(what.to_string())
 }
 
+/// What a running server needs once its file is what the config asks.
+#[derive(Debug, PartialEq)]
+enum Change {
+    /// The file is as it was.
+    None,
+    /// Only what the server reads again on SIGHUP changed (the greeting).
+    Reload,
+    /// It must listen elsewhere, or its old file was not the charm's.
+    Restart,
+}
+
 // ---------------------------------------------------------------------------
 // The handlers.
 
 /// Bring the container to what the config asks: file, layer, running server.
-fn configure(_event: &Event) -> Outcome {
+fn configure(event: &Event) -> Outcome {
+    let reload_asked = reload_asked(event)?;
     let wanted = match configured()? {
         Ok(wanted) => wanted,
         // What runs keeps running with the file it has.
@@ -170,7 +239,11 @@ fn configure(_event: &Event) -> Outcome {
         // `web-pebble-ready` comes; meanwhile the probes wait for Pebble.
         return Ok(None);
     }
-    let changed = push_config(&web, &wanted)?;
+    let change = match push_config(&web, &wanted)? {
+        Ok(change) => change,
+        // The server keeps the file it has, and runs on with it.
+        Err(refused) => return Ok(Some(refused)),
+    };
     let was_running = web
         .get_services(&[SERVICE])
         .map_err(|e| pebble_error(e, "cannot read the services of web"))?
@@ -178,37 +251,122 @@ fn configure(_event: &Event) -> Outcome {
         .any(|s| s.is_running());
     web.add_layer(SERVICE, &wanted.layer(), AddLayerOptions { combine: true })
         .map_err(|e| pebble_error(e, "cannot add the web layer"))?;
-    // Starts the server if it is not running; restarts it if its service's
-    // definition changed (a new charm revision's layer).
+    // Starts the server if it is not running (it reads the new file then);
+    // restarts it if its service's definition changed (a new charm
+    // revision's layer).
     web.replan()
         .map_err(|e| pebble_error(e, "cannot replan web"))?;
-    if changed && was_running {
-        log::info(format!("restarting {SERVICE}: {CONFIG_FILE} changed"));
-        web.restart(&[SERVICE])
-            .map_err(|e| pebble_error(e, "cannot restart web"))?;
+    if !was_running {
+        return Ok(None);
+    }
+    match change {
+        Change::Restart => {
+            log::info(format!("restarting {SERVICE}: its port changed"));
+            web.restart(&[SERVICE])
+                .map_err(|e| pebble_error(e, "cannot restart web"))?;
+        }
+        Change::Reload => reload(&web, &format!("{CONFIG_FILE} changed"))?,
+        Change::None if reload_asked => reload(&web, "the workload asked")?,
+        Change::None => {}
     }
     Ok(None)
 }
 
-/// Push the configuration file for `wanted` unless the container has exactly
-/// it already: whether it changed.
-fn push_config(web: &pebble::Container, wanted: &Wanted) -> Result<bool, Error> {
-    let text = wanted.render();
-    match web.pull(CONFIG_FILE) {
-        Ok(old) if old == text.as_bytes() => return Ok(false),
-        Ok(_) => {}
-        Err(e) if e.kind() == Some(ApiErrorKind::NotFound) => {}
-        Err(e) => return Err(pebble_error(e, &format!("cannot read {CONFIG_FILE}"))),
+/// Whether `event` is the workload's notice asking for a reload; its
+/// reason (the notice's data) is logged. Other notices are not the
+/// charm's: the handler only makes sure the container is as the config
+/// asks.
+fn reload_asked(event: &Event) -> Result<bool, Error> {
+    let Event::PebbleCustomNotice(n) = event else {
+        return Ok(false);
+    };
+    if n.key != RELOAD_NOTICE {
+        log::debug(format!(
+            "notice {} of {}: not the charm's",
+            n.key, n.container
+        ));
+        return Ok(false);
     }
-    let options = PushOptions {
-        make_dirs: true,
-        permissions: Some(0o644),
+    let notice = n
+        .notice()
+        .map_err(|e| pebble_error(e, &format!("cannot read notice {} of web", n.id)))?;
+    let reason = notice.data("reason").unwrap_or("no reason given");
+    log::info(format!(
+        "the workload asks for a reload ({reason}; notice {}, {} times)",
+        notice.id, notice.occurrences
+    ));
+    Ok(true)
+}
+
+/// Have the running server read its file again.
+fn reload(web: &pebble::Container, why: &str) -> Result<(), Error> {
+    log::info(format!("reloading {SERVICE} ({RELOAD_SIGNAL}): {why}"));
+    web.send_signal(RELOAD_SIGNAL, &[SERVICE])
+        .map_err(|e| pebble_error(e, &format!("cannot send {RELOAD_SIGNAL} to web")))
+}
+
+/// Push the configuration file for `wanted` unless the container has exactly
+/// it already, once the server accepts it: what a running server needs, or
+/// the blocked status saying why the server refuses it.
+fn push_config(web: &pebble::Container, wanted: &Wanted) -> Result<Result<Change, Status>, Error> {
+    let text = wanted.render();
+    let change = match web.pull(CONFIG_FILE) {
+        Ok(old) if old == text.as_bytes() => return Ok(Ok(Change::None)),
+        Ok(old) if port_of(&old) == Some(wanted.port) => Change::Reload,
+        Ok(_) => Change::Restart,
+        Err(e) if e.kind() == Some(ApiErrorKind::NotFound) => Change::Restart,
+        Err(e) => return Err(pebble_error(e, &format!("cannot read {CONFIG_FILE}"))),
+    };
+    if let Err(refused) = validate(web, &text)? {
+        return Ok(Err(refused));
+    }
+    // The server's own directory and file: it may read them, others not.
+    let dir = MakeDirOptions {
+        make_parents: true,
+        permissions: Some(0o750),
+        user_id: Some(SERVER_ID),
+        group_id: Some(SERVER_ID),
         ..Default::default()
     };
-    web.push(CONFIG_FILE, &text, options)
+    web.make_dir(CONFIG_DIR, dir)
+        .map_err(|e| pebble_error(e, &format!("cannot make {CONFIG_DIR}")))?;
+    let file = PushOptions {
+        permissions: Some(0o640),
+        user_id: Some(SERVER_ID),
+        group_id: Some(SERVER_ID),
+        ..Default::default()
+    };
+    web.push(CONFIG_FILE, &text, file)
         .map_err(|e| pebble_error(e, &format!("cannot write {CONFIG_FILE}")))?;
     log::info(format!("pushed {CONFIG_FILE} (port {})", wanted.port));
-    Ok(true)
+    Ok(Ok(change))
+}
+
+/// Have the server check `text` before it replaces its file: the declared
+/// command `validate-config` reads it on stdin, as the server would run,
+/// with its complaints (stderr) in its output. Refused: blocked, with the
+/// server's first words; the whole output in the log.
+fn validate(web: &pebble::Container, text: &str) -> Result<Result<(), Status>, Error> {
+    let output = web
+        .exec_with(VALIDATE_CONFIG, &[], &as_the_server(text, true))
+        .map_err(|e| pebble_error(e, &format!("cannot run {VALIDATE_CONFIG} in web")))?;
+    if output.success() {
+        return Ok(Ok(()));
+    }
+    let said = output.stdout_text();
+    let said = said.trim();
+    let how = match output.exit {
+        Exit::Code(code) => format!("exit {code}"),
+        Exit::Signal(signal) => format!("killed by signal {signal}"),
+        Exit::TimedOut => "timed out".to_string(),
+    };
+    log::warning(format!(
+        "web-server refuses the new {CONFIG_FILE} ({how}); the old one stays: {said}"
+    ));
+    let first = said.lines().next().unwrap_or("no reason given");
+    Ok(Err(Status::blocked(format!(
+        "web-server refuses the configuration: {first}"
+    ))))
 }
 
 /// A check of the container failed or recovered: the probes judge it at
@@ -242,11 +400,11 @@ fn website(_event: &Event) -> Outcome {
     Ok(None)
 }
 
-/// The `check-config` action: the server reads its file back.
+/// The `check-config` action: the server reads its file back, as it runs.
 fn check_config(_event: &Event) -> Outcome {
     let web = pebble::get_container(CONTAINER);
     let output = web
-        .exec(CHECK_CONFIG, &[])
+        .exec_with(CHECK_CONFIG, &[], &as_the_server("", false))
         .map_err(|e| pebble_error(e, &format!("cannot run {CHECK_CONFIG} in web")))?;
     action::set_results([("output", output.stdout_text())])?;
     if !output.success() {
@@ -292,9 +450,22 @@ mod tests {
             "    level: alive\n",
             "      url: http://localhost:9000/healthz\n",
             "    override: replace\n",
+            "    user-id: 584792\n",
+            "    group-id: 584792\n",
+            "      LANG: C.UTF-8\n",
+            "    working-dir: /\n",
         ] {
             assert!(layer.contains(line), "{line:?} in\n{layer}");
         }
+    }
+
+    #[test]
+    fn the_port_is_read_back_from_a_file_the_charm_wrote() {
+        let wanted = check(config(9000, "Hi")).expect("usable");
+        assert_eq!(port_of(wanted.render().as_bytes()), Some(9000));
+        assert_eq!(port_of(b"greeting = port = 1\n"), None);
+        assert_eq!(port_of(b"port = many\n"), None);
+        assert_eq!(port_of(b""), None);
     }
 
     #[test]
