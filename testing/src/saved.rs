@@ -139,7 +139,7 @@ pub(crate) fn file_text(file: &Value) -> Option<String> {
 }
 
 fn unhex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())
