@@ -12,7 +12,8 @@
 //! the probes and Pebble share) and [`status_kind`] are leaves below them.
 //! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
 //! and zip it, read what it is made of, start a new one; [`record`] keeps a
-//! unit's events and [`replay`] runs them again.
+//! unit's events and [`replay`] runs them again; [`serve`] answers test
+//! harnesses with the simulator, over JSON lines.
 
 pub mod action;
 pub mod actions;
@@ -41,6 +42,7 @@ pub mod replay;
 pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
+pub mod serve;
 pub mod show;
 pub mod status;
 pub mod status_kind;

@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wasm_charm_host::{init, inspect, juju, offline, pack, replay, scenario};
+use wasm_charm_host::{init, inspect, juju, offline, pack, replay, scenario, serve};
 
 #[derive(Parser)]
 #[command(name = "wasm-charm", version, about, long_about = None)]
@@ -98,6 +98,12 @@ enum Command {
     /// Exit 0 when every event did the same, 1 when any differs, 2 for a
     /// recording or arguments that cannot be used.
     Replay(replay::ReplayArgs),
+    /// Serve the simulator to a test harness: JSON requests on stdin, one
+    /// per line, and one JSON response line each on stdout, after a hello
+    /// line naming the protocol and its version; until stdin closes.
+    ///
+    /// The protocol: docs/harness-protocol.md in the wasm-charm repository.
+    Serve,
     /// Fill the compiled-artifact cache of a charm directory ahead of the first event.
     Precompile {
         /// The charm directory.
@@ -204,6 +210,7 @@ fn main() -> ExitCode {
         }),
         Command::Inspect { path } => inspect::main(&path),
         Command::Init { dir, name, sdk } => init::main(&dir, name.as_deref(), sdk.as_deref()),
+        Command::Serve => serve::main(),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)

@@ -1,19 +1,15 @@
-//! A charm under test: packed once per test process, then run event by
-//! event through the host's `offline::execute`.
+//! A charm under test: packed by `wasm-charm` once per test process, then
+//! run event by event through `wasm-charm serve`.
 
 use crate::error::Error;
 use crate::event::Event;
-use crate::outcome::{Handler, Outcome};
+use crate::outcome::Outcome;
+use crate::reply::Reply;
 use crate::state::State;
-use std::collections::{BTreeMap, HashMap};
+use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use wasm_charm_host::charm_dir::{CharmDir, StoreChoice};
-use wasm_charm_host::offline::sim::LastEvent;
-use wasm_charm_host::offline::state_file::StateFile;
-use wasm_charm_host::offline::{self, KeyValue, UsageError};
-use wasm_charm_host::probe::{self, ProbeSpec};
-use wasm_charm_host::status::store::Target;
 
 /// A packed charm: its directory, as `wasm-charm pack` assembles it.
 ///
@@ -28,16 +24,11 @@ use wasm_charm_host::status::store::Target;
 pub struct Charm {
     dir: PathBuf,
     name: String,
-    juju_store: bool,
-    /// The declared probes: which gate is the manifest's until a handler
-    /// chooses.
-    probes: BTreeMap<String, ProbeSpec>,
 }
 
-/// The charm directories packed by this process, by project directory: a
-/// failed pack is remembered too, so every test shows its error without
-/// building again.
-type Packed = HashMap<PathBuf, Result<PathBuf, String>>;
+/// The charms packed by this process, by project directory: a failed pack
+/// is remembered too, so every test shows its error without building again.
+type Packed = HashMap<PathBuf, Result<Charm, Error>>;
 
 fn packed() -> &'static Mutex<Packed> {
     static PACKED: OnceLock<Mutex<Packed>> = OnceLock::new();
@@ -47,15 +38,14 @@ fn packed() -> &'static Mutex<Packed> {
 impl Charm {
     /// Pack the charm project at `project` (a Cargo package with a
     /// metadata.yaml: `env!("CARGO_MANIFEST_DIR")` in the project's own
-    /// tests) with the host's `pack`, once per test process.
+    /// tests) with `wasm-charm`, once per test process.
     ///
-    /// The component is built for wasm32-wasip2 in
-    /// `<target dir>/wasm-guests` (`$CARGO_TARGET_DIR`, else the workspace's
-    /// `target`): the `cargo test` that runs this holds its own target
-    /// directory. The charm directory goes to
-    /// `<target dir>/wasm-charm-testing/<pid>/<name>`, without `dispatch`
-    /// (events run in the test process); those of test processes that
-    /// ended are removed.
+    /// It is packed as `wasm-charm run <project>` packs it, into
+    /// `<project>/target/wasm-charm/<name>`, again only when the component
+    /// or a charm file changed; the component is built for wasm32-wasip2
+    /// where `wasm-charm pack` builds it (`$CARGO_TARGET_DIR`, else the
+    /// project's workspace's `target`), so one change costs one guest build
+    /// whichever of them runs first.
     ///
     /// # Panics
     /// When the project cannot be packed, with the reason (cargo's own
@@ -74,19 +64,15 @@ impl Charm {
                 project.display()
             ))
         })?;
+        // Held while packing: two tests of the process never pack one
+        // project into one directory at once.
         let mut packed = packed().lock().unwrap_or_else(|p| p.into_inner());
-        let dir = match packed.get(&project) {
-            Some(done) => done.clone(),
-            None => {
-                let done = pack(&project).map_err(|e| {
-                    format!("cannot pack the charm project {}: {e}", project.display())
-                });
-                packed.insert(project.clone(), done.clone());
-                done
-            }
-        };
-        drop(packed);
-        Charm::try_load(dir.map_err(Error::Build)?)
+        if let Some(done) = packed.get(&project) {
+            return done.clone();
+        }
+        let done = described(json!({"op": "pack", "project": project}));
+        packed.insert(project, done.clone());
+        done
     }
 
     /// A charm directory packed already (`wasm-charm pack … --out DIR`).
@@ -97,15 +83,7 @@ impl Charm {
 
     /// [`Charm::load`], returning the error.
     pub fn try_load(dir: impl AsRef<Path>) -> Result<Charm, Error> {
-        let dir = dir.as_ref();
-        let charm = CharmDir::load(dir)
-            .map_err(|e| Error::Build(format!("{}: not a charm directory: {e}", dir.display())))?;
-        Ok(Charm {
-            dir: dir.to_path_buf(),
-            name: charm.metadata.name.clone(),
-            juju_store: charm.manifest.store == StoreChoice::Juju,
-            probes: charm.manifest.probes.clone(),
-        })
+        described(json!({"op": "load", "charm": dir.as_ref()}))
     }
 
     /// The charm directory.
@@ -142,203 +120,57 @@ impl Charm {
             .prefix("wasm-charm-testing-")
             .tempdir()
             .map_err(io)?;
-        // Stands for a state file in messages; nothing is written there.
-        let origin = dir.path().join("state.yaml");
         let root = dir.path().join("root");
         std::fs::create_dir(&root).map_err(io)?;
         state.write_files(&root)?;
-        let mut args = event.run_args();
-        args.charm = self.dir.clone();
-        args.root = Some(root.clone());
-        args.config = state
-            .config
-            .iter()
-            .map(|(k, v)| KeyValue::new(k, v))
-            .collect();
-        let charm = match CharmDir::load(&self.dir) {
-            Ok(charm) => charm,
-            Err(e) => return Ok(self.failed_early(&event, state, format!("{e:#}"))),
-        };
-        // In memory: the state is handed over whole (every section of the
-        // host's state, those added after this harness too) and the next
-        // one comes back as the simulator left it.
-        match offline::execute_state(&args, charm, state.file_for(self.juju_store), &origin) {
-            Ok(run) => {
-                let next = State {
-                    file: StateFile {
-                        sim: run.state.clone(),
-                        machine: run.machine.clone(),
-                    },
-                    config: Vec::new(),
-                    files: crate::files::collect(&root)?,
-                };
-                Ok(self.outcome(&event, run, next))
-            }
-            Err(e) if e.downcast_ref::<UsageError>().is_some() => {
-                Err(Error::Usage(at(format!("{e:#}"))))
-            }
+        let request = json!({
+            "op": "run",
+            "charm": self.dir,
+            "state": state.doc,
+            "seed": state.seed,
+            "event": event.to_json(&state.config),
+            "root": root,
+            // Stands for a state file in messages; nothing is written there.
+            "state-file": dir.path().join("state.yaml"),
+        });
+        let reply = crate::server::call(request).map_err(|e| match e {
+            Error::Usage(m) => Error::Usage(at(m)),
+            Error::State(m) => Error::State(at(m)),
+            other => other,
+        })?;
+        let reply: Reply = serde_json::from_value(reply)
+            .map_err(|e| Error::Io(at(format!("wasm-charm serve's outcome: {e}"))))?;
+        let next = if reply.error.is_some() {
             // The hook failed before any handler ran: the state is
             // unchanged, and the operator's config waits for the next run.
-            Err(e) => Ok(self.failed_early(&event, state, format!("{e:#}"))),
-        }
-    }
-
-    /// The outcome of an event that ran, with the state as saved.
-    fn outcome(&self, event: &Event, run: offline::Executed, next: State) -> Outcome {
-        Outcome {
-            charm: self.name.clone(),
-            event: event.name().to_string(),
-            failed: run.failed,
-            error: None,
-            ignored: run.report.ignored.clone(),
-            handlers: run
-                .report
-                .handlers
-                .iter()
-                .map(|(n, r)| (n.clone(), Handler::from_result(r)))
-                .collect(),
-            failures: run.report.failures.clone(),
-            unit_written: run.report.wrote.contains(&Target::Unit),
-            app_written: run.report.wrote.contains(&Target::App),
-            gates: probe::gates(&self.probes, &run.report.store.probes),
-            store: run.report.store,
-            next,
-        }
-    }
-
-    /// The outcome of a hook that failed before any handler ran: the state
-    /// as it was, less what the last event left (log, calls, results).
-    fn failed_early(&self, event: &Event, state: &State, error: String) -> Outcome {
-        let mut next = state.clone();
-        let sim = &mut next.file.sim;
-        sim.last_event = LastEvent {
-            action_params: std::mem::take(&mut sim.last_event.action_params),
-            ..LastEvent::default()
+            state.clone()
+        } else {
+            State {
+                files: crate::files::collect(&root)?,
+                ..State::default()
+            }
         };
-        next.file.machine.calls.clear();
-        let store = state.clone().store_mut().clone();
-        Outcome {
-            charm: self.name.clone(),
-            event: event.name().to_string(),
-            failed: true,
-            error: Some(error),
-            ignored: None,
-            handlers: Vec::new(),
-            failures: Vec::new(),
-            unit_written: false,
-            app_written: false,
-            gates: probe::gates(&self.probes, &store.probes),
-            store,
-            next,
-        }
+        Outcome::from_reply(&self.name, event.name(), reply, next)
     }
 }
 
-/// Pack `project` under its target directory; the charm directory.
-fn pack(project: &Path) -> Result<PathBuf, String> {
-    let target = target_dir(project)?;
-    let name = project
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "charm".to_string());
-    let charms = target.join("wasm-charm-testing");
-    remove_ended(&charms);
-    let mine = charms.join(std::process::id().to_string());
-    // Two projects of one name in one process get their own directories.
-    let mut out = mine.join(&name);
-    let mut n = 1;
-    while out.exists() {
-        n += 1;
-        out = mine.join(format!("{name}-{n}"));
-    }
-    let guests = target.join("wasm-guests");
-    // Events run in this process, whose engine precompiles the component:
-    // no `dispatch` and no `.charm` are made.
-    wasm_charm_host::pack::charm_dir_in(project, &out, Some(&guests))
-        .map_err(|e| format!("{e:#} (cargo's output, if it ran, is above on stderr)"))
-}
-
-/// Where cargo builds for `project`: `$CARGO_TARGET_DIR`, else its
-/// workspace's `target`.
-fn target_dir(project: &Path) -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
-        return std::path::absolute(PathBuf::from(&dir))
-            .map_err(|e| format!("CARGO_TARGET_DIR `{}`: {e}", dir.to_string_lossy()));
-    }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = std::process::Command::new(&cargo)
-        .args(["locate-project", "--workspace", "--message-format", "plain"])
-        .current_dir(project)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run `cargo locate-project`: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`cargo locate-project --workspace` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    workspace_target(&String::from_utf8_lossy(&out.stdout))
-}
-
-/// `<workspace>/target` from `cargo locate-project`'s plain output.
-fn workspace_target(located: &str) -> Result<PathBuf, String> {
-    let manifest = Path::new(located.trim());
-    match manifest.parent() {
-        Some(root) if manifest.is_absolute() => Ok(root.join("target")),
-        _ => Err(format!(
-            "`cargo locate-project --workspace` said {located:?}, not a Cargo.toml's path"
-        )),
-    }
-}
-
-/// Remove the charm directories of test processes that ended: those whose
-/// `<pid>` is no running process.
-fn remove_ended(charms: &Path) {
-    let Ok(entries) = std::fs::read_dir(charms) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
-            // Another process may be removing it too: errors are harmless.
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+/// The charm a `pack` or `load` request names.
+fn described(request: Value) -> Result<Charm, Error> {
+    let result = crate::server::call(request)?;
+    match (result["charm"].as_str(), result["name"].as_str()) {
+        (Some(dir), Some(name)) => Ok(Charm {
+            dir: PathBuf::from(dir),
+            name: name.to_string(),
+        }),
+        _ => Err(Error::Io(format!(
+            "wasm-charm serve described no charm: {result}"
+        ))),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_workspace_target_is_beside_its_manifest() {
-        assert_eq!(
-            workspace_target("/src/ws/Cargo.toml\n"),
-            Ok(PathBuf::from("/src/ws/target"))
-        );
-        assert!(workspace_target("").is_err());
-        assert!(workspace_target("Cargo.toml").is_err());
-    }
-
-    #[test]
-    fn ended_processes_lose_their_charms() {
-        let dir = tempfile::tempdir().unwrap();
-        let mine = dir.path().join(std::process::id().to_string());
-        // Beyond any pid_max: never a running process.
-        let ended = dir.path().join("4294967");
-        let other = dir.path().join("not-a-pid");
-        for d in [&mine, &ended, &other] {
-            std::fs::create_dir_all(d.join("charm")).unwrap();
-        }
-        remove_ended(dir.path());
-        assert!(mine.exists() && other.exists());
-        assert!(!ended.exists());
-    }
 
     #[test]
     fn a_missing_project_or_charm_is_named() {

@@ -11,7 +11,9 @@ pub enum Error {
     Usage(String),
     /// A state or section the state file does not take.
     State(String),
-    /// The temporary state or workload root could not be written or read.
+    /// The temporary state or workload root could not be written or read,
+    /// or `wasm-charm` could not be started (the message says how to
+    /// install it) or answered out of the protocol.
     Io(String),
 }
 

@@ -1,10 +1,8 @@
 //! The event a test runs: what `wasm-charm run`'s `--event` and context
 //! flags say, as a value.
 
-use serde_json::Value;
-use std::path::PathBuf;
+use serde_json::{Map, Value, json};
 use std::time::SystemTime;
-use wasm_charm_host::offline::{KeyValue, Param, RunArgs};
 
 /// One constructor per event that concerns no entity, named as the SDK's
 /// `On::…` names it.
@@ -243,37 +241,48 @@ impl Event {
         self.now
     }
 
-    /// The event as the simulator takes it: the same choices as `wasm-charm
-    /// run`'s flags, handed over typed (no `KEY=VALUE` to parse).
-    pub(crate) fn run_args(&self) -> RunArgs {
-        let pairs = |pairs: &[(String, String)]| -> Vec<KeyValue> {
-            pairs.iter().map(|(k, v)| KeyValue::new(k, v)).collect()
+    /// The event as the protocol's `run` takes it: the same choices as
+    /// `wasm-charm run`'s flags, typed, with the operator's `config`.
+    pub(crate) fn to_json(&self, config: &[(String, String)]) -> Value {
+        let pairs = |pairs: &[(String, String)]| -> Map<String, Value> {
+            pairs.iter().map(|(k, v)| (k.clone(), json!(v))).collect()
         };
-        RunArgs {
-            charm: PathBuf::new(),
-            event: self.name.clone(),
-            relation: self.relation.clone(),
-            remote_app: self.remote_app.clone(),
-            remote_unit: self.remote_unit.clone(),
-            remote_app_data: pairs(&self.remote_app_data),
-            remote_unit_data: pairs(&self.remote_unit_data),
-            storage: self.storage.clone(),
-            container: self.container.clone(),
-            notice_id: self.notice_id.clone(),
-            notice_type: self.notice_type.clone(),
-            notice_key: self.notice_key.clone(),
-            check: self.check.clone(),
-            secret_id: self.secret_id.clone(),
-            secret_label: self.secret_label.clone(),
-            secret_revision: self.secret_revision.clone(),
-            param: self
-                .params
-                .iter()
-                .map(|(k, v)| Param::new(k, v.clone()))
-                .collect(),
-            now: self.now,
-            ..RunArgs::default()
+        let mut event = Map::new();
+        event.insert("name".into(), json!(self.name));
+        let optional = [
+            ("relation", &self.relation),
+            ("remote-app", &self.remote_app),
+            ("remote-unit", &self.remote_unit),
+            ("storage", &self.storage),
+            ("container", &self.container),
+            ("notice-id", &self.notice_id),
+            ("notice-type", &self.notice_type),
+            ("notice-key", &self.notice_key),
+            ("check", &self.check),
+            ("secret-id", &self.secret_id),
+            ("secret-label", &self.secret_label),
+            ("secret-revision", &self.secret_revision),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                event.insert(key.into(), json!(value));
+            }
         }
+        event.insert(
+            "remote-app-data".into(),
+            Value::Object(pairs(&self.remote_app_data)),
+        );
+        event.insert(
+            "remote-unit-data".into(),
+            Value::Object(pairs(&self.remote_unit_data)),
+        );
+        let params: Map<String, Value> = self.params.iter().cloned().collect();
+        event.insert("params".into(), Value::Object(params));
+        event.insert("config".into(), Value::Object(pairs(config)));
+        if let Some(now) = self.now {
+            event.insert("time".into(), json!(now));
+        }
+        Value::Object(event)
     }
 }
 
@@ -288,8 +297,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_choice_becomes_the_flag_run_takes() {
-        let args = Event::relation_changed("db")
+    fn every_choice_becomes_the_field_run_takes() {
+        let event = Event::relation_changed("db")
             .relation("db:3")
             .remote_app("pg")
             .remote_unit("pg/1")
@@ -299,57 +308,54 @@ mod tests {
             .secret("secret:x")
             .secret_label("l")
             .secret_revision(4)
-            .run_args();
-        assert_eq!(args.event, "db-relation-changed");
-        assert_eq!(args.relation.as_deref(), Some("db:3"));
-        assert_eq!(args.remote_app.as_deref(), Some("pg"));
-        assert_eq!(args.remote_unit.as_deref(), Some("pg/1"));
-        assert_eq!(args.remote_app_data, [KeyValue::new("host", "10.0.0.1")]);
-        assert_eq!(args.remote_unit_data, [KeyValue::new("gone", "")]);
-        assert_eq!(args.storage.as_deref(), Some("data/1"));
-        assert_eq!(args.secret_id.as_deref(), Some("secret:x"));
-        assert_eq!(args.secret_label.as_deref(), Some("l"));
-        assert_eq!(args.secret_revision.as_deref(), Some("4"));
-        assert!(args.state.is_none() && args.root.is_none() && args.config.is_empty());
-        assert!(args.now.is_none());
+            .to_json(&[("kind".into(), "ingress".into())]);
+        assert_eq!(
+            event,
+            json!({
+                "name": "db-relation-changed", "relation": "db:3", "remote-app": "pg",
+                "remote-unit": "pg/1", "remote-app-data": {"host": "10.0.0.1"},
+                "remote-unit-data": {"gone": ""}, "storage": "data/1",
+                "secret-id": "secret:x", "secret-label": "l", "secret-revision": "4",
+                "params": {}, "config": {"kind": "ingress"},
+            })
+        );
         let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7);
-        assert_eq!(Event::start().at(at).run_args().now, Some(at));
+        assert_eq!(
+            Event::start().at(at).to_json(&[])["time"],
+            json!({"secs_since_epoch": 7, "nanos_since_epoch": 0})
+        );
     }
 
     #[test]
     fn params_keep_their_type() {
-        let args = Event::action("backup")
+        let event = Event::action("backup")
             .param("target", "/srv")
             .param("level", 9)
             .param("compress", false)
             .param("id", "3")
             .param("databases", serde_json::json!(["a", "b"]))
-            .run_args();
-        assert_eq!(args.event, "actions/backup");
+            .to_json(&[]);
+        assert_eq!(event["name"], "actions/backup");
         assert_eq!(
-            args.param,
-            [
-                Param::new("target", "/srv"),
-                Param::new("level", 9),
-                Param::new("compress", false),
-                Param::new("id", "3"),
-                Param::new("databases", serde_json::json!(["a", "b"]))
-            ]
+            event["params"],
+            json!({"target": "/srv", "level": 9, "compress": false, "id": "3", "databases": ["a", "b"]})
         );
     }
 
     #[test]
     fn pebble_context() {
-        let args = Event::pebble_custom_notice("web")
+        let event = Event::pebble_custom_notice("web")
             .container("web")
             .notice("7", "example.com/a")
             .notice_type("custom")
-            .run_args();
-        assert_eq!(args.container.as_deref(), Some("web"));
-        assert_eq!(args.notice_id.as_deref(), Some("7"));
-        assert_eq!(args.notice_key.as_deref(), Some("example.com/a"));
-        assert_eq!(args.notice_type.as_deref(), Some("custom"));
-        let args = Event::pebble_check_failed("web").check("alive").run_args();
-        assert_eq!(args.check.as_deref(), Some("alive"));
+            .to_json(&[]);
+        assert_eq!(event["container"], "web");
+        assert_eq!(event["notice-id"], "7");
+        assert_eq!(event["notice-key"], "example.com/a");
+        assert_eq!(event["notice-type"], "custom");
+        let event = Event::pebble_check_failed("web")
+            .check("alive")
+            .to_json(&[]);
+        assert_eq!(event["check"], "alive");
     }
 }

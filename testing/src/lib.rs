@@ -1,12 +1,14 @@
 //! Test a wasm-charm charm from its own `cargo test`.
 //!
-//! Each event runs through the host's own `wasm-charm run`
-//! (`offline::execute`): the component in the host's sandbox with its
-//! limits, the host's status merge and scope store, and the hook tools and
-//! workload calls answered by the simulated Juju and machine from a state
-//! file. The harness only builds that state, runs the event, and reads
-//! what it did, so a test sees exactly what `wasm-charm run` and a unit
-//! would.
+//! Each event runs in the installed `wasm-charm` (`$WASM_CHARM`, else
+//! `wasm-charm` on `PATH`), which this crate talks to as `wasm-charm
+//! serve` over a versioned JSON protocol (docs/harness-protocol.md): the
+//! component in the host's sandbox with its limits, the host's status
+//! merge and scope store, and the hook tools and workload calls answered
+//! by the simulated Juju and machine from a state document. The harness
+//! only builds that state, asks for the event, and reads what it did, so
+//! a test sees exactly what `wasm-charm run` and a unit would, and a
+//! charm's `cargo test` compiles no wasm runtime.
 //!
 //! * [`Charm::build`] packs the charm project once per test process;
 //!   [`Charm::load`] takes a charm directory packed already.
@@ -61,15 +63,20 @@
 //! }
 //! ```
 //!
-//! The component is built by cargo for wasm32-wasip2 in
-//! `<target>/wasm-guests` (the test's own `cargo test` holds `<target>`),
-//! so the first test of a process waits for that build.
+//! The component is built by cargo for wasm32-wasip2 where `wasm-charm
+//! pack` builds it, and packed into `<project>/target/wasm-charm/<name>`
+//! as `wasm-charm run <project>` packs it, only when something changed:
+//! the first test of a process waits for that build.
 
 mod charm;
 mod error;
 mod event;
 mod files;
+mod handler;
 mod outcome;
+mod reply;
+mod saved;
+mod server;
 mod state;
 mod status;
 

@@ -1,61 +1,18 @@
-//! What one event did, read from the host's report and the state it saved.
+//! What one event did, read from `wasm-charm serve`'s answer: the
+//! outcome's own fields and the state it saved.
 
+use crate::error::Error;
+pub use crate::handler::Handler;
+use crate::reply::{
+    ChangeReply, ProbeReply, Reply, ScopeReply, StatusReply, status_named, unknown,
+};
+use crate::saved::{self, Saved};
 use crate::state::State;
 use crate::status::Status;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-use wasm_charm_host::offline::machine::SimService;
-use wasm_charm_host::offline::secrets::SimSecret;
-use wasm_charm_host::offline::sim::{SimReboot, SimState};
-use wasm_charm_host::show::HandlerResult;
-use wasm_charm_host::status::store::{Scope, ScopeStore};
-
-/// How one handler ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Handler {
-    /// It returned a status: its scope (`handler/<name>`) holds it.
-    Set(Status),
-    /// It returned no status: its scope is cleared.
-    Cleared,
-    /// It returned an error (the message the host made of it).
-    Error(String),
-    /// It trapped, ran out of time or memory (what the host saw).
-    Trapped(String),
-    /// An action's handler returned; a status it returned is ignored (an
-    /// action leaves no status behind).
-    ActionDone(Option<Status>),
-}
-
-impl Handler {
-    pub(crate) fn from_result(r: &HandlerResult) -> Handler {
-        let status = |s: &wasm_charm_host::bindings::Status| {
-            crate::status::status_of(s.kind.into(), &s.message)
-        };
-        match r {
-            HandlerResult::Set(s) => Handler::Set(status(s)),
-            HandlerResult::Cleared => Handler::Cleared,
-            HandlerResult::Error(e) => Handler::Error(e.clone()),
-            HandlerResult::Trapped(t) => Handler::Trapped(t.clone()),
-            HandlerResult::ActionDone(s) => Handler::ActionDone(s.as_ref().map(status)),
-        }
-    }
-}
-
-impl fmt::Display for Handler {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            Handler::Set(s) => write!(f, "set {s}"),
-            Handler::Cleared => write!(f, "cleared"),
-            Handler::Error(e) => write!(f, "returned Err({e:?})"),
-            Handler::Trapped(t) => write!(f, "trapped: {t}"),
-            Handler::ActionDone(None) => write!(f, "returned"),
-            Handler::ActionDone(Some(s)) => write!(f, "returned {s}, ignored (an action)"),
-        }
-    }
-}
 
 /// One change of a scope, oldest first in [`Outcome::scope_history`].
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +42,7 @@ pub struct Secret {
 }
 
 impl Secret {
-    fn of(id: &str, s: &SimSecret) -> Secret {
+    fn of(id: &str, s: &saved::Secret) -> Secret {
         let latest = s.revisions.iter().max_by_key(|r| r.revision);
         Secret {
             id: id.to_string(),
@@ -94,11 +51,7 @@ impl Secret {
             description: s.description.clone(),
             revision: latest.map_or(0, |r| r.revision),
             content: latest.map(|r| r.content.clone()).unwrap_or_default(),
-            grants: s
-                .grants
-                .iter()
-                .map(|(rel, who)| (rel.clone(), who.iter().cloned().collect()))
-                .collect(),
+            grants: s.grants.clone(),
         }
     }
 }
@@ -149,17 +102,65 @@ pub struct Outcome {
     pub(crate) failures: Vec<String>,
     pub(crate) unit_written: bool,
     pub(crate) app_written: bool,
-    /// The scope store as committed.
-    pub(crate) store: ScopeStore,
+    /// The scopes as committed, by target.
+    pub(crate) unit_scopes: BTreeMap<String, ScopeReply>,
+    pub(crate) app_scopes: BTreeMap<String, ScopeReply>,
+    /// The charm's stored data as committed.
+    pub(crate) stored: BTreeMap<String, String>,
+    /// Each probe's last result.
+    pub(crate) probes: BTreeMap<String, ProbeReply>,
     /// Whether each declared probe gates readiness now.
     pub(crate) gates: BTreeMap<String, bool>,
+    /// The probes as `wasm-charm run` shows them.
+    pub(crate) probe_lines: Vec<String>,
+    /// What the tests read of the saved state.
+    pub(crate) saved: Saved,
     /// The state as saved, with the files under the root.
     pub(crate) next: State,
 }
 
 impl Outcome {
-    fn sim(&self) -> &SimState {
-        &self.next.file.sim
+    /// The outcome of `event` on charm `charm` from the server's reply;
+    /// `next`: the state to run the next event from.
+    pub(crate) fn from_reply(
+        charm: &str,
+        event: &str,
+        reply: Reply,
+        mut next: State,
+    ) -> Result<Outcome, Error> {
+        let saved: Saved = serde_json::from_value(serde_json::Value::Object(reply.state.clone()))
+            .map_err(|e| Error::Io(format!("wasm-charm serve's next state: {e}")))?;
+        for scope in reply.scopes.unit.values().chain(reply.scopes.app.values()) {
+            scope_status(scope.current.as_ref())?;
+            for c in &scope.history {
+                change(c)?;
+            }
+        }
+        let handlers = reply
+            .handlers
+            .iter()
+            .map(|h| Ok((h.name.clone(), h.handler()?)))
+            .collect::<Result<_, Error>>()?;
+        next.doc = reply.state;
+        Ok(Outcome {
+            charm: charm.to_string(),
+            event: event.to_string(),
+            failed: reply.failed,
+            error: reply.error,
+            ignored: reply.ignored,
+            handlers,
+            failures: reply.failures,
+            unit_written: reply.status_set.unit,
+            app_written: reply.status_set.app,
+            unit_scopes: reply.scopes.unit,
+            app_scopes: reply.scopes.app,
+            stored: reply.stored,
+            probes: reply.probes,
+            gates: reply.gates,
+            probe_lines: reply.probe_lines,
+            saved,
+            next,
+        })
     }
 
     /// The event that ran.
@@ -205,22 +206,14 @@ impl Outcome {
     /// The unit's status as Juju has it after the event (written with
     /// `status-set` now or by an earlier event).
     pub fn unit_status(&self) -> Option<Status> {
-        self.sim()
-            .model
-            .status
-            .unit
-            .as_ref()
-            .map(crate::status::from_written)
+        let w = self.saved.status.unit.as_ref()?;
+        status_named(&w.status, &w.message)
     }
 
     /// The application's status as Juju has it (only a leader writes it).
     pub fn app_status(&self) -> Option<Status> {
-        self.sim()
-            .model
-            .status
-            .app
-            .as_ref()
-            .map(crate::status::from_written)
+        let w = self.saved.status.app.as_ref()?;
+        status_named(&w.status, &w.message)
     }
 
     /// Whether this event called `status-set` for the unit (the host writes
@@ -250,32 +243,32 @@ impl Outcome {
     /// The status unit scope `name` holds (a handler's scope is
     /// `handler/<name>`); `None` when it holds none.
     pub fn scope(&self, name: &str) -> Option<Status> {
-        current(self.store.unit.get(name)?)
+        current(self.unit_scopes.get(name)?)
     }
 
     /// The status application scope `name` holds.
     pub fn app_scope(&self, name: &str) -> Option<Status> {
-        current(self.store.app.get(name)?)
+        current(self.app_scopes.get(name)?)
     }
 
     /// Every unit scope holding a status.
     pub fn scopes(&self) -> BTreeMap<String, Status> {
-        currents(&self.store.unit)
+        currents(&self.unit_scopes)
     }
 
     /// Every application scope holding a status.
     pub fn app_scopes(&self) -> BTreeMap<String, Status> {
-        currents(&self.store.app)
+        currents(&self.app_scopes)
     }
 
     /// The recent changes of unit scope `name`, oldest first.
     pub fn scope_history(&self, name: &str) -> Vec<ScopeChange> {
-        history(self.store.unit.get(name))
+        history(self.unit_scopes.get(name))
     }
 
     /// The recent changes of application scope `name`, oldest first.
     pub fn app_scope_history(&self, name: &str) -> Vec<ScopeChange> {
-        history(self.store.app.get(name))
+        history(self.app_scopes.get(name))
     }
 
     /// The declared probes that gate readiness after the event (the
@@ -291,14 +284,14 @@ impl Outcome {
     /// What probe `name` last found: healthy or not, and the detail (the
     /// message it gives); `None` before it first ran.
     pub fn probe(&self, name: &str) -> Option<(bool, &str)> {
-        let last = self.store.probes.get(name)?.last.as_ref()?;
+        let last = self.probes.get(name)?;
         Some((last.healthy, last.detail.as_str()))
     }
 
     /// Relation `id` (`db:1`) after the event; `None` when the unit is not
     /// in it (never was, or a broken relation went).
     pub fn relation(&self, id: &str) -> Option<RelationData> {
-        let r = self.sim().model.relations.get(id)?;
+        let r = self.saved.relations.get(id)?;
         Some(RelationData {
             remote_app: r.app.clone(),
             remote_units: r.units.clone(),
@@ -311,17 +304,12 @@ impl Outcome {
 
     /// The ids of the unit's relations.
     pub fn relation_ids(&self) -> Vec<&str> {
-        self.sim()
-            .model
-            .relations
-            .keys()
-            .map(String::as_str)
-            .collect()
+        self.saved.relations.keys().map(String::as_str).collect()
     }
 
     /// A value of the charm's stored data, as kept (`stored::set` keeps JSON).
     pub fn stored(&self, key: &str) -> Option<&str> {
-        self.store.data.get(key)
+        self.stored.get(key).map(String::as_str)
     }
 
     /// A value of the charm's stored data, decoded as `stored::get` does.
@@ -341,18 +329,13 @@ impl Outcome {
 
     /// All of the charm's stored data.
     pub fn stored_data(&self) -> BTreeMap<String, String> {
-        self.store
-            .data
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        self.stored.clone()
     }
 
     /// Every secret Juju keeps after the event, by id (`secret:…`): the
     /// charm's own and those shared with it, each as its owner sees it.
     pub fn secrets(&self) -> BTreeMap<String, Secret> {
-        self.sim()
-            .model
+        self.saved
             .secrets
             .iter()
             .map(|(id, s)| (id.clone(), Secret::of(id, s)))
@@ -368,27 +351,23 @@ impl Outcome {
 
     /// The action's results, by dotted key (`backup.id`).
     pub fn action_results(&self) -> &BTreeMap<String, String> {
-        &self.sim().last_event.action_results
+        &self.saved.action_results
     }
 
     /// One action result.
     pub fn action_result(&self, key: &str) -> Option<&str> {
-        self.sim()
-            .last_event
-            .action_results
-            .get(key)
-            .map(String::as_str)
+        self.saved.action_results.get(key).map(String::as_str)
     }
 
     /// The message the action failed with (`action-fail`, or the host's for
     /// a handler's error); `None` when it did not fail.
     pub fn action_failed(&self) -> Option<&str> {
-        self.sim().last_event.action_failed.as_deref()
+        self.saved.action_failed.as_deref()
     }
 
     /// The unit log (`juju-log`, and an action's progress messages).
     pub fn logs(&self) -> &[String] {
-        &self.sim().last_event.log
+        &self.saved.log
     }
 
     /// Whether a line of the log contains `text`.
@@ -399,13 +378,13 @@ impl Outcome {
     /// The hook-tool calls the event made (`status-set active …`), one line
     /// each.
     pub fn tool_calls(&self) -> &[String] {
-        &self.sim().last_event.calls
+        &self.saved.calls
     }
 
     /// The workload calls the handlers made on the simulated machine, as
     /// the real tools would have run (`systemctl start -- api-service`).
     pub fn machine_calls(&self) -> &[String] {
-        &self.next.file.machine.calls
+        &self.saved.machine.calls
     }
 
     /// A systemd unit of the simulated machine after the event, as
@@ -413,18 +392,20 @@ impl Outcome {
     /// stopped, enabled or disabled is as the machine's defaults say
     /// (inactive, disabled).
     pub fn service(&self, unit: &str) -> (&str, &str) {
-        static DEFAULT: OnceLock<SimService> = OnceLock::new();
-        let s = match self.next.file.machine.services.get(unit) {
-            Some(s) => s,
-            None => DEFAULT.get_or_init(SimService::default),
-        };
-        (s.active.as_str(), s.enabled.as_str())
+        match self.saved.machine.services.get(unit) {
+            Some(s) => (s.active.as_str(), s.enabled.as_str()),
+            None => ("inactive", "disabled"),
+        }
     }
 
     /// The apt packages installed on the simulated machine.
     pub fn packages(&self) -> Vec<&str> {
-        let packages = &self.next.file.machine.packages;
-        packages.iter().map(String::as_str).collect()
+        self.saved
+            .machine
+            .packages
+            .iter()
+            .map(String::as_str)
+            .collect()
     }
 
     /// The file at `path` (as the charm sees it) under the workload root
@@ -446,8 +427,7 @@ impl Outcome {
     /// What the event asked of the Pebble of `container`, one line each
     /// (`push /etc/web/web.conf`, `add-layer web combine`, `replan`).
     pub fn pebble_calls(&self, container: &str) -> &[String] {
-        self.sim()
-            .model
+        self.saved
             .containers
             .get(container)
             .map_or(&[], |c| c.calls.as_slice())
@@ -457,28 +437,26 @@ impl Outcome {
     /// its `current` (`active`, `inactive`, `backoff`, `error`); `None` for
     /// a service the plan does not have and no call started.
     pub fn pebble_service(&self, container: &str, service: &str) -> Option<&'static str> {
-        let c = self.sim().model.containers.get(container)?;
-        c.services.get(service).map(|s| s.as_str())
+        let current = self
+            .saved
+            .containers
+            .get(container)?
+            .services
+            .get(service)?;
+        saved::PEBBLE_CURRENT
+            .into_iter()
+            .find(|word| word == current)
     }
 
     /// A file in `container` after the event, as text; `None` when absent,
     /// unreadable or not UTF-8.
     pub fn pebble_file(&self, container: &str, path: &str) -> Option<String> {
-        let file = self
-            .sim()
-            .model
-            .containers
-            .get(container)?
-            .files
-            .get(path)?;
-        let (bytes, _mode) = file.decode().ok()?;
-        String::from_utf8(bytes).ok()
+        saved::file_text(self.saved.containers.get(container)?.files.get(path)?)
     }
 
     /// The labels of the layers in `container`'s plan, oldest first.
     pub fn pebble_layers(&self, container: &str) -> Vec<&str> {
-        self.sim()
-            .model
+        self.saved
             .containers
             .get(container)
             .map_or(Vec::new(), |c| {
@@ -488,38 +466,27 @@ impl Outcome {
 
     /// What `application-version-set` last set.
     pub fn application_version(&self) -> Option<&str> {
-        self.sim().model.application_version.as_deref()
+        self.saved.application_version.as_deref()
     }
 
     /// The open ports (`80/tcp`).
     pub fn opened_ports(&self) -> Vec<&str> {
-        self.sim()
-            .model
-            .opened_ports
-            .keys()
-            .map(String::as_str)
-            .collect()
+        self.saved.opened_ports.keys().map(String::as_str).collect()
     }
 
     /// The storage instances attached after the event (`data/0`), with
     /// those `storage-add` added when the hook succeeded.
     pub fn storage(&self) -> Vec<&str> {
-        self.sim()
-            .model
-            .storage
-            .keys()
-            .map(String::as_str)
-            .collect()
+        self.saved.storage.keys().map(String::as_str).collect()
     }
 
     /// The reboot the event asked for (`juju-reboot`): `now` (Juju killed
     /// the hook, kept nothing of it and runs it again), `after-hook` (the
     /// hook succeeded), or `None`.
     pub fn reboot(&self) -> Option<&'static str> {
-        self.sim().last_event.reboot.map(|r| match r {
-            SimReboot::Now => "now",
-            SimReboot::AfterHook => "after-hook",
-        })
+        ["now", "after-hook"]
+            .into_iter()
+            .find(|r| self.saved.reboot.as_deref() == Some(*r))
     }
 
     /// The state after the event, to run the next one from: what Juju
@@ -530,29 +497,39 @@ impl Outcome {
     }
 }
 
-fn current(scope: &Scope) -> Option<Status> {
-    let c = scope.current.as_ref()?;
-    Some(crate::status::status_of(c.status, &c.message))
+fn scope_status(current: Option<&StatusReply>) -> Result<Option<Status>, Error> {
+    current.map(StatusReply::status).transpose()
 }
 
-fn currents(scopes: &BTreeMap<String, Scope>) -> BTreeMap<String, Status> {
+fn change(c: &ChangeReply) -> Result<ScopeChange, Error> {
+    let status = match &c.status {
+        Some(kind) => Some(
+            status_named(kind, &c.message).ok_or_else(|| unknown(&format!("status `{kind}`")))?,
+        ),
+        None => None,
+    };
+    Ok(ScopeChange {
+        status,
+        event: c.event.clone(),
+    })
+}
+
+/// Checked when the outcome was made.
+fn current(scope: &ScopeReply) -> Option<Status> {
+    scope_status(scope.current.as_ref()).ok().flatten()
+}
+
+fn currents(scopes: &BTreeMap<String, ScopeReply>) -> BTreeMap<String, Status> {
     scopes
         .iter()
         .filter_map(|(name, s)| Some((name.clone(), current(s)?)))
         .collect()
 }
 
-fn history(scope: Option<&Scope>) -> Vec<ScopeChange> {
+/// Checked when the outcome was made.
+fn history(scope: Option<&ScopeReply>) -> Vec<ScopeChange> {
     scope
-        .map(|s| {
-            s.history
-                .iter()
-                .map(|c| ScopeChange {
-                    status: c.status.map(|k| crate::status::status_of(k, &c.message)),
-                    event: c.event.clone(),
-                })
-                .collect()
-        })
+        .map(|s| s.history.iter().filter_map(|c| change(c).ok()).collect())
         .unwrap_or_default()
 }
 
@@ -577,11 +554,11 @@ impl fmt::Display for Outcome {
         }
         self.fmt_statuses(f)?;
         self.fmt_scopes(f)?;
-        for line in wasm_charm_host::show::probe_lines(&self.store.probes, Some(&self.gates)) {
+        for line in &self.probe_lines {
             writeln!(f, "  probe {}", line.trim_start())?;
         }
         self.fmt_relations(f)?;
-        for (k, v) in self.store.data.iter() {
+        for (k, v) in &self.stored {
             writeln!(f, "  stored {k} = {v}")?;
         }
         self.fmt_action_and_calls(f)?;
@@ -617,7 +594,7 @@ impl Outcome {
 
     /// Every scope, its status now and its history.
     fn fmt_scopes(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (what, scopes) in [("unit", &self.store.unit), ("app", &self.store.app)] {
+        for (what, scopes) in [("unit", &self.unit_scopes), ("app", &self.app_scopes)] {
             for (name, scope) in scopes {
                 let now = current(scope).map_or("cleared".to_string(), |s| s.to_string());
                 writeln!(f, "  {what} scope {name}: {now}")?;
@@ -632,7 +609,7 @@ impl Outcome {
 
     /// Each relation, its units and both sides' data.
     fn fmt_relations(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (id, r) in &self.sim().model.relations {
+        for (id, r) in &self.saved.relations {
             writeln!(f, "  relation {id} with {} {:?}", r.app, r.units)?;
             writeln!(f, "    local app: {}", bag(&r.local_app_data))?;
             writeln!(f, "    local unit: {}", bag(&r.local_unit_data))?;
@@ -667,7 +644,7 @@ impl Outcome {
 
     /// Each container: whether it connects, its calls, its services.
     fn fmt_containers(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (name, c) in &self.sim().model.containers {
+        for (name, c) in &self.saved.containers {
             if !c.can_connect {
                 writeln!(f, "  pebble {name}: cannot connect")?;
             }
@@ -675,7 +652,7 @@ impl Outcome {
                 writeln!(f, "  pebble {name}: {line}")?;
             }
             for (service, current) in &c.services {
-                writeln!(f, "  pebble {name} service {service}: {}", current.as_str())?;
+                writeln!(f, "  pebble {name} service {service}: {current}")?;
             }
         }
         Ok(())
@@ -684,7 +661,7 @@ impl Outcome {
     /// The machine's services and packages, and the files under the
     /// workload root.
     fn fmt_machine(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (unit, s) in &self.next.file.machine.services {
+        for (unit, s) in &self.saved.machine.services {
             writeln!(f, "  service {unit}: {} {}", s.active, s.enabled)?;
         }
         let packages = self.packages();

@@ -1,73 +1,38 @@
-//! What an outcome shows of the event, and how.
+//! What an outcome shows of the event, and how, from the protocol's reply.
 
 use super::*;
-use wasm_charm_host::status::merge::{Band, Kind, Written};
-use wasm_charm_host::status::store::{Target, Write};
+use serde_json::json;
 
 fn outcome() -> Outcome {
-    let mut store = ScopeStore::default();
-    let set = |scope: &str, status, message: &str| Write::Set {
-        target: Target::Unit,
-        scope: scope.to_string(),
-        status,
-        message: message.to_string(),
-        priority: Band::Normal,
-    };
-    store.apply(
-        set("handler/config", Kind::Blocked, "no kind"),
-        "install",
-        1,
-    );
-    store.apply(
-        Write::Clear {
-            target: Target::Unit,
-            scope: "handler/config".into(),
+    let reply = json!({
+        "failed": false, "error": null, "ignored": null,
+        "handlers": [{"name": "config", "result": "cleared"}],
+        "failures": [],
+        "status-set": {"unit": true, "app": false},
+        "scopes": {"unit": {
+            "handler/config": {"current": null, "history": [
+                {"status": "blocked", "message": "no kind", "event": "install", "time": 1},
+                {"status": null, "event": "config-changed", "time": 2},
+            ]},
+            "paused": {"current": {"status": "active", "message": "paused", "since": 3},
+                       "history": [{"status": "active", "message": "paused", "event": "action pause", "time": 3}]},
+        }, "app": {}},
+        "stored": {"migrated": "\"2024.1\""},
+        "probes": {},
+        "gates": {"api": true, "down": false},
+        "probe-lines": ["  api  never ran"],
+        "state": {
+            "status": {"unit": {"status": "waiting", "message": "later"}},
+            "log": ["INFO wrote /etc/app.conf"],
+            "action-results": {"backup.id": "b-1"},
+            "machine": {"services": {"api": {"active": "active", "enabled": "enabled"}},
+                        "packages": ["api"], "calls": ["systemctl start -- api"]},
+            "containers": {"web": {"files": {"/a": {"hex": "6869"}}, "services": {"web": "backoff"}}},
         },
-        "config-changed",
-        2,
-    );
-    store.apply(set("paused", Kind::Active, "paused"), "action pause", 3);
-    store.data = [("migrated".to_string(), "\"2024.1\"".to_string())]
-        .into_iter()
-        .collect();
-    let mut next = State::new()
-        .file("/etc/app.conf", "x\n")
-        .service("api", "active", "enabled")
-        .package("api");
-    next.file.sim.model.status.unit = Some(Written {
-        status: Kind::Waiting,
-        message: "later".into(),
     });
-    next.file
-        .sim
-        .last_event
-        .log
-        .push("INFO wrote /etc/app.conf".into());
-    next.file
-        .sim
-        .last_event
-        .action_results
-        .insert("backup.id".into(), "b-1".into());
-    next.file
-        .machine
-        .calls
-        .push("systemctl start -- api".into());
-    Outcome {
-        charm: "app".into(),
-        event: "config-changed".into(),
-        failed: false,
-        error: None,
-        ignored: None,
-        handlers: vec![("config".into(), Handler::Cleared)],
-        failures: vec![],
-        unit_written: true,
-        app_written: false,
-        store,
-        gates: [("api".to_string(), true), ("down".to_string(), false)]
-            .into_iter()
-            .collect(),
-        next,
-    }
+    let reply: crate::reply::Reply = serde_json::from_value(reply).unwrap();
+    let next = State::new().file("/etc/app.conf", "x\n");
+    Outcome::from_reply("app", "config-changed", reply, next).unwrap()
 }
 
 #[test]
@@ -116,7 +81,28 @@ fn the_rest_is_read_from_the_saved_state() {
     assert_eq!(out.handler("config"), Some(&Handler::Cleared));
     assert_eq!(out.gating(), ["api"]);
     assert_eq!(out.probe("api"), None);
+    assert_eq!(out.pebble_file("web", "/a").as_deref(), Some("hi"));
+    assert_eq!(out.pebble_service("web", "web"), Some("backoff"));
     assert_eq!(out.state(), out.next);
+    assert_eq!(
+        out.state().get("log"),
+        Some(json!(["INFO wrote /etc/app.conf"]))
+    );
+}
+
+#[test]
+fn a_status_this_harness_does_not_know_is_refused() {
+    let reply = json!({
+        "failed": false, "error": null, "ignored": null, "failures": [],
+        "handlers": [{"name": "h", "result": "set", "status": {"status": "error", "message": "x"}}],
+        "status-set": {"unit": false, "app": false}, "scopes": {"unit": {}, "app": {}},
+        "stored": {}, "probes": {}, "gates": {}, "probe-lines": [], "state": {},
+    });
+    let reply: crate::reply::Reply = serde_json::from_value(reply).unwrap();
+    let e = Outcome::from_reply("app", "install", reply, State::new())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("status `error`"), "{e}");
 }
 
 #[test]
@@ -138,6 +124,7 @@ fn the_display_shows_what_happened() {
         "action result backup.id: \"b-1\"",
         "log: INFO wrote /etc/app.conf",
         "machine: systemctl start -- api",
+        "probe api  never ran",
         "file /etc/app.conf (2 bytes)",
     ] {
         assert!(shown.contains(part), "{part:?} not in:\n{shown}");

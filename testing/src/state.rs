@@ -1,23 +1,14 @@
-//! The state an event starts from: `wasm-charm run`'s state file (the
-//! host's own [`StateFile`]), the config the operator sets, and the files
-//! under the workload root.
+//! The state an event starts from: `wasm-charm run`'s state file as a
+//! document (docs/offline-state.md), the config the operator sets, what a
+//! test seeds into the charm's store, and the files under the workload
+//! root.
 
 use crate::error::Error;
 use crate::status::Status;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use wasm_charm_host::offline::machine::{ExitWord, ScriptedCommand, ScriptedExit, SimService};
-use wasm_charm_host::offline::pebble::state::{
-    CheckStatus, Current, SimContainer, SimFile, SimNotice,
-};
-use wasm_charm_host::offline::secrets::{SimRevision, SimSecret};
-use wasm_charm_host::offline::sim::{ScriptedProbe, SimRelation, SimStorage};
-use wasm_charm_host::offline::state_file::StateFile;
-use wasm_charm_host::status::merge::Band;
-use wasm_charm_host::status::store::{ScopeStore, Target, Write};
-use wasm_charm_host::status::{store_chunks, store_juju};
 
 /// What the simulated Juju and machine know before an event: the state
 /// file of `wasm-charm run`, built in code. Every method returns the
@@ -40,16 +31,35 @@ use wasm_charm_host::status::{store_chunks, store_juju};
 ///
 /// A part of the state file this builder has no method for is set whole,
 /// as YAML or any serde value, with [`State::section`] or
-/// [`State::section_yaml`]; the host checks it as it reads the file.
+/// [`State::section_yaml`]; `wasm-charm` checks it as it reads the file.
 ///
 /// [`Outcome::state`]: crate::Outcome::state
 #[derive(Clone, Default, PartialEq)]
 pub struct State {
-    pub(crate) file: StateFile,
+    /// The state file, section by section.
+    pub(crate) doc: Map<String, Value>,
     /// `--config KEY=VALUE` flags: checked against config.yaml by the host.
     pub(crate) config: Vec<(String, String)>,
+    /// Scopes and stored data, written by `wasm-charm` into the store
+    /// wherever the charm keeps it.
+    pub(crate) seed: Seed,
     /// Files under the workload root, by the path the charm sees.
     pub(crate) files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+/// What a test puts in the charm's store, as the protocol's `seed`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub(crate) struct Seed {
+    pub(crate) scopes: Vec<SeedScope>,
+    pub(crate) stored: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct SeedScope {
+    pub(crate) target: &'static str,
+    pub(crate) name: String,
+    pub(crate) status: &'static str,
+    pub(crate) message: String,
 }
 
 impl State {
@@ -58,32 +68,35 @@ impl State {
         State::default()
     }
 
-    /// A whole state file, as `wasm-charm run` reads it.
+    /// A whole state file, as `wasm-charm run` reads it (and checked as it
+    /// reads it).
     pub fn from_yaml(text: &str) -> Result<State, Error> {
-        let file: StateFile = if text.trim().is_empty() {
-            StateFile::default()
-        } else {
-            serde_saphyr::from_str(text)
-                .map_err(|e| Error::State(format!("not a valid state file: {e}")))?
+        if text.trim().is_empty() {
+            return Ok(State::default());
+        }
+        let invalid =
+            |e: &dyn std::fmt::Display| Error::State(format!("not a valid state file: {e}"));
+        let doc = match serde_saphyr::from_str::<Value>(text).map_err(|e| invalid(&e))? {
+            Value::Object(doc) => doc,
+            other => return Err(invalid(&format!("{other} is not a mapping"))),
         };
+        check(&doc).map_err(|e| invalid(&e))?;
         Ok(State {
-            file,
+            doc,
             ..State::default()
         })
     }
 
-    /// The state file as YAML (without the pending config and the files).
+    /// The state file as YAML (without the pending config, the seed and
+    /// the files).
     pub fn to_yaml(&self) -> String {
-        serde_saphyr::to_string(&self.file).unwrap_or_else(|e| format!("(cannot show: {e})\n"))
+        serde_saphyr::to_string(&self.doc).unwrap_or_else(|e| format!("(cannot show: {e})\n"))
     }
 
     /// One section of the state file (`leader`, `relations`, `machine`, …)
     /// as JSON; `None` when the file leaves it out or has it `null`.
     pub fn get(&self, section: &str) -> Option<Value> {
-        match serde_json::to_value(&self.file) {
-            Ok(Value::Object(mut doc)) => doc.remove(section).filter(|v| !v.is_null()),
-            _ => None,
-        }
+        self.doc.get(section).filter(|v| !v.is_null()).cloned()
     }
 
     /// Set a config option, checked at the run against config.yaml's option
@@ -105,23 +118,20 @@ impl State {
 
     /// Whether this unit leads its application (a lone unit does: `true`).
     pub fn leader(mut self, leader: bool) -> State {
-        self.file.sim.model.leader = leader;
+        self.doc.insert("leader".into(), json!(leader));
         self
     }
 
     /// This unit's name. Default: `<charm name>/0`.
     pub fn unit(mut self, name: &str) -> State {
-        self.file.sim.model.unit = Some(name.to_string());
+        self.doc.insert("unit".into(), json!(name));
         self
     }
 
     /// A relation, replacing one of the same id.
     pub fn relation(mut self, relation: Relation) -> State {
-        self.file
-            .sim
-            .model
-            .relations
-            .insert(relation.id, relation.sim);
+        let body = serde_json::to_value(&relation.body).unwrap_or_default();
+        self.at(&["relations"]).insert(relation.id, body);
         self
     }
 
@@ -137,150 +147,93 @@ impl State {
 
     /// A value of the charm's stored data, as the exact text kept.
     pub fn stored_text(mut self, key: &str, text: &str) -> State {
-        let store = self.store_mut();
-        let mut data: BTreeMap<String, String> = store
-            .data
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        data.insert(key.to_string(), text.to_string());
-        store.data = data.into_iter().collect();
+        self.seed.stored.insert(key.to_string(), text.to_string());
         self
     }
 
     /// A unit scope holding `status`, as if a previous event had set it.
     pub fn scope(self, name: &str, status: Status) -> State {
-        self.set_scope(Target::Unit, name, status)
+        self.set_scope("unit", name, status)
     }
 
     /// An application scope holding `status`.
     pub fn app_scope(self, name: &str, status: Status) -> State {
-        self.set_scope(Target::App, name, status)
+        self.set_scope("app", name, status)
     }
 
-    fn set_scope(mut self, target: Target, name: &str, status: Status) -> State {
-        let write = Write::Set {
+    fn set_scope(mut self, target: &'static str, name: &str, status: Status) -> State {
+        self.seed.scopes.push(SeedScope {
             target,
-            scope: name.to_string(),
-            status: crate::status::host_kind(status.kind),
+            name: name.to_string(),
+            status: status.kind.name(),
             message: status.message,
-            priority: Band::Normal,
-        };
-        self.store_mut().apply(write, "(the test's state)", 0);
+        });
         self
-    }
-
-    /// The scope store, taken out of Juju's charm state when a `store:
-    /// juju` charm's previous event left it there: the run puts it back
-    /// where the charm keeps it.
-    pub(crate) fn store_mut(&mut self) -> &mut ScopeStore {
-        let sim = &mut self.file.sim;
-        if sim.store.scopes.is_none()
-            && sim
-                .model
-                .charm_state
-                .keys()
-                .any(|k| store_chunks::is_store_key(k))
-        {
-            let store = store_juju::decode_state(&sim.model.charm_state).unwrap_or_else(|e| {
-                panic!("the state's `charm-state` holds no scope store this host reads: {e}")
-            });
-            sim.model
-                .charm_state
-                .retain(|k, _| !store_chunks::is_store_key(k));
-            sim.store.scopes = Some(store);
-        }
-        sim.store.scopes.get_or_insert_with(ScopeStore::default)
-    }
-
-    /// The state file as the run writes it: the scope store where the
-    /// charm keeps it (`store: juju`: Juju's charm state).
-    pub(crate) fn file_for(&self, juju_store: bool) -> StateFile {
-        let mut file = self.file.clone();
-        if juju_store && let Some(store) = file.sim.store.scopes.take() {
-            let doc = store_juju::encode(&store);
-            file.sim
-                .model
-                .charm_state
-                .retain(|k, _| !store_chunks::is_store_key(k));
-            file.sim.model.charm_state.extend(store_chunks::split(&doc));
-        }
-        file
     }
 
     /// Script probe `name` healthy: the run answers it instead of running
     /// it (a probe not scripted runs for real, as on the unit).
     pub fn probe_healthy(self, name: &str) -> State {
-        self.probe(name, true, None)
+        self.probe(name, json!({"healthy": true}))
     }
 
     /// Script probe `name` unhealthy, having seen `detail` (the status
     /// message it gives).
     pub fn probe_unhealthy(self, name: &str, detail: &str) -> State {
-        self.probe(name, false, Some(detail))
+        self.probe(name, json!({"healthy": false, "detail": detail}))
     }
 
     /// Script probe `name` waiting for what it watches to appear (a
     /// container whose Pebble does not answer yet), with `detail`.
-    pub fn probe_waiting(mut self, name: &str, detail: &str) -> State {
-        self = self.probe(name, false, Some(detail));
-        if let Some(p) = self.file.sim.scripts.probes.get_mut(name) {
-            p.waiting = true;
-        }
-        self
+    pub fn probe_waiting(self, name: &str, detail: &str) -> State {
+        self.probe(
+            name,
+            json!({"healthy": false, "waiting": true, "detail": detail}),
+        )
     }
 
-    fn probe(mut self, name: &str, healthy: bool, detail: Option<&str>) -> State {
-        let outcome = ScriptedProbe {
-            healthy,
-            waiting: false,
-            detail: detail.map(str::to_string),
-        };
-        self.file
-            .sim
-            .scripts
-            .probes
-            .insert(name.to_string(), outcome);
+    fn probe(mut self, name: &str, outcome: Value) -> State {
+        self.at(&["probes"]).insert(name.to_string(), outcome);
         self
     }
 
     /// A systemd unit of the simulated machine (`active`, `enabled` as
     /// systemctl says them). A unit not named is inactive and disabled.
     pub fn service(mut self, unit: &str, active: &str, enabled: &str) -> State {
-        let service = SimService {
-            active: active.to_string(),
-            enabled: enabled.to_string(),
-            ..SimService::default()
-        };
-        self.file.machine.services.insert(unit.to_string(), service);
+        let service = json!({"active": active, "enabled": enabled});
+        self.at(&["machine", "services"])
+            .insert(unit.to_string(), service);
         self
     }
 
     /// An apt package installed on the simulated machine.
     pub fn package(mut self, name: &str) -> State {
-        self.file.machine.packages.insert(name.to_string());
+        let machine = self.at(&["machine"]);
+        let mut packages: Vec<Value> = match machine.remove("packages") {
+            Some(Value::Array(list)) => list,
+            _ => Vec::new(),
+        };
+        if !packages.iter().any(|p| p == name) {
+            packages.push(json!(name));
+        }
+        machine.insert("packages".into(), Value::Array(packages));
         self
     }
 
     /// What the declared command `name` does: exits `code` having printed
     /// `stdout` and `stderr`. A command not scripted exits 0, silent.
     pub fn command(mut self, name: &str, code: i32, stdout: &str, stderr: &str) -> State {
-        let command = ScriptedCommand {
-            exit: ScriptedExit::Code(code),
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-        };
-        self.file.machine.commands.insert(name.to_string(), command);
+        let command = json!({"exit": code, "stdout": stdout, "stderr": stderr});
+        self.at(&["machine", "commands"])
+            .insert(name.to_string(), command);
         self
     }
 
     /// The declared command `name` runs past its timeout.
     pub fn command_timed_out(mut self, name: &str) -> State {
-        let command = ScriptedCommand {
-            exit: ScriptedExit::Word(ExitWord::TimedOut),
-            ..ScriptedCommand::default()
-        };
-        self.file.machine.commands.insert(name.to_string(), command);
+        let command = json!({"exit": "timed-out", "stdout": "", "stderr": ""});
+        self.at(&["machine", "commands"])
+            .insert(name.to_string(), command);
         self
     }
 
@@ -295,20 +248,17 @@ impl State {
     /// assert!(state.to_yaml().contains("can-connect: false"));
     /// ```
     pub fn can_connect(mut self, container: &str, reachable: bool) -> State {
-        self.container(container).can_connect = reachable;
+        self.at(&["containers", container])
+            .insert("can-connect".into(), json!(reachable));
         self
     }
 
     /// Pebble's health check `check` of `container`, up or down (down:
     /// with as many failures as its threshold).
     pub fn pebble_check(mut self, container: &str, check: &str, up: bool) -> State {
-        let status = if up {
-            CheckStatus::Up
-        } else {
-            CheckStatus::Down
-        };
-        let check = self.container(container).checks.entry(check.to_string());
-        check.or_default().status = status;
+        let status = if up { "up" } else { "down" };
+        self.at(&["containers", container, "checks", check])
+            .insert("status".into(), json!(status));
         self
     }
 
@@ -323,13 +273,9 @@ impl State {
         stdout: &str,
         stderr: &str,
     ) -> State {
-        let command = ScriptedCommand {
-            exit: ScriptedExit::Code(code),
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-        };
-        let exec = &mut self.container(container).exec;
-        exec.insert(name.to_string(), command);
+        let command = json!({"exit": code, "stdout": stdout, "stderr": stderr});
+        self.at(&["containers", container, "exec"])
+            .insert(name.to_string(), command);
         self
     }
 
@@ -346,25 +292,20 @@ impl State {
     /// assert!(state.to_yaml().contains("web: active"));
     /// ```
     pub fn pebble_service(mut self, container: &str, service: &str, current: &str) -> State {
-        let current = match current {
-            "active" => Current::Active,
-            "inactive" => Current::Inactive,
-            "backoff" => Current::Backoff,
-            "error" => Current::Error,
-            other => panic!(
-                "service `{service}` of `{container}`: `{other}` is not Pebble's \
-                 (active, inactive, backoff, error)"
-            ),
-        };
-        let services = &mut self.container(container).services;
-        services.insert(service.to_string(), current);
+        assert!(
+            crate::saved::PEBBLE_CURRENT.contains(&current),
+            "service `{service}` of `{container}`: `{current}` is not Pebble's \
+             (active, inactive, backoff, error)"
+        );
+        self.at(&["containers", container, "services"])
+            .insert(service.to_string(), json!(current));
         self
     }
 
     /// A text file in `container`, as Pebble would pull it (mode 644).
     pub fn pebble_file(mut self, container: &str, path: &str, text: &str) -> State {
-        let files = &mut self.container(container).files;
-        files.insert(path.to_string(), SimFile::Text(text.to_string()));
+        self.at(&["containers", container, "files"])
+            .insert(path.to_string(), json!(text));
         self
     }
 
@@ -380,26 +321,36 @@ impl State {
     /// assert!(state.to_yaml().contains("key: example.com/a"));
     /// ```
     pub fn pebble_notice(mut self, container: &str, key: &str, data: &[(&str, &str)]) -> State {
-        let notice = SimNotice {
-            type_: "custom".into(),
-            key: key.to_string(),
-            last_data: data
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            ..SimNotice::default()
-        };
-        self.container(container).notices.push(notice);
+        let data: Map<String, Value> = data
+            .iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect();
+        let notice = json!({"type": "custom", "key": key, "last-data": data});
+        let c = self.at(&["containers", container]);
+        match c.get_mut("notices") {
+            Some(Value::Array(notices)) => notices.push(notice),
+            _ => {
+                c.insert("notices".into(), json!([notice]));
+            }
+        }
         self
     }
 
-    fn container(&mut self, name: &str) -> &mut SimContainer {
-        self.file
-            .sim
-            .model
-            .containers
-            .entry(name.to_string())
-            .or_default()
+    /// The object at `path` in the document, made (or made an object) on
+    /// the way.
+    fn at(&mut self, path: &[&str]) -> &mut Map<String, Value> {
+        let mut at = &mut self.doc;
+        for key in path {
+            let entry = at.entry(key.to_string()).or_insert_with(|| json!({}));
+            if !entry.is_object() {
+                *entry = json!({});
+            }
+            let Value::Object(next) = entry else {
+                unreachable!("made an object just above")
+            };
+            at = next;
+        }
+        at
     }
 
     /// A file under the workload root, at the path the charm sees
@@ -439,45 +390,34 @@ impl State {
         K: Into<String>,
         V: Into<String>,
     {
-        let secret = SimSecret {
-            owner: owner.to_string(),
-            revisions: vec![SimRevision {
-                revision: 1,
-                content: content
-                    .into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            }],
-            ..SimSecret::default()
-        };
-        self.file.sim.model.secrets.insert(id.to_string(), secret);
+        let content: Map<String, Value> = content
+            .into_iter()
+            .map(|(k, v)| (k.into(), Value::String(v.into())))
+            .collect();
+        let secret = json!({"owner": owner, "revisions": [{"revision": 1, "content": content}]});
+        self.at(&["secrets"]).insert(id.to_string(), secret);
         self
     }
 
     /// A storage instance attached to the unit (`data/0`, `filesystem`,
     /// its mount point).
     pub fn storage(mut self, id: &str, kind: &str, location: &str) -> State {
-        let storage = SimStorage {
-            kind: kind.to_string(),
-            location: location.to_string(),
-        };
-        self.file.sim.model.storage.insert(id.to_string(), storage);
+        let storage = json!({"kind": kind, "location": location});
+        self.at(&["storage"]).insert(id.to_string(), storage);
         self
     }
 
     /// Whether the operator ran `juju trust` (credential-get answers).
     pub fn trusted(mut self, trusted: bool) -> State {
-        self.file.sim.model.trusted = trusted;
+        self.doc.insert("trusted".into(), json!(trusted));
         self
     }
 
     /// The file the operator provided for resource `name` (absolute).
     pub fn resource(mut self, name: &str, file: impl Into<PathBuf>) -> State {
-        self.file
-            .sim
-            .model
-            .resources
-            .insert(name.to_string(), file.into());
+        let file = file.into();
+        self.at(&["resources"])
+            .insert(name.to_string(), json!(file));
         self
     }
 
@@ -521,8 +461,8 @@ impl State {
         self.section(name, value)
     }
 
-    /// [`State::section`], returning what the host says of a section it
-    /// does not take.
+    /// [`State::section`], returning what `wasm-charm` says of a section
+    /// the state file does not take.
     pub fn try_section(self, name: &str, value: impl Serialize) -> Result<State, Error> {
         self.edit_section(name, value, true)
     }
@@ -550,20 +490,18 @@ impl State {
     ) -> Result<State, Error> {
         let at = |e: &dyn std::fmt::Display| Error::State(format!("state section `{name}`: {e}"));
         let value = serde_json::to_value(value).map_err(|e| at(&e))?;
-        let mut doc = match serde_json::to_value(&self.file).map_err(|e| at(&e))? {
-            Value::Object(doc) => doc,
-            _ => serde_json::Map::new(),
-        };
+        let mut doc = self.doc.clone();
         match doc.get_mut(name) {
             _ if value.is_null() => {
                 doc.remove(name);
             }
-            Some(old) if merge => wasm_charm_host::offline::state_file::merge_patch(old, &value),
+            Some(old) if merge => merge_patch(old, &value),
             _ => {
                 doc.insert(name.to_string(), value);
             }
         }
-        self.file = serde_json::from_value(Value::Object(doc)).map_err(|e| at(&e))?;
+        check(&doc).map_err(|e| at(&e))?;
+        self.doc = doc;
         Ok(self)
     }
 
@@ -582,13 +520,47 @@ impl State {
     }
 }
 
-/// The state file as YAML, the config to set, and the files (text as
-/// text), for an assertion's message.
+/// Whether the state file takes `doc`, as `wasm-charm` reads it.
+fn check(doc: &Map<String, Value>) -> Result<(), Error> {
+    crate::server::call(json!({"op": "check", "state": doc})).map(drop)
+}
+
+/// Merge `patch` into `into` as a JSON merge patch (RFC 7386): maps key by
+/// key, `null` removing its key, anything else replacing. (The host's
+/// scenario steps edit a state the same way, with their own copy: this
+/// crate builds no host code.)
+fn merge_patch(into: &mut Value, patch: &Value) {
+    match (into, patch) {
+        (Value::Object(into), Value::Object(patch)) => {
+            for (k, v) in patch {
+                if v.is_null() {
+                    into.remove(k);
+                } else {
+                    merge_patch(into.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (into, patch) => *into = patch.clone(),
+    }
+}
+
+/// The state file as YAML, the config to set, the seed and the files
+/// (text as text), for an assertion's message.
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(f, "State:\n{}", self.to_yaml())?;
         for (k, v) in &self.config {
             writeln!(f, "config to set: {k}={v}")?;
+        }
+        for s in &self.seed.scopes {
+            writeln!(
+                f,
+                "{} scope to set: {} = {}: {}",
+                s.target, s.name, s.status, s.message
+            )?;
+        }
+        for (k, v) in &self.seed.stored {
+            writeln!(f, "stored to set: {k} = {v}")?;
         }
         for (path, bytes) in &self.files {
             match std::str::from_utf8(bytes) {
@@ -615,7 +587,26 @@ impl std::fmt::Debug for State {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relation {
     id: String,
-    sim: SimRelation,
+    body: RelationBody,
+}
+
+/// A relation as the state file's `relations` has it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct RelationBody {
+    app: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    units: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    app_data: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    unit_data: BTreeMap<String, BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    local_app_data: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    local_unit_data: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_uuid: Option<String>,
 }
 
 impl Relation {
@@ -624,9 +615,9 @@ impl Relation {
     pub fn new(id: &str, remote_app: &str) -> Relation {
         Relation {
             id: id.to_string(),
-            sim: SimRelation {
+            body: RelationBody {
                 app: remote_app.to_string(),
-                ..SimRelation::default()
+                ..RelationBody::default()
             },
         }
     }
@@ -638,22 +629,24 @@ impl Relation {
 
     /// A remote unit (`postgresql/0`) joined.
     pub fn unit(mut self, unit: &str) -> Relation {
-        if !self.sim.units.iter().any(|u| u == unit) {
-            self.sim.units.push(unit.to_string());
+        if !self.body.units.iter().any(|u| u == unit) {
+            self.body.units.push(unit.to_string());
         }
         self
     }
 
     /// A key of the remote application's databag.
     pub fn app_data(mut self, key: &str, value: &str) -> Relation {
-        self.sim.app_data.insert(key.to_string(), value.to_string());
+        self.body
+            .app_data
+            .insert(key.to_string(), value.to_string());
         self
     }
 
     /// A key of remote unit `unit`'s databag; the unit joins if it had not.
     pub fn unit_data(mut self, unit: &str, key: &str, value: &str) -> Relation {
         self = self.unit(unit);
-        self.sim
+        self.body
             .unit_data
             .entry(unit.to_string())
             .or_default()
@@ -663,7 +656,7 @@ impl Relation {
 
     /// A key of this application's databag.
     pub fn local_app_data(mut self, key: &str, value: &str) -> Relation {
-        self.sim
+        self.body
             .local_app_data
             .insert(key.to_string(), value.to_string());
         self
@@ -671,7 +664,7 @@ impl Relation {
 
     /// A key of this unit's databag.
     pub fn local_unit_data(mut self, key: &str, value: &str) -> Relation {
-        self.sim
+        self.body
             .local_unit_data
             .insert(key.to_string(), value.to_string());
         self
@@ -680,7 +673,7 @@ impl Relation {
     /// The UUID of the model hosting the remote application: a cross-model
     /// relation (`relation-model-get`). Default: this model's.
     pub fn remote_model_uuid(mut self, uuid: &str) -> Relation {
-        self.sim.model_uuid = Some(uuid.to_string());
+        self.body.model_uuid = Some(uuid.to_string());
         self
     }
 }

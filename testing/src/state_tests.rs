@@ -22,7 +22,7 @@ fn the_builder_writes_the_hosts_state_file() {
         .command_timed_out("slow")
         .trusted(true);
     let again = State::from_yaml(&state.to_yaml()).unwrap();
-    assert_eq!(again.file, state.file);
+    assert_eq!(again.doc, state.doc);
     assert_eq!(state.get("leader"), Some(json!(false)));
     assert_eq!(state.get("unit"), Some(json!("gw/3")));
     assert_eq!(State::new().get("scopes"), None);
@@ -76,52 +76,58 @@ fn a_config_list_is_refused() {
 }
 
 #[test]
-fn stored_values_and_scopes_go_to_the_scope_store() {
+fn stored_values_and_scopes_are_seeded_in_order() {
     let state = State::new()
         .stored("migrated", "2024.1")
         .stored("installed", true)
         .stored_text("raw", "3")
         .scope("config", Status::blocked("no kind"))
         .app_scope("db", Status::waiting("no db"));
-    let store = state.file.sim.store.scopes.clone().unwrap();
-    assert_eq!(store.data.get("migrated"), Some("\"2024.1\""));
-    assert_eq!(store.data.get("installed"), Some("true"));
-    assert_eq!(store.data.get("raw"), Some("3"));
-    let config = store.unit["config"].current.clone().unwrap();
     assert_eq!(
-        (config.status.as_str(), config.message.as_str()),
-        ("blocked", "no kind")
+        serde_json::to_value(&state.seed).unwrap(),
+        json!({
+            "scopes": [
+                {"target": "unit", "name": "config", "status": "blocked", "message": "no kind"},
+                {"target": "app", "name": "db", "status": "waiting", "message": "no db"},
+            ],
+            "stored": {"migrated": "\"2024.1\"", "installed": "true", "raw": "3"},
+        })
     );
-    assert!(store.app["db"].current.is_some());
+    // Left to wasm-charm, which keeps them where the charm does.
+    assert_eq!(state.get("scopes"), None);
 }
 
 #[test]
-fn a_juju_store_moves_to_the_charm_state_and_back() {
-    let state = State::new().stored("k", 1);
-    let file = state.file_for(true);
-    assert!(file.sim.store.scopes.is_none());
-    assert!(
-        file.sim
-            .model
-            .charm_state
-            .keys()
-            .any(|k| store_chunks::is_store_key(k))
-    );
-    // A state carried from such a run takes the store back out when
-    // it changes.
-    let carried = State {
-        file,
-        ..State::default()
-    }
-    .stored("j", 2);
-    let store = carried.file.sim.store.scopes.clone().unwrap();
+fn the_builder_writes_pebbles_sections() {
+    let state = State::new()
+        .can_connect("web", false)
+        .pebble_check("web", "alive", false)
+        .pebble_exec("web", "check", 1, "", "bad")
+        .pebble_service("web", "web", "active")
+        .pebble_file("web", "/etc/web.conf", "port = 80\n")
+        .pebble_notice("web", "example.com/a", &[("k", "v")])
+        .pebble_notice("web", "example.com/b", &[]);
     assert_eq!(
-        (store.data.get("k"), store.data.get("j")),
-        (Some("1"), Some("2"))
+        state.get("containers"),
+        Some(json!({"web": {
+            "can-connect": false,
+            "checks": {"alive": {"status": "down"}},
+            "exec": {"check": {"exit": 1, "stdout": "", "stderr": "bad"}},
+            "services": {"web": "active"},
+            "files": {"/etc/web.conf": "port = 80\n"},
+            "notices": [
+                {"type": "custom", "key": "example.com/a", "last-data": {"k": "v"}},
+                {"type": "custom", "key": "example.com/b", "last-data": {}},
+            ],
+        }}))
     );
-    assert!(carried.file.sim.model.charm_state.is_empty());
-    // A local store stays in `scopes`.
-    assert!(carried.file_for(false).sim.store.scopes.is_some());
+    State::from_yaml(&state.to_yaml()).expect("wasm-charm takes it");
+}
+
+#[test]
+#[should_panic(expected = "not Pebble's")]
+fn a_service_state_pebble_lacks_is_refused() {
+    let _ = State::new().pebble_service("web", "web", "running");
 }
 
 #[test]
@@ -130,10 +136,10 @@ fn sections_are_checked_by_the_hosts_reader() {
         .section("opened-ports", json!({"80/tcp": ["*"]}))
         .section_yaml("leader", "false");
     assert_eq!(state.get("opened-ports"), Some(json!({"80/tcp": ["*"]})));
-    assert!(!state.file.sim.model.leader);
+    assert_eq!(state.get("leader"), Some(json!(false)));
     // `null` puts a section back to its default.
     let state = state.section("leader", Value::Null);
-    assert!(state.file.sim.model.leader);
+    assert_eq!(state.get("leader"), None);
     let e = State::new()
         .try_section("leadr", true)
         .unwrap_err()

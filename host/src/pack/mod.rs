@@ -124,17 +124,13 @@ fn pack_in(
     })
 }
 
-/// The charm directory alone, for a host that runs its events in-process
-/// (the test harness): the charm files, the component built in
-/// `target_dir`, and its artifacts precompiled by this process's engine;
+/// The charm directory alone, for `run <project>` and the harness's
+/// `serve`, which run its events in their own process: the charm files,
+/// the component, and its artifacts precompiled by this process's engine;
 /// no `dispatch`, no manifest.yaml, no `.charm`.
-pub fn charm_dir_in(
-    project: &Path,
-    out: &Path,
-    target_dir: Option<&Path>,
-) -> anyhow::Result<PathBuf> {
+pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let staged = check_project(project)?;
-    let wasm = build(&project.join("Cargo.toml"), target_dir)?;
+    let wasm = build(&project.join("Cargo.toml"), None)?;
     let staging = precompiled(&wasm, out)?;
     assemble(project, out, &staged, &wasm, None)?;
     fill_cache(out, Artifacts::Compiled(staging.path().join("cache")))?;

@@ -53,13 +53,20 @@ pub fn kind(path: &Path) -> Result<Kind, NotACharm> {
 pub fn charm_for_run(path: &Path) -> anyhow::Result<PathBuf> {
     match kind(path)? {
         Kind::Packed => Ok(path.to_path_buf()),
-        Kind::Project => {
-            let charm = crate::charm_dir::CharmDir::load(path)
-                .with_context(|| format!("{}: the charm project", path.display()))?;
-            let out = path.join(PACKED_DIR).join(&charm.metadata.name);
-            charm_dir_fresh(path, &charm, &out)
-        }
+        Kind::Project => packed(path),
     }
+}
+
+/// The charm directory of the project at `project`, packed again first
+/// when anything changed: `<project>/target/wasm-charm/<name>`, the one
+/// `run <project>` and the harness (`wasm-charm serve`) share, built in
+/// the target directory `wasm-charm pack` builds in (`$CARGO_TARGET_DIR`,
+/// else the project's workspace's), so one change costs one guest build.
+pub fn packed(project: &Path) -> anyhow::Result<PathBuf> {
+    let charm = super::check_project(project)
+        .with_context(|| format!("{}: the charm project", project.display()))?;
+    let out = project.join(PACKED_DIR).join(&charm.metadata.name);
+    charm_dir_fresh(project, &charm, &out)
 }
 
 /// Build the project (incrementally) and assemble `out` unless what it
@@ -75,7 +82,7 @@ fn charm_dir_fresh(
         return Ok(out.canonicalize()?);
     }
     eprintln!("packing {} into {}", project.display(), out.display());
-    charm_dir_in(project, out, None)
+    charm_dir_in(project, out)
 }
 
 /// Whether every charm file of `project` is in `out` as it is now, and the
