@@ -68,6 +68,12 @@ fn calls(event: &Event) -> Outcome {
                     .first()
                     .map(|r| r.set_local_app_data(&[("k", "v")]))
             ),
+            "relation-read-app" => format!(
+                "{:?}",
+                model::relations("db")?
+                    .first()
+                    .map(Relation::local_app_data)
+            ),
             "relation-units" => {
                 let units = event.relation().map(|r| {
                     let relation = Relation::from(r);
