@@ -20,11 +20,17 @@ pub fn wasm_charm_bin() -> PathBuf {
 ///   holds the workspace's own `target`); the harness builds its guests
 ///   in `wasm-guests` under it.
 /// * `WASM_CHARM` and the front of `PATH` name the binary under test, for
-///   a harness or a command that runs `wasm-charm` itself.
+///   a harness or a command that runs `wasm-charm` itself; `cargo` on
+///   `PATH` is the one running this test.
 /// * The flags this `cargo test` was built with are not the project's.
 pub fn with_workspace_builds(command: &mut Command) -> &mut Command {
     let bin = wasm_charm_bin();
     let mut path = vec![bin.parent().expect("the binary's directory").to_path_buf()];
+    if let Some(cargo) = std::env::var_os("CARGO").map(PathBuf::from)
+        && let Some(dir) = cargo.parent()
+    {
+        path.push(dir.to_path_buf());
+    }
     path.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
