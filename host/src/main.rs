@@ -61,13 +61,19 @@ enum Command {
     },
     /// Create a charm project that builds on its own: a Cargo workspace of
     /// its own depending on the SDK, metadata.yaml, config.yaml,
-    /// actions.yaml, wasm-charm.yaml, a first handler and its unit test.
+    /// actions.yaml, wasm-charm.yaml, a first handler with its unit tests,
+    /// harness tests of whole events and a scenario, for a machine or a
+    /// Kubernetes charm.
     Init {
         /// The project directory to create (it must not exist, or be empty).
         dir: PathBuf,
         /// The charm's name [default: the directory's name].
         #[arg(long)]
         name: Option<String>,
+        /// The kind of charm: a machine charm, or a Kubernetes sidecar
+        /// charm with a workload container driven through Pebble.
+        #[arg(long, value_enum, default_value_t)]
+        profile: init::Profile,
         /// The SDK to depend on: a path to wasm-charm's guest-sdk, or a git
         /// URL of the wasm-charm repository [default: the guest-sdk of the
         /// source tree this binary was built from, when it exists].
@@ -209,7 +215,12 @@ fn main() -> ExitCode {
             }
         }),
         Command::Inspect { path } => inspect::main(&path),
-        Command::Init { dir, name, sdk } => init::main(&dir, name.as_deref(), sdk.as_deref()),
+        Command::Init {
+            dir,
+            name,
+            profile,
+            sdk,
+        } => init::main(&dir, name.as_deref(), profile, sdk.as_deref()),
         Command::Serve => serve::main(),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
