@@ -297,7 +297,7 @@ impl Sim {
         }
         let layer = match plan::parse_layer(label, field("layer")) {
             Ok(l) => l,
-            Err(e) => return bad(e),
+            Err(e) => return bad(format!("cannot parse layer YAML: {e}")),
         };
         let mut layers = self.layers.clone();
         match layers.iter_mut().find(|l| l.label == label) {
@@ -308,8 +308,8 @@ impl Sim {
         match plan::combine(&layers) {
             Ok(plan) => {
                 self.layers = layers;
-                self.plan = plan;
-                self.checks.plan_changed(&self.plan.checks);
+                let old = std::mem::replace(&mut self.plan, plan);
+                self.checks.plan_changed(&old, &self.plan);
                 sync(Value::Bool(true))
             }
             Err(e) => bad(e),

@@ -3,7 +3,9 @@
 //! and real processes over a real directory (`sim pebble`). The API above
 //! them is one.
 
+use super::check_life::{self, Fate};
 use super::files::{Entry, FileError, Fs};
+use super::plan::Plan;
 use super::process::checks::Running;
 use super::process::exec::Run;
 use super::process::files::DirFs;
@@ -130,23 +132,30 @@ pub enum Checks {
 }
 
 impl Checks {
-    /// How check `name` is doing, `threshold` failures making it down.
-    pub fn state(&self, name: &str, threshold: u32) -> SimCheck {
+    /// How check `name` of `plan` is doing (its threshold of failures
+    /// making it down); one the state file does not name is up, or
+    /// inactive when its startup is disabled.
+    pub fn state(&self, name: &str, plan: &Plan) -> SimCheck {
         match self {
-            Checks::Scripted(m) => m.get(name).cloned().unwrap_or_default(),
-            Checks::Running(r) if r.is_stopped(name) => SimCheck {
-                status: CheckStatus::Inactive,
-                failures: Some(0),
-                threshold: None,
-            },
+            Checks::Scripted(m) => m.get(name).cloned().unwrap_or_else(|| SimCheck {
+                status: if plan.check_enabled(name) {
+                    CheckStatus::Up
+                } else {
+                    CheckStatus::Inactive
+                },
+                ..SimCheck::default()
+            }),
             Checks::Running(r) => {
                 let failures = r.failures(name);
+                let status = if r.is_stopped(name) {
+                    CheckStatus::Inactive
+                } else if failures >= plan.threshold(name) {
+                    CheckStatus::Down
+                } else {
+                    CheckStatus::Up
+                };
                 SimCheck {
-                    status: if failures >= threshold {
-                        CheckStatus::Down
-                    } else {
-                        CheckStatus::Up
-                    },
+                    status,
                     failures: Some(failures),
                     threshold: None,
                 }
@@ -154,47 +163,72 @@ impl Checks {
         }
     }
 
-    /// Whether check `name` was stopped.
-    pub fn is_stopped(&self, name: &str) -> bool {
-        match self {
-            Checks::Scripted(m) => m
-                .get(name)
-                .is_some_and(|c| c.status == CheckStatus::Inactive),
-            Checks::Running(r) => r.is_stopped(name),
+    /// Start (`run`) or stop check `name` of `plan`: whether that changed
+    /// it. As Pebble: a started check counts afresh, a stopped one keeps
+    /// its failures.
+    pub fn set_running(&mut self, name: &str, run: bool, plan: &Plan) -> bool {
+        let now = self.state(name, plan);
+        if (now.status != CheckStatus::Inactive) == run {
+            return false;
         }
-    }
-
-    /// Start (`run`) or stop check `name`: whether that changed it.
-    pub fn set_running(&mut self, name: &str, run: bool) -> bool {
         match self {
             Checks::Scripted(m) => {
-                let stopped = m
-                    .get(name)
-                    .is_some_and(|c| c.status == CheckStatus::Inactive);
-                if stopped != run {
-                    return false;
-                }
-                // Started afresh: up, no failures.
                 let status = if run {
                     CheckStatus::Up
                 } else {
                     CheckStatus::Inactive
                 };
-                let entry = m.entry(name.to_string()).or_default();
-                *entry = SimCheck {
-                    status,
-                    ..SimCheck::default()
-                };
+                let failures = if run { None } else { now.failures };
+                m.insert(
+                    name.to_string(),
+                    SimCheck {
+                        status,
+                        failures: failures.filter(|f| *f > 0),
+                        threshold: None,
+                    },
+                );
                 true
             }
             Checks::Running(r) => r.set_running(name, run),
         }
     }
 
-    /// The plan's checks are now `checks`.
-    pub fn plan_changed(&self, checks: &BTreeMap<String, Map<String, Value>>) {
-        if let Checks::Running(r) = self {
-            r.sync(checks);
+    /// The plan was `old` and is now `new`: each check meets its fate
+    /// ([`super::check_life`]).
+    pub fn plan_changed(&mut self, old: &Plan, new: &Plan) {
+        let fates = check_life::fates(old, new, |n| {
+            self.state(n, old).status != CheckStatus::Inactive
+        });
+        match self {
+            Checks::Scripted(m) => {
+                for (name, fate) in fates {
+                    // What the state file says only where the new plan's
+                    // default would not say it.
+                    let status = match fate {
+                        Fate::Drop => {
+                            m.remove(&name);
+                            continue;
+                        }
+                        Fate::Keep if m.contains_key(&name) || new.check_enabled(&name) => {
+                            continue;
+                        }
+                        // Running unnamed (up), now disabled: it runs on.
+                        Fate::Keep | Fate::Restart => CheckStatus::Up,
+                        Fate::Inactive => CheckStatus::Inactive,
+                    };
+                    m.remove(&name);
+                    if (status == CheckStatus::Up) != new.check_enabled(&name) {
+                        m.insert(
+                            name,
+                            SimCheck {
+                                status,
+                                ..SimCheck::default()
+                            },
+                        );
+                    }
+                }
+            }
+            Checks::Running(r) => r.sync(&new.checks, &fates),
         }
     }
 }

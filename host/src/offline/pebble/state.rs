@@ -13,8 +13,11 @@
 //!         checks:
 //!           alive: {override: replace, level: alive, http: {url: "http://localhost:8080/"}}
 //!     services: {web: active}    # current: active, inactive, backoff, error
-//!     checks:                    # status of the plan's checks (up when not named)
-//!       alive: {status: down, failures: 3}
+//!     checks:                    # status of the plan's checks: up when not named,
+//!       alive: {status: down, failures: 3}   # inactive if `startup: disabled`;
+//!                                # refused when Pebble cannot report it (down
+//!                                # under the threshold, up at it, a check or a
+//!                                # threshold not the plan's)
 //!     files:                     # the container's files: text, or detailed
 //!       /etc/web/web.conf: "port = 8080\n"
 //!       /etc/web/key: {hex: 00ff, permissions: "600"}
@@ -357,11 +360,13 @@ pub fn check(
                     layer.label
                 ));
             }
-            plan::check_layer(layer).map_err(|e| format!("{at}: {e}"))?;
+            plan::check_layer(layer)
+                .and_then(|()| super::plan_rules::check_overrides(layer))
+                .map_err(|e| format!("{at}: {e}"))?;
         }
-        if let Err(e) = plan::combine(&c.layers) {
-            return Err(format!("`containers.{name}.layers`: {e}"));
-        }
+        let plan =
+            plan::combine(&c.layers).map_err(|e| format!("`containers.{name}.layers`: {e}"))?;
+        check_checks(name, &c.checks, &plan)?;
         for (path, file) in &c.files {
             let at = format!("`containers.{name}.files.{path}`");
             if !clean_path(path) || path == "/" {
@@ -379,6 +384,55 @@ pub fn check(
                  `.`, `..`, `//` or a trailing `/`"
             ));
         }
+    }
+    Ok(())
+}
+
+/// Each scripted check one of the plan, in a state Pebble can be in: its
+/// threshold the plan's, `down` at or over it, `up` under it (an
+/// `inactive` check may have any failures: Pebble keeps them at a stop).
+fn check_checks(
+    container: &str,
+    checks: &BTreeMap<String, SimCheck>,
+    plan: &plan::Plan,
+) -> Result<(), String> {
+    for (name, check) in checks {
+        let at = format!("`containers.{container}.checks.{name}`");
+        let field = |f: &str| format!("`containers.{container}.checks.{name}.{f}`");
+        if !plan.checks.contains_key(name) {
+            let known: Vec<&str> = plan.checks.keys().map(String::as_str).collect();
+            return Err(format!(
+                "{at}: the plan has no check `{name}` (checks: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+        let threshold = plan.threshold(name);
+        if let Some(t) = check.threshold
+            && t != threshold
+        {
+            return Err(format!(
+                "{}: {t}, but Pebble reports the plan's threshold, {threshold}",
+                field("threshold")
+            ));
+        }
+        let failures = check.failures;
+        match (check.status, failures) {
+            (CheckStatus::Down, Some(f)) if f < threshold => Err(format!(
+                "{}: a check is down only at {threshold} failures in a row (its \
+                 threshold), not {f}",
+                field("failures")
+            )),
+            (CheckStatus::Up, Some(f)) if f >= threshold => Err(format!(
+                "{}: {f} failures in a row reach the threshold ({threshold}): \
+                 Pebble reports that check down, not up",
+                field("failures")
+            )),
+            _ => Ok(()),
+        }?;
     }
     Ok(())
 }
@@ -483,6 +537,50 @@ mod tests {
         assert_eq!(parse_mode("9"), None);
         assert!(clean_path("/etc/a") && clean_path("/"));
         assert!(!clean_path("etc") && !clean_path("/etc/") && !clean_path("/a/../b"));
+    }
+
+    #[test]
+    fn scripted_checks_are_states_pebble_can_report() {
+        let layer = plan::parse_layer(
+            "l",
+            "checks:\n  alive: {override: replace, threshold: 2, tcp: {port: 80}}\n",
+        )
+        .unwrap();
+        let plan = plan::combine(&[layer]).unwrap();
+        let script =
+            |text: &str| -> BTreeMap<String, SimCheck> { serde_saphyr::from_str(text).unwrap() };
+        let ok = [
+            "alive: {status: down}",
+            "alive: {status: down, failures: 5}",
+            "alive: {status: up, failures: 1}",
+            "alive: {status: inactive, failures: 7}",
+            "alive: {status: up, threshold: 2}",
+        ];
+        for text in ok {
+            assert_eq!(check_checks("web", &script(text), &plan), Ok(()), "{text}");
+        }
+        let refused = [
+            (
+                "alive: {status: down, failures: 1}",
+                "`containers.web.checks.alive.failures`: a check is down only at 2",
+            ),
+            (
+                "alive: {status: up, failures: 2}",
+                "`containers.web.checks.alive.failures`: 2 failures in a row reach",
+            ),
+            (
+                "alive: {status: up, threshold: 3}",
+                "`containers.web.checks.alive.threshold`: 3, but Pebble reports",
+            ),
+            (
+                "ready: {status: up}",
+                "`containers.web.checks.ready`: the plan has no check `ready` (checks: alive)",
+            ),
+        ];
+        for (text, words) in refused {
+            let e = check_checks("web", &script(text), &plan).unwrap_err();
+            assert!(e.starts_with(words), "{e}");
+        }
     }
 
     #[test]
