@@ -71,6 +71,7 @@ impl Sim {
         now: String,
     ) -> Result<Sim, String> {
         let plan = plan::combine(&state.layers)?;
+        let dir_modes = super::state::dir_modes(&state)?;
         let mut files = BTreeMap::new();
         let mut owners = BTreeMap::new();
         for (path, file) in &state.files {
@@ -86,7 +87,7 @@ impl Sim {
             layers: state.layers,
             services: Services::Recorded(state.services),
             checks: Checks::Scripted(state.checks),
-            fs: Files::Memory(Fs::new(files, state.dirs)),
+            fs: Files::Memory(Fs::new(files, state.dirs, dir_modes)),
             exec: Exec::Scripted {
                 outcomes: state.exec,
                 commands,
@@ -149,10 +150,11 @@ impl Sim {
         for name in names {
             services.entry(name).or_default();
         }
-        let (files, dirs) = match std::mem::replace(&mut self.fs, Files::Memory(Fs::default())) {
-            Files::Memory(fs) => (fs.files, fs.dirs),
-            Files::Dir(_) => Default::default(),
-        };
+        let (files, dirs, dir_modes) =
+            match std::mem::replace(&mut self.fs, Files::Memory(Fs::default())) {
+                Files::Memory(fs) => (fs.files, fs.dirs, fs.dir_modes),
+                Files::Dir(_) => Default::default(),
+            };
         SimContainer {
             can_connect: self.can_connect,
             layers: self.layers,
@@ -169,6 +171,10 @@ impl Sim {
                 })
                 .collect(),
             dirs,
+            dir_permissions: dir_modes
+                .into_iter()
+                .map(|(p, m)| (p, format!("{m:03o}")))
+                .collect(),
             exec: match self.exec {
                 Exec::Scripted { outcomes, .. } => outcomes,
                 Exec::Real { .. } => BTreeMap::new(),

@@ -53,10 +53,10 @@ impl Files {
         }
     }
 
-    pub fn make_dir(&mut self, path: &str, make_parents: bool) -> Result<(), FileError> {
+    pub fn make_dir(&mut self, path: &str, make_parents: bool, mode: u32) -> Result<(), FileError> {
         match self {
-            Files::Memory(fs) => fs.make_dir(path, make_parents),
-            Files::Dir(fs) => fs.make_dir(path, make_parents),
+            Files::Memory(fs) => fs.make_dir(path, make_parents, mode),
+            Files::Dir(fs) => fs.make_dir(path, make_parents, mode),
         }
     }
 

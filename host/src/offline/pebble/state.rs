@@ -22,6 +22,8 @@
 //!       /etc/web/web.conf: "port = 8080\n"
 //!       /etc/web/key: {hex: 00ff, permissions: "600"}
 //!     dirs: [/etc/web]           # directories (the files' parents are implied)
+//!     dir-permissions:           # directories whose mode is not 755
+//!       /var/lib/web: "700"
 //!     exec:                      # scripted outcomes of declared commands
 //!       check-config: {exit: 1, stderr: "bad port"}
 //!     notices:                   # notices Pebble recorded (id: position)
@@ -238,6 +240,10 @@ pub struct SimContainer {
     pub files: BTreeMap<String, SimFile>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub dirs: BTreeSet<String>,
+    /// Directories whose mode is not 755, as octal text (`700`); each is
+    /// a directory whether `dirs` names it or not.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dir_permissions: BTreeMap<String, String>,
     /// Scripted outcomes of the commands wasm-charm.yaml declares for this
     /// container, by name; one not named exits 0 and prints nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -292,6 +298,7 @@ impl Default for SimContainer {
             checks: BTreeMap::new(),
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
+            dir_permissions: BTreeMap::new(),
             exec: BTreeMap::new(),
             notices: Vec::new(),
             calls: Vec::new(),
@@ -303,6 +310,24 @@ impl SimContainer {
     pub fn is_default(&self) -> bool {
         *self == SimContainer::default()
     }
+}
+
+/// The modes of `dir-permissions`, or why one cannot be read.
+pub fn dir_modes(c: &SimContainer) -> Result<BTreeMap<String, u32>, String> {
+    c.dir_permissions
+        .iter()
+        .map(|(path, text)| {
+            if !clean_path(path) || path == "/" {
+                return Err(format!(
+                    "`{path}`: a container path is absolute, without `.`, `..`, `//` or a \
+                     trailing `/`"
+                ));
+            }
+            let mode = parse_mode(text)
+                .ok_or_else(|| format!("`{path}`: `{text}` is not an octal mode (755)"))?;
+            Ok((path.clone(), mode))
+        })
+        .collect()
 }
 
 /// Whether `path` is absolute and clean (no `.`, `..`, `//`, trailing `/`),
@@ -378,6 +403,7 @@ pub fn check(
             file.decode().map_err(|e| format!("{at}: {e}"))?;
         }
         check_notices(name, &c.notices)?;
+        dir_modes(c).map_err(|e| format!("`containers.{name}.dir-permissions`: {e}"))?;
         if let Some(dir) = c.dirs.iter().find(|d| !clean_path(d)) {
             return Err(format!(
                 "`containers.{name}.dirs`: `{dir}`: a container path is absolute, without \
