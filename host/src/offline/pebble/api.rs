@@ -85,7 +85,10 @@ impl Sim {
             started_with: plan.services.clone(),
             plan,
             layers: state.layers,
-            services: Services::Recorded(state.services),
+            services: Services::Recorded {
+                current: state.services,
+                fail_start: state.fail_start,
+            },
             checks: Checks::Scripted(state.checks),
             fs: Files::Memory(Fs::new(files, state.dirs, dir_modes)),
             exec: Exec::Scripted {
@@ -128,7 +131,10 @@ impl Sim {
     /// An empty container of the state file's mode.
     pub fn empty() -> Sim {
         let mut sim = Sim::process(PathBuf::new(), None);
-        sim.services = Services::Recorded(BTreeMap::new());
+        sim.services = Services::Recorded {
+            current: BTreeMap::new(),
+            fail_start: BTreeMap::new(),
+        };
         sim.checks = Checks::Scripted(BTreeMap::new());
         sim.fs = Files::Memory(Fs::default());
         sim.exec = Exec::Scripted {
@@ -143,9 +149,15 @@ impl Sim {
     /// layers, services and calls).
     pub fn into_state(mut self) -> SimContainer {
         let names: Vec<String> = self.plan.services.keys().cloned().collect();
-        let mut services = match &mut self.services {
-            Services::Recorded(m) => std::mem::take(m),
-            Services::Processes(p) => names.iter().map(|n| (n.clone(), p.current(n))).collect(),
+        let (mut services, fail_start) = match &mut self.services {
+            Services::Recorded {
+                current,
+                fail_start,
+            } => (std::mem::take(current), std::mem::take(fail_start)),
+            Services::Processes(p) => (
+                names.iter().map(|n| (n.clone(), p.current(n))).collect(),
+                BTreeMap::new(),
+            ),
         };
         for name in names {
             services.entry(name).or_default();
@@ -159,6 +171,7 @@ impl Sim {
             can_connect: self.can_connect,
             layers: self.layers,
             services,
+            fail_start,
             checks: match &mut self.checks {
                 Checks::Scripted(m) => std::mem::take(m),
                 Checks::Running(_) => BTreeMap::new(),

@@ -10,6 +10,7 @@ use super::process::checks::Running;
 use super::process::exec::Run;
 use super::process::files::DirFs;
 use super::process::services::Processes;
+use super::service_words::{self, StartFailure};
 use super::state::{CheckStatus, Current, SimCheck};
 use crate::charm_dir::CommandSpec;
 use crate::offline::machine::ScriptedCommand;
@@ -68,27 +69,40 @@ impl Files {
     }
 }
 
-/// The services: their recorded `current`, or processes.
+/// The services: their recorded `current` (and the starts the state file
+/// scripts to fail), or processes.
 #[derive(Debug)]
 pub enum Services {
-    Recorded(BTreeMap<String, Current>),
+    Recorded {
+        current: BTreeMap<String, Current>,
+        fail_start: BTreeMap<String, StartFailure>,
+    },
     Processes(Processes),
 }
 
 impl Services {
     pub fn current(&mut self, name: &str) -> Current {
         match self {
-            Services::Recorded(m) => m.get(name).copied().unwrap_or_default(),
+            Services::Recorded { current, .. } => current.get(name).copied().unwrap_or_default(),
             Services::Processes(p) => p.current(name),
         }
     }
 
     /// Start `name` as `def` says: `Ok(true)` when it started (a recorded
-    /// one always does), the task's error in Pebble's words otherwise.
+    /// one does unless the state file scripts its start to fail), the
+    /// task's error in Pebble's words otherwise.
     pub fn start(&mut self, name: &str, def: &Map<String, Value>) -> Result<bool, String> {
         match self {
-            Services::Recorded(m) => {
-                m.insert(name.to_string(), Current::Active);
+            Services::Recorded {
+                current,
+                fail_start,
+            } => {
+                if let Some(failure) = fail_start.get(name) {
+                    let (error, now) = service_words::scripted(def, *failure);
+                    current.insert(name.to_string(), now);
+                    return Err(error);
+                }
+                current.insert(name.to_string(), Current::Active);
                 Ok(true)
             }
             Services::Processes(p) => p.start(name, def),
@@ -106,7 +120,7 @@ impl Services {
             .and_then(|_| super::process::signal_number(signal))
             .ok_or_else(|| format!("invalid signal name {signal:?}"))?;
         match self {
-            Services::Recorded(_) => Ok(()),
+            Services::Recorded { .. } => Ok(()),
             Services::Processes(p) => {
                 p.signal(name, number);
                 Ok(())
@@ -116,8 +130,8 @@ impl Services {
 
     pub fn stop(&mut self, name: &str) {
         match self {
-            Services::Recorded(m) => {
-                m.insert(name.to_string(), Current::Inactive);
+            Services::Recorded { current, .. } => {
+                current.insert(name.to_string(), Current::Inactive);
             }
             Services::Processes(p) => p.stop(name),
         }

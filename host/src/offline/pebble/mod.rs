@@ -31,6 +31,7 @@
 //! * [`ws`]: exec's websockets, server side.
 //! * [`server`]: the socket and its threads.
 //! * [`serve`]: `wasm-charm sim pebble`.
+//! * [`service_words`]: a failed service start in Pebble's words.
 
 pub mod api;
 pub mod backend;
@@ -48,6 +49,7 @@ pub mod process;
 pub mod reply;
 pub mod serve;
 pub mod server;
+pub mod service_words;
 pub mod services_api;
 pub mod state;
 pub mod ws;

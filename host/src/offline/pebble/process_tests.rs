@@ -212,8 +212,8 @@ fn services_are_processes_with_pebbles_okay_delay_and_states() {
     assert_eq!(quick["status"], "Error");
     assert_eq!(
         quick["err"],
-        "cannot perform the following tasks:\n- Start service \"quick\" (cannot start \
-         service: exited quickly with code 3)"
+        "cannot perform the following tasks:\n- Start service \"quick\" (service start \
+         attempt: exited quickly with code 3, will restart)"
     );
     // Killed as a crash would: error, not inactive; a start runs it again.
     crate::offline::pebble::process::signal_group(pid, libc::SIGKILL);
@@ -365,4 +365,32 @@ fn exec_runs_as_the_user_it_names_only_when_the_server_is_root() {
     if me == 0 {
         assert_eq!(status, 400, "{answer}");
     }
+}
+
+#[test]
+fn disabled_checks_are_inactive_until_started_and_a_missing_program_fails_its_start() {
+    let pod = Pod::start();
+    pod.layer(
+        "services:\n  ghost:\n    override: replace\n    command: no-such-program-here\n\
+         checks:\n  later:\n    override: replace\n    startup: disabled\n    \
+         period: 1s\n    exec: {command: 'false'}\n",
+    );
+    let later = || pod.ask("GET", "/v1/checks", &Value::Null).1["result"][0].clone();
+    assert_eq!(later()["status"], "inactive", "{}", later());
+    assert_eq!(later()["startup"], "disabled");
+    let start = json!({"action": "start", "checks": ["later"]});
+    assert_eq!(
+        pod.ask("POST", "/v1/checks", &start).1["result"],
+        json!({"changed": ["later"]})
+    );
+    pod.until("the started check failing", || {
+        later()["failures"].as_u64() > Some(0)
+    });
+    let ghost = pod.services("start", &["ghost"]);
+    assert_eq!(
+        ghost["err"],
+        "cannot perform the following tasks:\n- Start service \"ghost\" (cannot start \
+         service: exec: \"no-such-program-here\": executable file not found in $PATH)"
+    );
+    assert_eq!(pod.current("ghost"), "inactive");
 }

@@ -13,6 +13,9 @@
 //!         checks:
 //!           alive: {override: replace, level: alive, http: {url: "http://localhost:8080/"}}
 //!     services: {web: active}    # current: active, inactive, backoff, error
+//!     fail-start:                # starts that fail, as Pebble reports them:
+//!       web: {exit: 1}           #   exits within the okay delay (then backoff)
+//!       worker: not-found        #   or never runs: not-found, permission-denied
 //!     checks:                    # status of the plan's checks: up when not named,
 //!       alive: {status: down, failures: 3}   # inactive if `startup: disabled`;
 //!                                # refused when Pebble cannot report it (down
@@ -234,6 +237,10 @@ pub struct SimContainer {
     /// Each service's `current`; a service of the plan not named is inactive.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub services: BTreeMap<String, Current>,
+    /// Services whose every start (start, restart, replan, autostart)
+    /// fails, and how; the change's error is Pebble's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fail_start: BTreeMap<String, super::service_words::StartFailure>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub checks: BTreeMap<String, SimCheck>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -295,6 +302,7 @@ impl Default for SimContainer {
             can_connect: true,
             layers: Vec::new(),
             services: BTreeMap::new(),
+            fail_start: BTreeMap::new(),
             checks: BTreeMap::new(),
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
