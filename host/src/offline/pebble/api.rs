@@ -253,6 +253,7 @@ impl Sim {
             ["v1", "checks"] if allowed(&["POST"]) => self.checks_action(req),
             ["v1", "signals"] if allowed(&["POST"]) => self.send_signal(req),
             ["v1", "notices"] if allowed(&["GET"]) => self.get_notices(req),
+            ["v1", "notices"] if allowed(&["POST"]) => self.post_notice(req),
             ["v1", "notices", id] if allowed(&["GET"]) => self.get_notice(id),
             ["v1", "changes", id] if allowed(&["GET"]) => self.change(id, None),
             ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {

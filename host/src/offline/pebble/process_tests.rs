@@ -394,3 +394,30 @@ fn disabled_checks_are_inactive_until_started_and_a_missing_program_fails_its_st
     );
     assert_eq!(pod.current("ghost"), "inactive");
 }
+
+#[test]
+fn custom_notices_are_served_in_the_process_mode() {
+    let pod = Pod::start();
+    let add = json!({"action": "add", "type": "custom", "key": "example.com/deployed",
+        "data": {"rev": "7"}});
+    let (status, added) = pod.ask("POST", "/v1/notices", &add);
+    assert_eq!(
+        (status, &added["result"]),
+        (200, &json!({"id": "1"})),
+        "{added}"
+    );
+    pod.ask("POST", "/v1/notices", &add);
+    let (_, listed) = pod.ask("GET", "/v1/notices?types=custom", &Value::Null);
+    let notice = &listed["result"][0];
+    assert_eq!(notice["key"], "example.com/deployed", "{listed}");
+    assert_eq!(notice["occurrences"], 2);
+    assert_eq!(notice["last-data"], json!({"rev": "7"}));
+    let (_, one) = pod.ask("GET", "/v1/notices/1", &Value::Null);
+    assert_eq!(one["result"]["expire-after"], "168h0m0s");
+    let (status, _) = pod.ask(
+        "POST",
+        "/v1/notices",
+        &json!({"action": "add", "type": "custom", "key": "nope"}),
+    );
+    assert_eq!(status, 400);
+}
