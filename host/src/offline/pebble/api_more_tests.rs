@@ -266,8 +266,10 @@ fn done(sim: &mut Sim, body: Value) -> Value {
 
 #[test]
 fn scripted_starts_fail_as_pebble_reports_them() {
-    let mut state = SimContainer::default();
-    state.layers = vec![super::super::plan::parse_layer("web", LAYER).unwrap()];
+    let mut state = SimContainer {
+        layers: vec![super::super::plan::parse_layer("web", LAYER).unwrap()],
+        ..SimContainer::default()
+    };
     state
         .fail_start
         .insert("web".into(), serde_saphyr::from_str("{exit: 1}").unwrap());

@@ -32,6 +32,7 @@
 //! * [`server`]: the socket and its threads.
 //! * [`serve`]: `wasm-charm sim pebble`.
 //! * [`service_words`]: a failed service start in Pebble's words.
+//! * [`words`]: a command line split as a shell (and Pebble) would.
 
 pub mod api;
 pub mod backend;
@@ -52,6 +53,7 @@ pub mod server;
 pub mod service_words;
 pub mod services_api;
 pub mod state;
+pub mod words;
 pub mod ws;
 
 use crate::charm_dir::CharmDir;

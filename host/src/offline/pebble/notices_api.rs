@@ -125,9 +125,11 @@ pub fn go_duration_text(ms: u64) -> String {
     }
 }
 
-/// The notice a `POST /v1/notices` body asks for: key, data and
-/// repeat-after, or Pebble's refusal.
-fn custom_notice(body: &Value) -> Result<(String, BTreeMap<String, String>, Option<u64>), String> {
+/// A custom notice asked for: its key, data, and repeat-after (ms).
+type Asked = (String, BTreeMap<String, String>, Option<u64>);
+
+/// The notice a `POST /v1/notices` body asks for, or Pebble's refusal.
+fn custom_notice(body: &Value) -> Result<Asked, String> {
     let field = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default();
     if field("action") != "add" {
         return Err(format!("invalid action {:?}", field("action")));

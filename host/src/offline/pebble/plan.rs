@@ -28,6 +28,18 @@ pub struct SimLayer {
     pub log_targets: BTreeMap<String, Value>,
 }
 
+impl SimLayer {
+    /// The layer as the rules read it.
+    pub fn view(&self) -> plan_rules::LayerView<'_> {
+        plan_rules::LayerView {
+            label: &self.label,
+            services: &self.services,
+            checks: &self.checks,
+            log_targets: &self.log_targets,
+        }
+    }
+}
+
 /// The combined plan: each service and check as its layers make it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {
@@ -40,6 +52,15 @@ pub struct Plan {
 pub const THRESHOLD: u32 = 3;
 
 impl Plan {
+    /// The plan as the rules read it.
+    pub fn view(&self) -> plan_rules::PlanView<'_> {
+        plan_rules::PlanView {
+            services: &self.services,
+            checks: &self.checks,
+            log_targets: &self.log_targets,
+        }
+    }
+
     /// A service's `startup`: `enabled` or `disabled` (the default).
     pub fn startup(&self, service: &str) -> &str {
         self.services
@@ -139,8 +160,8 @@ pub fn parse_layer(label: &str, text: &str) -> Result<SimLayer, String> {
 
 /// What Pebble checks of a layer on its own: its shape, then each entry.
 pub fn check_layer(layer: &SimLayer) -> Result<(), String> {
-    plan_rules::check_shape(layer)?;
-    plan_rules::validate_layer(layer)
+    plan_rules::check_shape(&layer.view())?;
+    plan_rules::validate_layer(&layer.view())
 }
 
 /// `entry` over `base` as its `override` says.
@@ -207,7 +228,7 @@ pub fn combine_into(base: &mut SimLayer, layer: &SimLayer) {
 pub fn combine(layers: &[SimLayer]) -> Result<Plan, String> {
     let mut all = SimLayer::default();
     for layer in layers {
-        plan_rules::check_overrides(layer)?;
+        plan_rules::check_overrides(&layer.view())?;
         combine_into(&mut all, layer);
     }
     let entries = |m: BTreeMap<String, Value>| -> BTreeMap<String, Map<String, Value>> {
@@ -223,7 +244,7 @@ pub fn combine(layers: &[SimLayer]) -> Result<Plan, String> {
         checks: entries(all.checks),
         log_targets: entries(all.log_targets),
     };
-    plan_rules::validate_plan(&plan)?;
+    plan_rules::validate_plan(&plan.view())?;
     Ok(plan)
 }
 

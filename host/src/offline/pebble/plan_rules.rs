@@ -5,10 +5,24 @@
 //! exec check's `user`/`group` are taken as given), and yaml's line
 //! numbers in a decoding error.
 
-use super::plan::{Plan, SimLayer};
-use super::process::words;
+use super::words;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// A layer's entries by section, as the rules read them.
+pub struct LayerView<'a> {
+    pub label: &'a str,
+    pub services: &'a BTreeMap<String, Value>,
+    pub checks: &'a BTreeMap<String, Value>,
+    pub log_targets: &'a BTreeMap<String, Value>,
+}
+
+/// A plan's entries by section.
+pub struct PlanView<'a> {
+    pub services: &'a BTreeMap<String, Map<String, Value>>,
+    pub checks: &'a BTreeMap<String, Map<String, Value>>,
+    pub log_targets: &'a BTreeMap<String, Map<String, Value>>,
+}
 
 /// What a field of a section holds.
 #[derive(Clone, Copy)]
@@ -132,30 +146,29 @@ fn cannot(value: &Value, into: &str) -> String {
     }
 }
 
+/// Whether each of `items` decodes into a string.
+fn texts_in<'a>(items: impl IntoIterator<Item = &'a Value>) -> Result<(), String> {
+    match items.into_iter().find(|v| scalar_text(v).is_none()) {
+        Some(v) => Err(cannot(v, "string")),
+        None => Ok(()),
+    }
+}
+
 /// Whether `value` decodes as `kind`; `Err`: yaml's or Pebble's words.
 fn decodes(value: &Value, kind: Kind) -> Result<(), String> {
     if value.is_null() {
         return Ok(());
     }
-    let texts_in = |items: &mut dyn Iterator<Item = &Value>| {
-        items
-            .map(|v| {
-                scalar_text(v)
-                    .map(|_| ())
-                    .ok_or_else(|| cannot(v, "string"))
-            })
-            .collect::<Result<(), String>>()
-    };
     match kind {
         Kind::Text => scalar_text(value)
             .map(|_| ())
             .ok_or_else(|| cannot(value, "string")),
         Kind::Texts => match value {
-            Value::Array(items) => texts_in(&mut items.iter()),
+            Value::Array(items) => texts_in(items),
             other => Err(cannot(other, "[]string")),
         },
         Kind::TextMap => match value {
-            Value::Object(m) => texts_in(&mut m.values()),
+            Value::Object(m) => texts_in(m.values()),
             other => Err(cannot(other, "map[string]string")),
         },
         Kind::Int => match value.as_i64() {
@@ -204,12 +217,12 @@ pub fn go_duration(text: &str) -> Option<i128> {
 
 /// Each section of `layer` as Pebble decodes it: known fields only, each
 /// of its type. The error is Pebble's, naming the layer and section.
-pub fn check_shape(layer: &SimLayer) -> Result<(), String> {
-    let label = &layer.label;
+pub fn check_shape(layer: &LayerView) -> Result<(), String> {
+    let label = layer.label;
     for (section, entries, kind) in [
-        ("services", &layer.services, SERVICE),
-        ("checks", &layer.checks, CHECK),
-        ("log-targets", &layer.log_targets, LOG_TARGET),
+        ("services", layer.services, SERVICE),
+        ("checks", layer.checks, CHECK),
+        ("log-targets", layer.log_targets, LOG_TARGET),
     ] {
         for entry in entries.values() {
             decodes(entry, kind)
@@ -383,29 +396,29 @@ fn validate_log_target(name: &str, entry: &Value) -> Result<(), String> {
 }
 
 /// Pebble's `Layer.Validate`: each entry on its own.
-pub fn validate_layer(layer: &SimLayer) -> Result<(), String> {
+pub fn validate_layer(layer: &LayerView) -> Result<(), String> {
     if layer.label.starts_with("pebble-") {
         return Err("cannot use reserved label prefix \"pebble-\"".into());
     }
-    for (name, entry) in &layer.services {
+    for (name, entry) in layer.services {
         validate_service(name, entry)?;
     }
-    for (name, entry) in &layer.checks {
+    for (name, entry) in layer.checks {
         validate_check(name, entry)?;
     }
-    for (name, entry) in &layer.log_targets {
+    for (name, entry) in layer.log_targets {
         validate_log_target(name, entry)?;
     }
     Ok(())
 }
 
 /// Pebble's `CombineLayers` rule: every entry says how it combines.
-pub fn check_overrides(layer: &SimLayer) -> Result<(), String> {
-    let label = &layer.label;
+pub fn check_overrides(layer: &LayerView) -> Result<(), String> {
+    let label = layer.label;
     for (kind, entries) in [
-        ("service", &layer.services),
-        ("check", &layer.checks),
-        ("log target", &layer.log_targets),
+        ("service", layer.services),
+        ("check", layer.checks),
+        ("log target", layer.log_targets),
     ] {
         for (name, entry) in entries {
             match entry.get("override").and_then(Value::as_str).unwrap_or("") {
@@ -426,7 +439,7 @@ pub fn check_overrides(layer: &SimLayer) -> Result<(), String> {
     Ok(())
 }
 
-fn validate_plan_check(plan: &Plan, name: &str, c: &Map<String, Value>) -> Result<(), String> {
+fn validate_plan_check(plan: &PlanView, name: &str, c: &Map<String, Value>) -> Result<(), String> {
     let mut kinds = 0;
     if let Some(http) = c.get("http").and_then(object) {
         if text(http, "url").is_empty() {
@@ -460,7 +473,11 @@ fn validate_plan_check(plan: &Plan, name: &str, c: &Map<String, Value>) -> Resul
     Ok(())
 }
 
-fn validate_plan_log_target(plan: &Plan, name: &str, t: &Map<String, Value>) -> Result<(), String> {
+fn validate_plan_log_target(
+    plan: &PlanView,
+    name: &str,
+    t: &Map<String, Value>,
+) -> Result<(), String> {
     if text(t, "type").is_empty() {
         return Err(format!(
             "plan must define \"type\" (\"loki\", \"opentelemetry\" or \"syslog\") for log \
@@ -485,16 +502,16 @@ fn validate_plan_log_target(plan: &Plan, name: &str, t: &Map<String, Value>) -> 
 }
 
 /// Pebble's `Plan.Validate`: what the layers make together.
-pub fn validate_plan(plan: &Plan) -> Result<(), String> {
-    for (name, service) in &plan.services {
+pub fn validate_plan(plan: &PlanView) -> Result<(), String> {
+    for (name, service) in plan.services {
         if text(service, "command").is_empty() {
             return Err(format!("plan must define \"command\" for service {name:?}"));
         }
     }
-    for (name, check) in &plan.checks {
+    for (name, check) in plan.checks {
         validate_plan_check(plan, name, check)?;
     }
-    for (name, target) in &plan.log_targets {
+    for (name, target) in plan.log_targets {
         validate_plan_log_target(plan, name, target)?;
     }
     check_order(plan)
@@ -512,9 +529,9 @@ fn names(service: &Map<String, Value>, key: &str) -> Vec<String> {
 }
 
 /// Every service `requires` exists, and `before`/`after` make no loop.
-fn check_order(plan: &Plan) -> Result<(), String> {
+fn check_order(plan: &PlanView) -> Result<(), String> {
     let mut after: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for (name, service) in &plan.services {
+    for (name, service) in plan.services {
         if let Some(missing) = names(service, "requires")
             .into_iter()
             .find(|r| !plan.services.contains_key(r))

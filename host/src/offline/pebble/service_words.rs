@@ -3,24 +3,8 @@
 //! (`fail-start`).
 
 use super::state::Current;
-use serde::{Deserialize, Serialize};
+pub use super::state::{StartFailure, StartWord};
 use serde_json::{Map, Value};
-
-/// How a scripted start fails: the program is not found or not
-/// executable (it never runs), or it exits within Pebble's okay delay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum StartFailure {
-    Word(StartWord),
-    Exit { exit: i32 },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StartWord {
-    NotFound,
-    PermissionDenied,
-}
 
 /// Go's words for a program that cannot be run: looked up on `PATH`
 /// unless its name has a `/`.
@@ -67,7 +51,7 @@ pub fn scripted(def: &Map<String, Value>, failure: StartFailure) -> (String, Cur
     match failure {
         StartFailure::Word(word) => {
             let command = def.get("command").and_then(Value::as_str).unwrap_or("");
-            let program = super::process::words::split(command)
+            let program = super::words::split(command)
                 .ok()
                 .and_then(|w| w.into_iter().next())
                 .unwrap_or_default();

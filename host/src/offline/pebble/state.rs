@@ -61,6 +61,22 @@ impl Current {
     }
 }
 
+/// How a scripted start fails: the program is not found or not
+/// executable (it never runs), or it exits within Pebble's okay delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StartFailure {
+    Word(StartWord),
+    Exit { exit: i32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartWord {
+    NotFound,
+    PermissionDenied,
+}
+
 /// A health check's status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -240,7 +256,7 @@ pub struct SimContainer {
     /// Services whose every start (start, restart, replan, autostart)
     /// fails, and how; the change's error is Pebble's.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fail_start: BTreeMap<String, super::service_words::StartFailure>,
+    pub fail_start: BTreeMap<String, StartFailure>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub checks: BTreeMap<String, SimCheck>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -394,7 +410,7 @@ pub fn check(
                 ));
             }
             plan::check_layer(layer)
-                .and_then(|()| super::plan_rules::check_overrides(layer))
+                .and_then(|()| super::plan_rules::check_overrides(&layer.view()))
                 .map_err(|e| format!("{at}: {e}"))?;
         }
         let plan =

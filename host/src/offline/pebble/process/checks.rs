@@ -6,7 +6,8 @@
 //! fate says ([`super::super::check_life`]).
 
 use super::super::check_life::Fate;
-use super::{in_session, signal_group, words};
+use super::super::words;
+use super::{in_session, signal_group};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write as _};

@@ -8,7 +8,8 @@
 
 use super::super::service_words::{self, StartWord};
 use super::super::state::Current;
-use super::{exit_code, in_session, signal_group, words};
+use super::super::words;
+use super::{exit_code, in_session, signal_group};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
