@@ -29,6 +29,7 @@
 //!       /var/lib/web: "700"
 //!     exec:                      # scripted outcomes of declared commands
 //!       check-config: {exit: 1, stderr: "bad port"}
+//!       reload: {exit: not-found}  # or permission-denied: Pebble cannot find it
 //!     notices:                   # notices Pebble recorded (id: position)
 //!       - {key: example.com/a, last-data: {k: v}}
 //!     calls: [add-layer web combine, replan]   # the last event's
