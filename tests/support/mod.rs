@@ -1216,4 +1216,19 @@ pub const PEBBLE_CALLS_ALIKE: &[(&str, &str)] = &[
     ("isdir", "Ok(true) Ok(false)"),
     ("list-pattern", r#"Ok(["/etc/web/web.conf"])"#),
     ("pull-stream", r#"Ok("port = 8080\n")"#),
+    // Pebble's own refusals and modes, alike in both modes.
+    (
+        "push-setuid",
+        r#"Err(Api(ApiError { status-code: 200, kind: "generic-file-error", message: "permissions must be a 3-digit octal string, got \"4755\"" }))"#,
+    ),
+    (
+        "push-no-parent",
+        r#"Err(Api(ApiError { status-code: 200, kind: "not-found", message: "createtemp /srv/none/x.*~: no such file or directory" }))"#,
+    ),
+    ("make-dir-private", "Ok(())"),
+    ("list-var", r#"Ok([("/var/lib/web", "700")])"#),
+    (
+        "all-checks",
+        r#"Ok([("later", "inactive", 0), ("up", "up", 0)])"#,
+    ),
 ];
