@@ -93,6 +93,8 @@ fn a_new_project_tests_packs_and_runs_on_its_own() {
         project.as_os_str(),
         "--out".as_ref(),
         charm.as_os_str(),
+        "--dispatch".as_ref(),
+        env!("CARGO_BIN_EXE_wasm-charm").as_ref(),
     ]));
     assert!(dir.path().join("build/mycharm.charm").is_file());
     let unit = Unit::on_simulator(&charm, "mycharm/0");
