@@ -120,6 +120,8 @@ fn pack(dir: &Path, project: &Path, name: &str) -> PathBuf {
         project.as_os_str(),
         "--out".as_ref(),
         charm.as_os_str(),
+        "--dispatch".as_ref(),
+        env!("CARGO_BIN_EXE_wasm-charm").as_ref(),
     ]));
     assert!(dir.join(format!("build/{name}.charm")).is_file());
     charm

@@ -33,14 +33,15 @@ enum Command {
     ///
     /// The `.charm` holds the directory's files and a `manifest.yaml` naming
     /// the Ubuntu bases and the architecture `dispatch` really runs on (all
-    /// of them for a static dispatch: scripts/build-static-host builds one).
+    /// of them for the static dispatch it ships by default).
     Pack {
         /// The project: a Cargo package with metadata.yaml beside its Cargo.toml.
         project: PathBuf,
         /// Where to assemble the charm directory.
         #[arg(long)]
         out: PathBuf,
-        /// The host executable to ship as `dispatch` [default: this binary].
+        /// The host executable to ship as `dispatch` [default: the static,
+        /// runtime-only dispatch, built once from this wasm-charm's source].
         #[arg(long, value_name = "PATH")]
         dispatch: Option<PathBuf>,
         /// The `.charm` to write [default: `<name>.charm` beside the charm directory].
@@ -161,19 +162,7 @@ fn invoked_as_a_tool() -> Option<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    // Before any thread exists: WASI's runtime would otherwise start one
-    // worker per core the first time a guest prints.
-    // SAFETY: single-threaded here; nothing reads the environment concurrently.
-    unsafe { std::env::set_var("TOKIO_WORKER_THREADS", "1") };
-    // Handlers run on threads of their own (the deadline needs it); glibc
-    // would give each its own malloc arena, adding about a MiB of resident
-    // memory per event for nothing: one arena serves a sequential host.
-    #[cfg(target_env = "gnu")]
-    // SAFETY: mallopt only sets an allocator parameter; no allocation is live
-    // in another thread yet.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
+    wasm_charm_host::juju::prepare_process();
     if let Some(code) = invoked_as_a_tool() {
         return code;
     }

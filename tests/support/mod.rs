@@ -116,8 +116,11 @@ pub fn fake_juju_script() -> PathBuf {
 /// Packs the charm project at `<workspace>/<project>` (e.g. `examples/gateway`)
 /// once per test process and returns the packed charm directory.
 ///
-/// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>`
-/// with `CARGO_TARGET_DIR=<workspace>/target/wasm-guests`. Panics with the
+/// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>
+/// --dispatch <the debug wasm-charm>` with
+/// `CARGO_TARGET_DIR=<workspace>/target/wasm-guests`: the CLI is Juju's
+/// dispatch too when run under that name, and needs no musl build
+/// (tests/pack.rs tests the static dispatch `pack` ships by default). Panics with the
 /// command's stderr if packing fails. Directories left by earlier test
 /// processes that are no longer running are removed first.
 pub fn packed(project: &str) -> PathBuf {
@@ -149,6 +152,8 @@ pub fn packed(project: &str) -> PathBuf {
         .arg(&project_dir)
         .arg("--out")
         .arg(&out)
+        .arg("--dispatch")
+        .arg(env!("CARGO_BIN_EXE_wasm-charm"))
         .env("CARGO_TARGET_DIR", root.join("target/wasm-guests"))
         .stdin(Stdio::null())
         .output()
