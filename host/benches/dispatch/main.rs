@@ -94,6 +94,15 @@ fn main() {
         "dispatch, whole process, {runs} pairs, same fake hook tools (tests/ops-peer/fake-tools)"
     );
     println!("host: {}", host.display());
+    // What every event runs: the dispatch `pack` shipped in the charm.
+    let shipped = wasm.join("dispatch");
+    let bytes = std::fs::read(&shipped).unwrap();
+    let what = wasm_charm_host::pack::elf::read(&bytes)
+        .map_or_else(|e| format!("unreadable: {e}"), |x| x.to_string());
+    println!(
+        "shipped dispatch: {:.2} MB, {what}",
+        bytes.len() as f64 / 1e6
+    );
     for event in paired::EVENTS {
         paired::event_row(&peer, &wasm, event, runs);
     }
