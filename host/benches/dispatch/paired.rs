@@ -2,6 +2,7 @@
 //! tools: one event as Juju runs it, and the first event after unpacking.
 
 use crate::measure::{EventEnv, Sample, event_command, measure, median};
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -39,11 +40,15 @@ pub const EVENTS: &[EventEnv] = &[
 ];
 
 /// Medians and paired ratios of one row: the peer, wasm-charm and
-/// `/bin/true` as the floor of a process start.
+/// `/bin/true` as the floor of a process start; for an event row, also the
+/// hook-tool calls wasm-charm made, run alone one after another, so that
+/// what is left is the host's own share of the event.
 struct Row {
     ops: Vec<Sample>,
     ours: Vec<Sample>,
     truth: Vec<Sample>,
+    tools: Vec<f64>,
+    calls: usize,
 }
 
 impl Row {
@@ -73,7 +78,83 @@ impl Row {
             paired(&self.ops, &self.ours),
             paired(&self.ours, &self.truth)
         );
+        if !self.tools.is_empty() {
+            let own: Vec<f64> = self
+                .ours
+                .iter()
+                .zip(&self.tools)
+                .map(|(ours, tools)| ours.wall_ms - tools)
+                .collect();
+            println!(
+                "  its {} hook-tool calls alone: {:.2} ms; the host's own share: {:.2} ms (paired median)",
+                self.calls,
+                median(self.tools.clone()),
+                median(own)
+            );
+        }
     }
+}
+
+/// The hook-tool calls wasm-charm makes for `event`, as argv: the event
+/// run once with every tool behind a wrapper that logs its argv.
+fn tool_calls(peer: &Path, wasm: &Path, event: &EventEnv) -> Vec<Vec<String>> {
+    let trace = tempfile::tempdir().expect("temp dir");
+    let log = trace.path().join("calls");
+    let tools = peer.join("tools");
+    for entry in std::fs::read_dir(&tools).expect("the peer's tools") {
+        let name = entry.expect("a tool").file_name();
+        let wrapper = trace.path().join(&name);
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\n{{ printf '%s\\0' \"${{0##*/}}\" \"$@\"; printf '\\n'; }} >> '{}'\nexec '{}/'\"${{0##*/}}\" \"$@\"\n",
+                log.display(),
+                tools.display()
+            ),
+        )
+        .expect("write a wrapper");
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod a wrapper");
+    }
+    let mut cmd = event_command(peer, wasm, event);
+    let path = format!(
+        "{}:{}",
+        trace.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    measure(cmd.env("PATH", path));
+    let text = std::fs::read(&log).unwrap_or_default();
+    text.split(|b| *b == b'\n')
+        .filter(|record| !record.is_empty())
+        .map(|record| {
+            record
+                .strip_suffix(b"\0")
+                .unwrap_or(record)
+                .split(|b| *b == 0)
+                .map(|arg| String::from_utf8_lossy(arg).into_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// `calls` run one after another in `event`'s environment, as the host
+/// spawns them: their summed wall time in ms.
+fn tools_alone(peer: &Path, wasm: &Path, event: &EventEnv, calls: &[Vec<String>]) -> f64 {
+    calls
+        .iter()
+        .map(|argv| {
+            let hook = event_command(peer, wasm, event);
+            let tool = peer.join("tools").join(&argv[0]);
+            let mut alone = Command::new(tool);
+            alone.args(&argv[1..]).current_dir(wasm).env_clear();
+            for (k, v) in hook.get_envs() {
+                if let Some(v) = v {
+                    alone.env(k, v);
+                }
+            }
+            measure(&mut alone).wall_ms
+        })
+        .sum()
 }
 
 /// `event` on the ops peer, on the wasm charm and `/bin/true`, `runs`
@@ -84,10 +165,13 @@ pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize) {
         measure(&mut event_command(peer, &ops_charm, event));
         measure(&mut event_command(peer, wasm, event));
     }
+    let calls = tool_calls(peer, wasm, event);
     let mut row = Row {
         ops: Vec::new(),
         ours: Vec::new(),
         truth: Vec::new(),
+        tools: Vec::new(),
+        calls: calls.len(),
     };
     for _ in 0..runs {
         row.ops
@@ -95,6 +179,9 @@ pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize) {
         row.ours
             .push(measure(&mut event_command(peer, wasm, event)));
         row.truth.push(measure(&mut Command::new("/bin/true")));
+        if !calls.is_empty() {
+            row.tools.push(tools_alone(peer, wasm, event, &calls));
+        }
     }
     row.print(event.label);
 }
@@ -123,6 +210,8 @@ pub fn first_event_row(peer: &Path, charm_file: &Path, dir: &Path, runs: usize) 
         ops: Vec::new(),
         ours: Vec::new(),
         truth: Vec::new(),
+        tools: Vec::new(),
+        calls: 0,
     };
     for _ in 0..runs {
         fresh_ops();
