@@ -123,18 +123,21 @@ fn tool_calls(peer: &Path, wasm: &Path, event: &EventEnv) -> Vec<Vec<String>> {
         std::env::var("PATH").unwrap_or_default()
     );
     measure(cmd.env("PATH", path));
+    // Each call is its arguments, each ended by NUL, then a newline: an
+    // argument may hold newlines, never a NUL.
     let text = std::fs::read(&log).unwrap_or_default();
-    text.split(|b| *b == b'\n')
-        .filter(|record| !record.is_empty())
-        .map(|record| {
-            record
-                .strip_suffix(b"\0")
-                .unwrap_or(record)
-                .split(|b| *b == 0)
-                .map(|arg| String::from_utf8_lossy(arg).into_owned())
-                .collect()
-        })
-        .collect()
+    let mut calls = Vec::new();
+    let mut call = Vec::new();
+    let mut rest = text.as_slice();
+    while let Some(end) = rest.iter().position(|b| *b == 0) {
+        call.push(String::from_utf8_lossy(&rest[..end]).into_owned());
+        rest = &rest[end + 1..];
+        if let Some(after) = rest.strip_prefix(b"\n") {
+            calls.push(std::mem::take(&mut call));
+            rest = after;
+        }
+    }
+    calls
 }
 
 /// `calls` run one after another in `event`'s environment, as the host
