@@ -333,6 +333,27 @@ fn the_static_dispatch_shipped_by_default_runs_the_gateway_on_every_base() {
         shipped.display()
     );
     assert_no_compiler(&shipped);
+    // inspect says so, and which artifacts the charm carries.
+    let inspected = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("inspect")
+        .arg(&archive)
+        .output()
+        .expect("run wasm-charm inspect");
+    assert_success(&inspected);
+    let report = String::from_utf8_lossy(&inspected.stdout);
+    assert!(
+        report.lines().any(|l| l.starts_with("dispatch: ")
+            && l.contains("statically linked, ")
+            && l.contains(" MB, the runtime alone (no compiler);")),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("artifacts: native (baseline CPU) ")
+                && l.contains("portable (Pulley, interpreted)")),
+        "{report}"
+    );
     let bases = &manifest(&out)["bases"];
     assert_eq!(
         *bases,
