@@ -95,15 +95,20 @@ fn main() {
     );
     println!("host: {}", host.display());
     // What every event runs: the dispatch `pack` shipped in the charm.
-    // Read, then dropped: a child forked from this process starts with its
-    // resident pages, which wait4's peak RSS counts.
-    let (size, what) = {
-        let bytes = std::fs::read(wasm.join("dispatch")).unwrap();
-        let what = wasm_charm_host::pack::elf::read(&bytes)
-            .map_or_else(|e| format!("unreadable: {e}"), |x| x.to_string());
-        (bytes.len(), what)
-    };
-    println!("shipped dispatch: {:.2} MB, {what}", size as f64 / 1e6);
+    // What every event runs, as `inspect` reads it: in a child process, as
+    // reading the 7 MB here would raise this process's peak RSS, which
+    // every child spawned after inherits in wait4's figure.
+    let inspected = Command::new(&host)
+        .arg("inspect")
+        .arg(&wasm)
+        .output()
+        .expect("run wasm-charm inspect");
+    let report = String::from_utf8_lossy(&inspected.stdout);
+    for line in report.lines() {
+        if line.starts_with("dispatch: ") || line.starts_with("artifacts: ") {
+            println!("shipped {line}");
+        }
+    }
     for event in paired::EVENTS {
         paired::event_row(&peer, &wasm, event, runs);
     }
