@@ -336,6 +336,8 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
         .arg(workspace_root().join("tests/guests/future-wit"))
         .arg("--out")
         .arg(out_dir.path().join("future-wit"))
+        .arg("--dispatch")
+        .arg(env!("CARGO_BIN_EXE_wasm-charm"))
         .env(
             "CARGO_TARGET_DIR",
             workspace_root().join("target/wasm-guests"),
@@ -355,12 +357,14 @@ fn pack_refuses_a_component_of_an_incompatible_wit_version() {
 
 // ------------------------------------------------------------ artifact cache
 
-/// The one artifact in the unit's cache.
+/// The one native artifact in the unit's cache (the CLI, the dispatch of
+/// these tests, compiles it again; the portable one is `dispatch`'s
+/// fallback, tests/pack.rs).
 fn artifact(unit: &Unit) -> PathBuf {
     let dir = unit.charm_dir().join(".wasm-charm/cache");
     let names: Vec<String> = dir_listing(&dir)
         .into_iter()
-        .filter(|n| n.ends_with(".cwasm"))
+        .filter(|n| n.ends_with(".native.cwasm"))
         .collect();
     match names.as_slice() {
         [one] => dir.join(one),

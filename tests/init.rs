@@ -1,22 +1,27 @@
-//! `wasm-charm init`: the project it creates builds on its own. Its unit
-//! tests pass on this machine, `wasm-charm pack` packs it, and the packed
-//! charm answers Juju's events as the template's handler says.
+//! `wasm-charm init`: the project it creates builds on its own, for each
+//! profile. Its unit and harness tests pass on this machine, its scenario
+//! passes under `wasm-charm test`, `wasm-charm pack` packs it, and the
+//! packed charm answers Juju's events as the template's handler says.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
+#[path = "support/new_project.rs"]
+mod new_project;
 mod support;
 
+use new_project::{lock_like_the_workspace, with_workspace_builds};
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use support::{Unit, assert_failure, assert_success, workspace_root};
 
 fn wasm_charm(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+    wasm_charm_in(args, Path::new("."))
+}
+
+fn wasm_charm_in(args: &[&std::ffi::OsStr], cwd: &Path) -> Output {
+    with_workspace_builds(&mut Command::new(env!("CARGO_BIN_EXE_wasm-charm")))
         .args(args)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/wasm-guests"),
-        )
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .output()
         .expect("run wasm-charm")
@@ -26,14 +31,22 @@ fn init(dir: &Path) -> Output {
     wasm_charm(&["init".as_ref(), dir.as_os_str()])
 }
 
-#[test]
-fn a_new_project_tests_packs_and_runs_on_its_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("mycharm");
-    assert_success(&init(&project));
+/// `wasm-charm init <dir>/<name> --profile <profile>`: the project, with
+/// every file, the SDK and the harness of this source tree, and this
+/// workspace's lock file.
+fn new_project(dir: &Path, name: &str, profile: &str) -> PathBuf {
+    let project = dir.join(name);
+    assert_success(&wasm_charm(&[
+        "init".as_ref(),
+        project.as_os_str(),
+        "--profile".as_ref(),
+        profile.as_ref(),
+    ]));
     for file in [
         "Cargo.toml",
         "src/lib.rs",
+        "tests/charm.rs",
+        "tests/scenario.yaml",
         "metadata.yaml",
         "config.yaml",
         "actions.yaml",
@@ -45,56 +58,84 @@ fn a_new_project_tests_packs_and_runs_on_its_own() {
     }
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("\n[workspace]\n"), "{manifest}");
-    assert!(
-        manifest.contains(&format!(
-            "wasm-charm-sdk = {{ path = \"{}\" }}",
-            workspace_root()
-                .join("guest-sdk")
-                .canonicalize()
-                .unwrap()
-                .display()
-        )),
-        "{manifest}"
-    );
-    // The versions this workspace builds with, so that the test builds what
-    // target/wasm-guests already holds, offline; a new project's first
-    // build resolves its own.
-    std::fs::copy(
-        workspace_root().join("Cargo.lock"),
-        project.join("Cargo.lock"),
-    )
-    .unwrap();
+    let tree = workspace_root().canonicalize().unwrap();
+    for line in [
+        format!(
+            "\nwasm-charm-sdk = {{ path = \"{}\" }}\n",
+            tree.join("guest-sdk").display()
+        ),
+        format!(
+            "\n[dev-dependencies]\nwasm-charm-testing = {{ path = \"{}\" }}\n",
+            tree.join("testing").display()
+        ),
+    ] {
+        assert!(manifest.contains(&line), "{line:?} in\n{manifest}");
+    }
+    lock_like_the_workspace(&project);
+    project
+}
 
-    // Its own unit tests, on this machine.
+/// The project's own `cargo test`: its unit tests, then its harness tests,
+/// each passing in the number the template has.
+fn cargo_test(project: &Path, unit_tests: usize, harness_tests: usize) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = with_workspace_builds(&mut Command::new(cargo))
         .args(["test", "--manifest-path"])
         .arg(project.join("Cargo.toml"))
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace_root().join("target/wasm-guests"),
-        )
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
         .stdin(Stdio::null())
         .output()
         .expect("run cargo test");
     assert_success(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let results: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("test result:"))
+        .collect();
+    assert_eq!(results.len(), 2, "{stdout}");
+    for (result, n) in results.iter().zip([unit_tests, harness_tests]) {
+        assert!(
+            result.starts_with(&format!("test result: ok. {n} passed; 0 failed")),
+            "{result}\n{stdout}"
+        );
+    }
+}
+
+/// `wasm-charm test tests/scenario.yaml` in the project, as its README says.
+fn scenario(project: &Path) {
+    let out = wasm_charm_in(&["test".as_ref(), "tests/scenario.yaml".as_ref()], project);
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("test result: ok. 2 passed; 0 failed"),
+        stdout.contains("1 scenarios: 1 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
+}
 
-    // Packed, and dispatched as Juju would.
-    let charm = dir.path().join("build/mycharm");
+/// `wasm-charm pack <project> --out <dir>/build/<name>`: the charm
+/// directory, beside its `.charm`.
+fn pack(dir: &Path, project: &Path, name: &str) -> PathBuf {
+    let charm = dir.join("build").join(name);
     assert_success(&wasm_charm(&[
         "pack".as_ref(),
         project.as_os_str(),
         "--out".as_ref(),
         charm.as_os_str(),
+        "--dispatch".as_ref(),
+        env!("CARGO_BIN_EXE_wasm-charm").as_ref(),
     ]));
-    assert!(dir.path().join("build/mycharm.charm").is_file());
+    assert!(dir.join(format!("build/{name}.charm")).is_file());
+    charm
+}
+
+#[test]
+fn a_new_machine_project_tests_packs_and_runs_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_project(dir.path(), "mycharm", "machine");
+    cargo_test(&project, 2, 3);
+    scenario(&project);
+
+    // Packed, and dispatched as Juju would.
+    let charm = pack(dir.path(), &project, "mycharm");
     let unit = Unit::on_simulator(&charm, "mycharm/0");
     unit.set_state(json!({
         "leader": true,
@@ -119,6 +160,57 @@ fn a_new_project_tests_packs_and_runs_on_its_own() {
             "Config item `port` must be 1 to 65535, not 0"
         ]]
     );
+}
+
+#[test]
+fn a_new_kubernetes_project_tests_packs_and_runs_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_project(dir.path(), "mypod", "kubernetes");
+    let metadata = std::fs::read_to_string(project.join("metadata.yaml")).unwrap();
+    assert!(
+        metadata.contains("containers:\n  app:\n    resource: app-image\n"),
+        "{metadata}"
+    );
+    cargo_test(&project, 3, 5);
+    scenario(&project);
+
+    // Packed; the charm directory runs its events on the simulated Pebble.
+    let charm = pack(dir.path(), &project, "mypod");
+    let out = wasm_charm(&[
+        "run".as_ref(),
+        charm.as_os_str(),
+        "--event".as_ref(),
+        "app-pebble-ready".as_ref(),
+    ]);
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "pebble app: add-layer app combine",
+        "pebble app: replan",
+        "unit: active \"Serving\"",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
+}
+
+#[test]
+fn init_refuses_an_unknown_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("mycharm");
+    let out = wasm_charm(&[
+        "init".as_ref(),
+        project.as_os_str(),
+        "--profile".as_ref(),
+        "k8s".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'k8s' for '--profile"), "{err}");
+    assert!(
+        err.contains("[possible values: machine, kubernetes]"),
+        "{err}"
+    );
+    assert!(!project.exists());
 }
 
 #[test]

@@ -231,10 +231,13 @@ fn a_failed_hook_keeps_the_containers() {
     );
 }
 
-/// The layer of the `pebble-calls` tests: service `web` enabled, check `up`.
+/// The layer of the `pebble-calls` tests: service `web` enabled, check `up`,
+/// check `later` disabled.
 const CALLS_LAYER: &str = "services:\n  web:\n    override: replace\n    command: sleep 300\n    \
                            startup: enabled\nchecks:\n  up:\n    override: replace\n    \
-                           period: 1s\n    exec: {command: 'true'}\n";
+                           period: 1s\n    exec: {command: 'true'}\n  later:\n    \
+                           override: replace\n    startup: disabled\n    \
+                           exec: {command: 'false'}\n";
 
 /// `pebble-calls` making `calls` in a `wasm-charm run` of `event` over the
 /// state file's container `web` (`state`, YAML), then each answer by call,
@@ -279,7 +282,8 @@ fn calls_state(extra: &str) -> String {
 fn pebble_calls_answer_in_memory() {
     let (got, web) = run_calls(
         "autostart send-signal send-signal-bad stop-checks start-checks exists isdir \
-         list-pattern push-owned exec-options notices pull-stream",
+         list-pattern push-owned exec-options notices pull-stream push-setuid push-no-parent \
+         make-dir-private list-var all-checks",
         &calls_state(
             "    notices:\n      - {key: example.com/a, occurrences: 2, last-data: {k: v}}\n      \
              - {type: warning, key: disk}\n",

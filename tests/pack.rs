@@ -7,11 +7,20 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use support::{Unit, assert_failure, assert_success, workspace_root};
 
+/// Packed with the debug CLI as dispatch (fast; the static dispatch
+/// shipped by default is tested below).
 fn pack(project: &Path, out: &Path) -> Output {
-    pack_with(project, out, &[])
+    pack_with(
+        project,
+        out,
+        &[
+            "--dispatch".as_ref(),
+            env!("CARGO_BIN_EXE_wasm-charm").as_ref(),
+        ],
+    )
 }
 
 fn pack_with(project: &Path, out: &Path, args: &[&std::ffi::OsStr]) -> Output {
@@ -69,10 +78,12 @@ fn assembles_the_charm_directory_and_replaces_a_stale_cache() {
         b"\0asm\x0d\x00\x01\x00",
         "a component, not a core module"
     );
-    // Precompiled: the first event loads an artifact instead of compiling.
+    // Precompiled: the first event loads an artifact instead of compiling;
+    // native for this architecture's baseline CPU, and portable (Pulley).
     let first = cache_entries(&out);
-    assert_eq!(first.len(), 1, "{first:?}");
-    assert!(first[0].ends_with(".cwasm"));
+    assert_eq!(first.len(), 2, "{first:?}");
+    assert!(first[0].ends_with(".native.cwasm"), "{first:?}");
+    assert!(first[1].ends_with(".portable.cwasm"), "{first:?}");
 
     // A re-pack leaves no entry of an older build behind.
     let cache = out.join(".wasm-charm/cache");
@@ -172,7 +183,7 @@ fn the_charm_archive_holds_the_directory_with_modes_and_a_manifest() {
 
     // The directory's files, each with its mode, made by Unix: Juju applies
     // the modes when it unpacks the charm, so dispatch stays executable.
-    let artifact = &cache_entries(&out)[0];
+    let artifacts = cache_entries(&out);
     let file = |name: &str, mode: u32| (name.to_string(), 3, mode, sha256(&out.join(name)));
     let directory = |name: &str| {
         (
@@ -194,7 +205,8 @@ fn the_charm_archive_holds_the_directory_with_modes_and_a_manifest() {
             file("manifest.yaml", 0o100644),
             directory(".wasm-charm/"),
             directory(".wasm-charm/cache/"),
-            file(&format!(".wasm-charm/cache/{artifact}"), 0o100644),
+            file(&format!(".wasm-charm/cache/{}", artifacts[0]), 0o100644),
+            file(&format!(".wasm-charm/cache/{}", artifacts[1]), 0o100644),
         ]
     );
     assert_eq!(
@@ -248,54 +260,11 @@ fn a_dispatch_that_runs_on_no_base_is_refused_before_the_build() {
 
 // ------------------------------------------------------- the static dispatch
 
-/// The host built for x86_64-unknown-linux-musl, in the target directory
-/// scripts/build-static-host uses. The test builds the dev profile: the same
-/// target and linking as the release build the script ships (the musl
-/// target links static-pie in either), in a fraction of the time (measured
-/// from scratch on the 2-core machine: 4.5 minutes against 18). The first
-/// build compiles wasmtime for musl; later ones only what changed.
-///
-/// `WASM_CHARM_STATIC_HOST` names another static host to test instead, such
-/// as the release build: `WASM_CHARM_STATIC_HOST=$(scripts/build-static-host)
-/// cargo test --test pack`.
-fn static_host() -> PathBuf {
-    if let Some(given) = std::env::var_os("WASM_CHARM_STATIC_HOST") {
-        let given = PathBuf::from(given);
-        assert!(
-            given.is_file(),
-            "WASM_CHARM_STATIC_HOST={}: no such file",
-            given.display()
-        );
-        return given;
-    }
-    let root = workspace_root();
-    let target_dir = root.join("target/static-host");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--target",
-            "x86_64-unknown-linux-musl",
-            "--bin",
-            "wasm-charm",
-            "--manifest-path",
-        ])
-        .arg(root.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir)
-        // Flags meant for the test build must not reach this one.
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run cargo build");
-    assert!(
-        out.status.success(),
-        "building the static host failed (scripts/setup-toolchain installs the \
-         x86_64-unknown-linux-musl target and musl-tools):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target_dir.join("x86_64-unknown-linux-musl/debug/wasm-charm")
+/// Where `pack` builds the static dispatch it ships by default
+/// (host/src/pack/static_dispatch.rs, scripts/build-dispatch).
+fn static_dispatch() -> PathBuf {
+    let target = format!("{}-unknown-linux-musl", std::env::consts::ARCH);
+    workspace_root().join(format!("target/dispatch/{target}/dispatch/dispatch"))
 }
 
 /// Asserts that the executable at `path` is static: no `PT_INTERP` (read
@@ -340,33 +309,29 @@ fn has_interpreter(bytes: &[u8]) -> bool {
     })
 }
 
+/// The issue's target for the shipped dispatch.
+const DISPATCH_MAX_BYTES: u64 = 8 << 20;
+
+/// Without `--dispatch`, `pack` ships the runtime-only dispatch built for
+/// musl: static, on every base, at most 8 MB, and it runs the gateway's
+/// first events and an action from the unpacked `.charm` as Juju would,
+/// loading the native artifact. The first run builds it (a few minutes);
+/// later ones reuse it.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[test]
-fn the_static_dispatch_is_static_runs_on_every_base_and_runs_the_gateway() {
-    let host = static_host();
-    assert_static(&host);
-    // The release build scripts/build-static-host ships, when it has run.
-    let shipped =
-        workspace_root().join("target/static-host/x86_64-unknown-linux-musl/release/wasm-charm");
-    if shipped.is_file() {
-        assert_static(&shipped);
-    }
-
+fn the_static_dispatch_shipped_by_default_runs_the_gateway_on_every_base() {
     let dir = tempfile::tempdir().unwrap();
+    let archive = packed_with_static_dispatch(dir.path());
     let out = dir.path().join("gateway");
-    let archive = dir.path().join("static-gateway.charm");
-    let output = pack_with(
-        &workspace_root().join("examples/gateway"),
-        &out,
-        &[
-            "--dispatch".as_ref(),
-            host.as_os_str(),
-            "--charm".as_ref(),
-            archive.as_os_str(),
-        ],
+    let shipped = static_dispatch();
+    assert_eq!(sha256(&out.join("dispatch")), sha256(&shipped));
+    assert_static(&shipped);
+    let size = std::fs::metadata(&shipped).unwrap().len();
+    assert!(
+        size <= DISPATCH_MAX_BYTES,
+        "{}: {size} bytes",
+        shipped.display()
     );
-    assert_success(&output);
-    assert_eq!(sha256(&out.join("dispatch")), sha256(&host));
     let bases = &manifest(&out)["bases"];
     assert_eq!(
         *bases,
@@ -377,19 +342,10 @@ fn the_static_dispatch_is_static_runs_on_every_base_and_runs_the_gateway() {
         ])
     );
 
-    // The .charm unpacked as Juju unpacks it (modes applied), then dispatched
-    // as Juju dispatches it: the gateway's first events, statuses exact.
-    let unpacked = dir.path().join("unpacked");
-    unpack(&archive, &unpacked);
-    let unit = Unit::with_charm_dir_on_simulator(&unpacked, "gateway/0", &[], &[]);
-    unit.set_state(json!({
-        "leader": true,
-        "config": {"kind": ""},
-        "relations": {},
-        "status": {"unit": null, "app": null},
-    }));
+    let unit = unpacked_unit(&archive, &dir.path().join("unit"), |_| {});
     let out = unit.dispatch("install");
     assert_success(&out);
+    assert!(stderr_of(&out).is_empty(), "{}", stderr_of(&out));
     assert_eq!(
         unit.calls_of("status-set"),
         [[
@@ -412,6 +368,139 @@ fn the_static_dispatch_is_static_runs_on_every_base_and_runs_the_gateway() {
             "Waiting for istio-pilot relation"
         ]]
     );
+    unit.clear_calls();
+    let out = unit.dispatch_with(
+        "actions/show-status",
+        &[
+            ("JUJU_ACTION_NAME", "show-status"),
+            ("JUJU_ACTION_UUID", "1"),
+        ],
+    );
+    assert_success(&out);
+    let calls = unit.calls_of("action-set");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0][1].starts_with("report=unit: blocked"), "{calls:?}");
+}
+
+/// Where the native artifact does not load (here: damaged), dispatch
+/// runs the portable one, saying so; where neither loads (missing, or of
+/// another wasmtime), the hook fails naming the command that rebuilds them.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn the_static_dispatch_falls_back_to_pulley_and_names_pack_when_artifacts_are_unusable() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = packed_with_static_dispatch(dir.path());
+
+    let unit = unpacked_unit(&archive, &dir.path().join("portable"), |cache| {
+        std::fs::write(artifact(cache, "native"), b"not an artifact").unwrap();
+    });
+    let out = unit.dispatch("install");
+    assert_success(&out);
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("running the portable (interpreted) artifact")
+            && err.contains(".native.cwasm"),
+        "{err}"
+    );
+    assert_eq!(
+        unit.calls_of("status-set"),
+        [[
+            "status-set",
+            "blocked",
+            "--",
+            "Config item `kind` must be set (+1 more)"
+        ]]
+    );
+
+    let missing = unpacked_unit(&archive, &dir.path().join("missing"), |cache| {
+        std::fs::remove_dir_all(cache).unwrap();
+    });
+    let stale = unpacked_unit(&archive, &dir.path().join("stale"), |cache| {
+        for kind in ["native", "portable"] {
+            let path = artifact(cache, kind);
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(
+                &path,
+                replaced(&bytes, b"wasmtime 48.0.8", b"wasmtime 48.0.0"),
+            )
+            .unwrap();
+        }
+    });
+    for (unit, says) in [(missing, "not found"), (stale, "incompatible version")] {
+        let out = unit.dispatch("install");
+        assert_failure(&out);
+        let err = stderr_of(&out);
+        assert!(err.contains(says), "{err}");
+        assert!(
+            err.contains("charm.wasm: no precompiled artifact this dispatch can load")
+                && err.contains("rebuild the charm with `wasm-charm pack`"),
+            "{err}"
+        );
+        assert!(unit.calls_of("status-set").is_empty());
+    }
+}
+
+/// The gateway packed into `dir` with the dispatch `pack` ships by default;
+/// the `.charm`.
+fn packed_with_static_dispatch(dir: &Path) -> PathBuf {
+    let archive = dir.join("static-gateway.charm");
+    let output = pack_with(
+        &workspace_root().join("examples/gateway"),
+        &dir.join("gateway"),
+        &["--charm".as_ref(), archive.as_os_str()],
+    );
+    assert_success(&output);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("ubuntu 20.04, 22.04, 24.04 on amd64"),
+        "{stdout}"
+    );
+    archive
+}
+
+/// The `.charm` unpacked as Juju unpacks it into `into` (modes applied),
+/// its artifact cache changed by `edit`, as a unit on the simulator that
+/// has not seen an event: the leader, `kind` unset.
+fn unpacked_unit(archive: &Path, into: &Path, edit: impl FnOnce(&Path)) -> Unit {
+    unpack(archive, into);
+    edit(&into.join(".wasm-charm/cache"));
+    let unit = Unit::with_charm_dir_on_simulator(into, "gateway/0", &[], &[]);
+    unit.set_state(json!({
+        "leader": true,
+        "config": {"kind": ""},
+        "relations": {},
+        "status": {"unit": null, "app": null},
+    }));
+    unit
+}
+
+/// The artifact of `kind` (`native`, `portable`) in the charm's `cache`.
+fn artifact(cache: &Path, kind: &str) -> PathBuf {
+    let suffix = format!(".{kind}.cwasm");
+    std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no {suffix} in {}", cache.display()))
+}
+
+/// `bytes` with every `from` replaced by `to`, of the same length; at least one.
+fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut found = 0;
+    let mut at = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+        found += 1;
+    }
+    assert!(found > 0, "{} not found", String::from_utf8_lossy(from));
+    out
+}
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Unpack `archive` into `into`, each entry with the mode its external

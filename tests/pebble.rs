@@ -159,7 +159,8 @@ fn layers_plan_and_services_run_as_real_processes() {
     assert!(
         failing.starts_with("Err(ChangeFailed(")
             && failing.contains(
-                "Start service \\\"failing\\\" (cannot start service: exited quickly with code 1)"
+                "Start service \\\"failing\\\" (service start attempt: exited quickly with code 1, \
+                 will restart)"
             ),
         "{failing}"
     );
@@ -407,6 +408,11 @@ checks:
     override: replace
     period: 1s
     exec: {command: 'true'}
+  later:
+    override: replace
+    startup: disabled
+    period: 1s
+    exec: {command: 'false'}
 ";
 
 #[test]
@@ -419,7 +425,8 @@ fn newer_calls_are_answered_as_in_memory() {
     std::fs::write(etc.join("notes.txt"), "notes").unwrap();
     let unit = unit(
         "add-layer autostart send-signal send-signal-bad stop-checks start-checks exists isdir \
-         list-pattern push-owned exec-options notices pull-stream",
+         list-pattern push-owned exec-options notices pull-stream push-setuid push-no-parent \
+         make-dir-private list-var all-checks",
         CALLS_LAYER,
     );
     let got = answers(&unit, root, "config-changed", &[]);

@@ -16,7 +16,7 @@ fn charms() -> tempfile::TempDir {
     for source in examples
         .iter()
         .map(String::as_str)
-        .chain(["tests/guests/model-echo"])
+        .chain(["tests/guests/model-echo", "tests/guests/pebble-calls"])
     {
         let charm = packed(source);
         let name = source.rsplit('/').next().unwrap_or(source);
@@ -52,6 +52,7 @@ fn the_examples_scenarios_pass() {
         scenario("juju-rules.yaml"),
         scenario("juju-rules-k8s.yaml"),
         scenario("model-requests.yaml"),
+        scenario("pebble-rules.yaml"),
     ];
     let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
     args.extend(files.iter().map(PathBuf::as_path));
@@ -64,7 +65,7 @@ fn the_examples_scenarios_pass() {
         );
     }
     assert!(
-        stdout.contains("7 scenarios: 7 passed, 0 failed, 0 bad"),
+        stdout.contains("8 scenarios: 8 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

@@ -1,29 +1,127 @@
 //! `wasm-charm init`: a new charm project that builds on its own, as
 //! `charmcraft init` makes one for ops: a Cargo workspace of its own
 //! depending on the SDK, the files Juju reads (metadata.yaml, config.yaml,
-//! actions.yaml), the runtime manifest, a first handler with its unit test,
-//! a README saying how to test, pack and deploy it, and a .gitignore.
+//! actions.yaml), the runtime manifest, a first handler with its unit
+//! tests, harness tests of whole events (`tests/charm.rs`), a scenario
+//! (`tests/scenario.yaml`), a README saying how to test, pack and deploy
+//! it, and a .gitignore. A profile chooses the charm: a machine charm, or
+//! a Kubernetes sidecar charm driving a workload container through Pebble.
 //!
-//! The templates are the files under `init/`, compiled into the binary;
-//! `{{name}}` is the charm's name and `{{sdk}}` the SDK dependency line.
+//! The templates are the files under `init/` (those of one profile under
+//! `init/<profile>/`), compiled into the binary; `{{name}}` is the charm's
+//! name, `{{sdk}}` and `{{harness}}` the dependency lines of the SDK and of
+//! the harness, and `{{about}}`, `{{event}}` and `{{deploy}}` the README's
+//! words for the profile.
 
 use anyhow::{Context as _, bail};
 use std::path::{Path, PathBuf};
 
-/// The project's files: path in the project, template.
-const FILES: &[(&str, &str)] = &[
+/// The kind of charm `init` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Profile {
+    /// A machine charm: a handler checking config, and the host's actions.
+    #[default]
+    Machine,
+    /// A Kubernetes sidecar charm: a workload container, its image
+    /// resource, a Pebble layer, a probe on Pebble's check and a container
+    /// command run by an action.
+    Kubernetes,
+}
+
+/// The files every profile has: path in the project, template.
+const SHARED: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("init/Cargo.toml.tmpl")),
-    ("src/lib.rs", include_str!("init/lib.rs.tmpl")),
-    ("metadata.yaml", include_str!("init/metadata.yaml.tmpl")),
     ("config.yaml", include_str!("init/config.yaml")),
-    ("actions.yaml", include_str!("init/actions.yaml")),
-    ("wasm-charm.yaml", include_str!("init/wasm-charm.yaml")),
     ("README.md", include_str!("init/README.md.tmpl")),
     (".gitignore", include_str!("init/gitignore")),
 ];
 
+/// The machine profile's own files.
+const MACHINE: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("init/machine/lib.rs.tmpl")),
+    ("tests/charm.rs", include_str!("init/machine/charm.rs.tmpl")),
+    (
+        "tests/scenario.yaml",
+        include_str!("init/machine/scenario.yaml"),
+    ),
+    (
+        "metadata.yaml",
+        include_str!("init/machine/metadata.yaml.tmpl"),
+    ),
+    ("actions.yaml", include_str!("init/machine/actions.yaml")),
+    (
+        "wasm-charm.yaml",
+        include_str!("init/machine/wasm-charm.yaml"),
+    ),
+];
+
+/// The Kubernetes profile's own files.
+const KUBERNETES: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("init/kubernetes/lib.rs.tmpl")),
+    (
+        "tests/charm.rs",
+        include_str!("init/kubernetes/charm.rs.tmpl"),
+    ),
+    (
+        "tests/scenario.yaml",
+        include_str!("init/kubernetes/scenario.yaml"),
+    ),
+    (
+        "metadata.yaml",
+        include_str!("init/kubernetes/metadata.yaml.tmpl"),
+    ),
+    ("actions.yaml", include_str!("init/kubernetes/actions.yaml")),
+    (
+        "wasm-charm.yaml",
+        include_str!("init/kubernetes/wasm-charm.yaml"),
+    ),
+];
+
+impl Profile {
+    /// The profile's templates, its own and the shared ones.
+    fn templates(self) -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+        let own = match self {
+            Profile::Machine => MACHINE,
+            Profile::Kubernetes => KUBERNETES,
+        };
+        own.iter().chain(SHARED)
+    }
+
+    /// The README's words for the profile: `{{about}}`, `{{event}}` (an
+    /// event to try with `run`) and `{{deploy}}`.
+    fn readme(self) -> [(&'static str, &'static str); 3] {
+        match self {
+            Profile::Machine => [
+                (
+                    "{{about}}",
+                    "A Juju machine charm whose logic is a WebAssembly component, run by wasm-charm.",
+                ),
+                ("{{event}}", "install"),
+                ("{{deploy}}", "juju deploy ./build/{{name}}.charm"),
+            ],
+            Profile::Kubernetes => [
+                (
+                    "{{about}}",
+                    "A Juju Kubernetes (sidecar) charm whose logic is a WebAssembly component, \
+                     run by wasm-charm: it runs a web server in its container `app` through Pebble.",
+                ),
+                ("{{event}}", "app-pebble-ready"),
+                (
+                    "{{deploy}}",
+                    "juju deploy ./build/{{name}}.charm --resource app-image=python:3.12-slim",
+                ),
+            ],
+        }
+    }
+}
+
 /// The SDK's package name, as its Cargo.toml spells it.
 const SDK_PACKAGE: &str = "wasm-charm-sdk";
+
+/// The harness's package name, and its directory beside the SDK's in a
+/// wasm-charm source tree.
+const HARNESS_PACKAGE: &str = "wasm-charm-testing";
+const HARNESS_DIR: &str = "testing";
 
 /// Names Juju accepts but cargo refuses for a package (its own crates and
 /// Rust's keywords).
@@ -34,19 +132,21 @@ const RESERVED: &[&str] = &[
     "test", "trait", "true", "type", "unsafe", "use", "where", "while", "yield",
 ];
 
-/// Where the project's SDK dependency points.
+/// Where the project's SDK dependency points, and with it the harness's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sdk {
-    /// The `guest-sdk` directory of a wasm-charm source tree.
+    /// The `guest-sdk` directory of a wasm-charm source tree (whose
+    /// `testing` directory holds the harness).
     Path(PathBuf),
-    /// A git URL of the wasm-charm repository (cargo finds the package in it).
+    /// A git URL of the wasm-charm repository (cargo finds both packages in it).
     Git(String),
 }
 
 impl Sdk {
     /// `--sdk`'s value: a URL is a git repository, anything else a path
-    /// that must hold the SDK's Cargo.toml. Without one, the guest-sdk of
-    /// the source tree this binary was built from, when it is still there.
+    /// that must hold the SDK's Cargo.toml, with the harness's beside it.
+    /// Without one, the guest-sdk of the source tree this binary was built
+    /// from, when it is still there.
     pub fn choose(given: Option<&str>) -> anyhow::Result<Sdk> {
         let path = match given {
             Some(url)
@@ -69,35 +169,70 @@ impl Sdk {
                 built_from
             }
         };
-        let manifest = path.join("Cargo.toml");
-        let text = std::fs::read_to_string(&manifest).with_context(|| {
-            format!(
-                "{}: cannot read; --sdk must name wasm-charm's guest-sdk directory",
-                manifest.display()
-            )
-        })?;
-        if !text.contains(&format!("name = \"{SDK_PACKAGE}\"")) {
-            bail!(
-                "{}: not the SDK's (its package is not `{SDK_PACKAGE}`); --sdk must name wasm-charm's guest-sdk directory",
-                manifest.display()
-            );
-        }
+        check_package(
+            &path,
+            SDK_PACKAGE,
+            "--sdk must name wasm-charm's guest-sdk directory",
+        )?;
         let path = path
             .canonicalize()
             .with_context(|| format!("{}: cannot resolve", path.display()))?;
+        check_package(
+            &harness_path(&path),
+            HARNESS_PACKAGE,
+            "the harness is taken from the SDK's source tree: --sdk must name the guest-sdk \
+             directory of a wasm-charm source tree",
+        )?;
         Ok(Sdk::Path(path))
     }
 
-    /// The dependency line of the project's Cargo.toml.
+    /// The SDK's dependency line in the project's Cargo.toml.
     pub fn dependency(&self) -> String {
         match self {
-            Sdk::Path(path) => format!(
-                "wasm-charm-sdk = {{ path = {} }}",
-                toml_string(&path.to_string_lossy())
-            ),
-            Sdk::Git(url) => format!("wasm-charm-sdk = {{ git = {} }}", toml_string(url)),
+            Sdk::Path(path) => path_dependency(SDK_PACKAGE, path),
+            Sdk::Git(url) => git_dependency(SDK_PACKAGE, url),
         }
     }
+
+    /// The harness's dev-dependency line, from the same source tree or
+    /// repository as the SDK.
+    pub fn harness_dependency(&self) -> String {
+        match self {
+            Sdk::Path(path) => path_dependency(HARNESS_PACKAGE, &harness_path(path)),
+            Sdk::Git(url) => git_dependency(HARNESS_PACKAGE, url),
+        }
+    }
+}
+
+/// The harness's directory in the source tree of the SDK at `sdk`.
+fn harness_path(sdk: &Path) -> PathBuf {
+    sdk.parent().unwrap_or(sdk).join(HARNESS_DIR)
+}
+
+/// That `dir`'s Cargo.toml is the package `package`'s; `hint` says what
+/// was expected when it is not.
+fn check_package(dir: &Path, package: &str, hint: &str) -> anyhow::Result<()> {
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .with_context(|| format!("{}: cannot read; {hint}", manifest.display()))?;
+    if !text.contains(&format!("name = \"{package}\"")) {
+        bail!(
+            "{}: not {package}'s (its package is not `{package}`); {hint}",
+            manifest.display()
+        );
+    }
+    Ok(())
+}
+
+fn path_dependency(package: &str, path: &Path) -> String {
+    format!(
+        "{package} = {{ path = {} }}",
+        toml_string(&path.to_string_lossy())
+    )
+}
+
+fn git_dependency(package: &str, url: &str) -> String {
+    format!("{package} = {{ git = {} }}", toml_string(url))
 }
 
 /// A TOML basic string.
@@ -140,24 +275,33 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The project's files for the charm `name` depending on `sdk`: path in the
-/// project, content.
-pub fn files(name: &str, sdk: &Sdk) -> Vec<(&'static str, String)> {
-    FILES
-        .iter()
+/// The project's files for the charm `name` of `profile` depending on
+/// `sdk`: path in the project, content.
+pub fn files(name: &str, profile: Profile, sdk: &Sdk) -> Vec<(&'static str, String)> {
+    profile
+        .templates()
         .map(|(path, template)| {
-            (
-                *path,
-                template
-                    .replace("{{name}}", name)
-                    .replace("{{sdk}}", &sdk.dependency()),
-            )
+            let mut text = template.to_string();
+            // The README's words first: they hold `{{name}}` themselves.
+            for (placeholder, words) in profile.readme() {
+                text = text.replace(placeholder, words);
+            }
+            let text = text
+                .replace("{{name}}", name)
+                .replace("{{sdk}}", &sdk.dependency())
+                .replace("{{harness}}", &sdk.harness_dependency());
+            (*path, text)
         })
         .collect()
 }
 
-/// `wasm-charm init <dir> [--name <name>] [--sdk <path or URL>]`.
-pub fn main(dir: &Path, name: Option<&str>, sdk: Option<&str>) -> anyhow::Result<()> {
+/// `wasm-charm init <dir> [--name <name>] [--profile <profile>] [--sdk <path or URL>]`.
+pub fn main(
+    dir: &Path,
+    name: Option<&str>,
+    profile: Profile,
+    sdk: Option<&str>,
+) -> anyhow::Result<()> {
     let name = match name {
         Some(name) => name.to_string(),
         None => dir
@@ -178,7 +322,7 @@ pub fn main(dir: &Path, name: Option<&str>, sdk: Option<&str>) -> anyhow::Result
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("{}: cannot read", dir.display())),
     }
-    for (path, content) in files(&name, &sdk) {
+    for (path, content) in files(&name, profile, &sdk) {
         let file = dir.join(path);
         std::fs::create_dir_all(crate::atomic_file::parent(&file)).with_context(|| {
             format!(
@@ -189,9 +333,16 @@ pub fn main(dir: &Path, name: Option<&str>, sdk: Option<&str>) -> anyhow::Result
         std::fs::write(&file, content)
             .with_context(|| format!("{}: cannot write", file.display()))?;
     }
-    println!("created the charm project {name} in {}", dir.display());
+    let kind = match profile {
+        Profile::Machine => "machine",
+        Profile::Kubernetes => "Kubernetes",
+    };
     println!(
-        "next: cd {} && cargo test && wasm-charm pack . --out build/{name}",
+        "created the {kind} charm project {name} in {}",
+        dir.display()
+    );
+    println!(
+        "next: cd {} && cargo test && wasm-charm test tests/scenario.yaml && wasm-charm pack . --out build/{name}",
         dir.display()
     );
     Ok(())
@@ -220,21 +371,20 @@ mod tests {
         assert!(check_name("test").unwrap_err().contains("reserved"));
     }
 
-    #[test]
-    fn templates_are_filled_and_parse() {
-        let sdk = Sdk::Path(PathBuf::from("/src/wasm \"charm\"/guest-sdk"));
-        let files = files("my-charm", &sdk);
+    /// The project's files for `profile`, written to a temporary directory
+    /// and loaded as the host loads a charm directory.
+    fn written(
+        profile: Profile,
+        sdk: &Sdk,
+    ) -> (
+        Vec<(&'static str, String)>,
+        crate::charm_dir::CharmDir,
+        tempfile::TempDir,
+    ) {
+        let files = files("my-charm", profile, sdk);
         for (path, content) in &files {
             assert!(!content.contains("{{"), "{path} keeps a placeholder");
         }
-        let get = |p: &str| &files.iter().find(|(path, _)| *path == p).unwrap().1;
-        assert!(
-            get("Cargo.toml")
-                .contains(r#"wasm-charm-sdk = { path = "/src/wasm \"charm\"/guest-sdk" }"#),
-            "{}",
-            get("Cargo.toml")
-        );
-        // The charm files are what the host accepts.
         let dir = tempfile::tempdir().unwrap();
         for (path, content) in &files {
             let file = dir.path().join(path);
@@ -242,32 +392,134 @@ mod tests {
             std::fs::write(file, content).unwrap();
         }
         let charm = crate::charm_dir::CharmDir::load(dir.path()).unwrap();
+        (files, charm, dir)
+    }
+
+    fn get<'a>(files: &'a [(&str, String)], path: &str) -> &'a str {
+        &files.iter().find(|(p, _)| *p == path).unwrap().1
+    }
+
+    #[test]
+    fn templates_are_filled_and_parse() {
+        let sdk = Sdk::Path(PathBuf::from("/src/wasm \"charm\"/guest-sdk"));
+        let (files, charm, _dir) = written(Profile::Machine, &sdk);
+        let manifest = get(&files, "Cargo.toml");
+        assert!(
+            manifest.contains(r#"wasm-charm-sdk = { path = "/src/wasm \"charm\"/guest-sdk" }"#),
+            "{manifest}"
+        );
+        assert!(
+            manifest.contains(
+                "[dev-dependencies]\nwasm-charm-testing = { path = \"/src/wasm \\\"charm\\\"/testing\" }\n"
+            ),
+            "{manifest}"
+        );
         assert_eq!(charm.metadata.name, "my-charm");
         assert_eq!(charm.config.defaults["port"], serde_json::json!(8080));
         assert_eq!(charm.actions.names, ["self-check", "show-status"]);
         assert_eq!(charm.manifest.ready_message, "Ready");
+        assert!(charm.metadata.containers.is_empty());
+        assert!(
+            get(&files, "tests/charm.rs").contains("Charm::build(env!(\"CARGO_MANIFEST_DIR\"))")
+        );
+        assert!(get(&files, "tests/scenario.yaml").starts_with("# The charm's story"));
+        let readme = get(&files, "README.md");
+        assert!(
+            readme.contains("\njuju deploy ./build/my-charm.charm\n"),
+            "{readme}"
+        );
         assert_eq!(
             Sdk::Git("https://example.com/wasm-charm.git".into()).dependency(),
             r#"wasm-charm-sdk = { git = "https://example.com/wasm-charm.git" }"#
         );
+        assert_eq!(
+            Sdk::Git("https://example.com/wasm-charm.git".into()).harness_dependency(),
+            r#"wasm-charm-testing = { git = "https://example.com/wasm-charm.git" }"#
+        );
+    }
+
+    #[test]
+    fn the_kubernetes_profile_declares_a_container_its_probe_and_command() {
+        use crate::charm_dir::probes::Target;
+        let sdk = Sdk::Path(PathBuf::from("/src/wasm-charm/guest-sdk"));
+        let (files, charm, _dir) = written(Profile::Kubernetes, &sdk);
+        assert_eq!(charm.metadata.containers, ["app"]);
+        assert_eq!(charm.metadata.resources, ["app-image"]);
+        assert_eq!(
+            charm.actions.names,
+            ["self-check", "show-status", "workload-version"]
+        );
+        assert_eq!(charm.manifest.ready_message, "Serving");
+        let probe = &charm.manifest.probes["app-alive"];
+        assert_eq!(
+            probe.target,
+            Target::PebbleCheck {
+                container: "app".into(),
+                check: "alive".into()
+            }
+        );
+        let commands = &charm.manifest.workload.containers["app"].commands;
+        assert_eq!(commands["version"].argv, ["python3", "--version"]);
+        let readme = get(&files, "README.md");
+        assert!(
+            readme.contains("--resource app-image=python:3.12-slim"),
+            "{readme}"
+        );
+        assert!(readme.contains("--event app-pebble-ready"), "{readme}");
+        // The files only one profile has differ; the shared ones do not.
+        let machine = super::files("my-charm", Profile::Machine, &sdk);
+        for (path, content) in &files {
+            let same = machine.iter().any(|(p, c)| p == path && c == content);
+            let shared = ["Cargo.toml", "config.yaml", ".gitignore"].contains(path);
+            assert_eq!(same, shared, "{path}");
+        }
     }
 
     #[test]
     fn the_sdk_is_found_or_named() {
-        assert!(matches!(Sdk::choose(None), Ok(Sdk::Path(_))));
+        let Ok(Sdk::Path(sdk)) = Sdk::choose(None) else {
+            panic!("this source tree's SDK");
+        };
+        assert!(
+            Sdk::Path(sdk)
+                .harness_dependency()
+                .ends_with("/testing\" }"),
+        );
         assert_eq!(
             Sdk::choose(Some("https://example.com/x.git")).unwrap(),
             Sdk::Git("https://example.com/x.git".into())
         );
-        let dir = tempfile::tempdir().unwrap();
-        let e = Sdk::choose(Some(dir.path().to_str().unwrap())).unwrap_err();
-        assert!(e.to_string().contains("Cargo.toml: cannot read"), "{e}");
+        let tree = tempfile::tempdir().unwrap();
+        let dir = tree.path().join("guest-sdk");
+        std::fs::create_dir(&dir).unwrap();
+        let e = Sdk::choose(Some(dir.to_str().unwrap())).unwrap_err();
+        assert!(
+            e.to_string().contains("guest-sdk/Cargo.toml: cannot read"),
+            "{e}"
+        );
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"other\"\n").unwrap();
+        let e = Sdk::choose(Some(dir.to_str().unwrap())).unwrap_err();
+        assert!(e.to_string().contains("not wasm-charm-sdk's"), "{e}");
+        // An SDK with no harness beside it.
         std::fs::write(
-            dir.path().join("Cargo.toml"),
-            "[package]\nname = \"other\"\n",
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"wasm-charm-sdk\"\n",
         )
         .unwrap();
-        let e = Sdk::choose(Some(dir.path().to_str().unwrap())).unwrap_err();
-        assert!(e.to_string().contains("not the SDK's"), "{e}");
+        let e = Sdk::choose(Some(dir.to_str().unwrap())).unwrap_err();
+        assert!(
+            e.to_string().contains("testing/Cargo.toml: cannot read"),
+            "{e}"
+        );
+        std::fs::create_dir(tree.path().join("testing")).unwrap();
+        std::fs::write(
+            tree.path().join("testing/Cargo.toml"),
+            "[package]\nname = \"wasm-charm-testing\"\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            Sdk::choose(Some(dir.to_str().unwrap())),
+            Ok(Sdk::Path(_))
+        ));
     }
 }

@@ -13,7 +13,9 @@
 //! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
 //! and zip it, read what it is made of, start a new one; [`record`] keeps a
 //! unit's events and [`replay`] runs them again; [`serve`] answers test
-//! harnesses with the simulator, over JSON lines.
+//! harnesses with the simulator, over JSON lines. Those tools (and the
+//! compiler) are the `cli` feature's: without it the crate is the runtime
+//! alone, what the `dispatch` binary ships.
 
 pub mod action;
 pub mod actions;
@@ -27,21 +29,28 @@ pub mod duration;
 pub mod event;
 pub mod hook_tools;
 pub mod http;
+#[cfg(feature = "cli")]
 pub mod init;
+#[cfg(feature = "cli")]
 pub mod inspect;
 pub mod interfaces;
 pub mod juju;
 pub mod juju_env;
 pub mod model;
+#[cfg(feature = "cli")]
 pub mod offline;
+#[cfg(feature = "cli")]
 pub mod pack;
 pub mod pebble;
 pub mod probe;
 pub mod record;
+#[cfg(feature = "cli")]
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;
+#[cfg(feature = "cli")]
 pub mod scenario;
+#[cfg(feature = "cli")]
 pub mod serve;
 pub mod show;
 pub mod status;

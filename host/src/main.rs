@@ -33,14 +33,15 @@ enum Command {
     ///
     /// The `.charm` holds the directory's files and a `manifest.yaml` naming
     /// the Ubuntu bases and the architecture `dispatch` really runs on (all
-    /// of them for a static dispatch: scripts/build-static-host builds one).
+    /// of them for the static dispatch it ships by default).
     Pack {
         /// The project: a Cargo package with metadata.yaml beside its Cargo.toml.
         project: PathBuf,
         /// Where to assemble the charm directory.
         #[arg(long)]
         out: PathBuf,
-        /// The host executable to ship as `dispatch` [default: this binary].
+        /// The host executable to ship as `dispatch` [default: the static,
+        /// runtime-only dispatch, built once from this wasm-charm's source].
         #[arg(long, value_name = "PATH")]
         dispatch: Option<PathBuf>,
         /// The `.charm` to write [default: `<name>.charm` beside the charm directory].
@@ -61,13 +62,19 @@ enum Command {
     },
     /// Create a charm project that builds on its own: a Cargo workspace of
     /// its own depending on the SDK, metadata.yaml, config.yaml,
-    /// actions.yaml, wasm-charm.yaml, a first handler and its unit test.
+    /// actions.yaml, wasm-charm.yaml, a first handler with its unit tests,
+    /// harness tests of whole events and a scenario, for a machine or a
+    /// Kubernetes charm.
     Init {
         /// The project directory to create (it must not exist, or be empty).
         dir: PathBuf,
         /// The charm's name [default: the directory's name].
         #[arg(long)]
         name: Option<String>,
+        /// The kind of charm: a machine charm, or a Kubernetes sidecar
+        /// charm with a workload container driven through Pebble.
+        #[arg(long, value_enum, default_value_t)]
+        profile: init::Profile,
         /// The SDK to depend on: a path to wasm-charm's guest-sdk, or a git
         /// URL of the wasm-charm repository [default: the guest-sdk of the
         /// source tree this binary was built from, when it exists].
@@ -155,19 +162,7 @@ fn invoked_as_a_tool() -> Option<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    // Before any thread exists: WASI's runtime would otherwise start one
-    // worker per core the first time a guest prints.
-    // SAFETY: single-threaded here; nothing reads the environment concurrently.
-    unsafe { std::env::set_var("TOKIO_WORKER_THREADS", "1") };
-    // Handlers run on threads of their own (the deadline needs it); glibc
-    // would give each its own malloc arena, adding about a MiB of resident
-    // memory per event for nothing: one arena serves a sequential host.
-    #[cfg(target_env = "gnu")]
-    // SAFETY: mallopt only sets an allocator parameter; no allocation is live
-    // in another thread yet.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
+    wasm_charm_host::juju::prepare_process();
     if let Some(code) = invoked_as_a_tool() {
         return code;
     }
@@ -209,7 +204,12 @@ fn main() -> ExitCode {
             }
         }),
         Command::Inspect { path } => inspect::main(&path),
-        Command::Init { dir, name, sdk } => init::main(&dir, name.as_deref(), sdk.as_deref()),
+        Command::Init {
+            dir,
+            name,
+            profile,
+            sdk,
+        } => init::main(&dir, name.as_deref(), profile, sdk.as_deref()),
         Command::Serve => serve::main(),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)

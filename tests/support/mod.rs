@@ -116,8 +116,11 @@ pub fn fake_juju_script() -> PathBuf {
 /// Packs the charm project at `<workspace>/<project>` (e.g. `examples/gateway`)
 /// once per test process and returns the packed charm directory.
 ///
-/// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>`
-/// with `CARGO_TARGET_DIR=<workspace>/target/wasm-guests`. Panics with the
+/// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>
+/// --dispatch <the debug wasm-charm>` with
+/// `CARGO_TARGET_DIR=<workspace>/target/wasm-guests`: the CLI is Juju's
+/// dispatch too when run under that name, and needs no musl build
+/// (tests/pack.rs tests the static dispatch `pack` ships by default). Panics with the
 /// command's stderr if packing fails. Directories left by earlier test
 /// processes that are no longer running are removed first.
 pub fn packed(project: &str) -> PathBuf {
@@ -152,6 +155,8 @@ pub fn packed(project: &str) -> PathBuf {
         .arg(&project_dir)
         .arg("--out")
         .arg(&out)
+        .arg("--dispatch")
+        .arg(env!("CARGO_BIN_EXE_wasm-charm"))
         .env("CARGO_TARGET_DIR", root.join("target/wasm-guests"))
         .stdin(Stdio::null())
         .output()
@@ -1239,4 +1244,19 @@ pub const PEBBLE_CALLS_ALIKE: &[(&str, &str)] = &[
     ("isdir", "Ok(true) Ok(false)"),
     ("list-pattern", r#"Ok(["/etc/web/web.conf"])"#),
     ("pull-stream", r#"Ok("port = 8080\n")"#),
+    // Pebble's own refusals and modes, alike in both modes.
+    (
+        "push-setuid",
+        r#"Err(Api(ApiError { status-code: 200, kind: "generic-file-error", message: "permissions must be a 3-digit octal string, got \"4755\"" }))"#,
+    ),
+    (
+        "push-no-parent",
+        r#"Err(Api(ApiError { status-code: 200, kind: "not-found", message: "createtemp /srv/none/x.*~: no such file or directory" }))"#,
+    ),
+    ("make-dir-private", "Ok(())"),
+    ("list-var", r#"Ok([("/var/lib/web", "700")])"#),
+    (
+        "all-checks",
+        r#"Ok([("later", "inactive", 0), ("up", "up", 0)])"#,
+    ),
 ];

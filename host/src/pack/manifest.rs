@@ -19,7 +19,7 @@ pub const UBUNTU_BASES: &[(&str, GlibcVersion)] =
 /// error, saying why and what to do, when it runs on none.
 pub fn channels(dispatch: &Executable) -> Result<Vec<&'static str>, String> {
     const STATIC_HINT: &str =
-        "build the static host (scripts/build-static-host) and pass it with --dispatch";
+        "pack without --dispatch: it ships the static dispatch (scripts/build-dispatch builds it)";
     let all = || UBUNTU_BASES.iter().map(|(channel, _)| *channel);
     match &dispatch.linking {
         Linking::Static => Ok(all().collect()),

@@ -11,11 +11,14 @@ pub mod elf;
 pub mod manifest;
 pub mod project;
 pub mod python;
+pub mod static_dispatch;
 
 use anyhow::{Context as _, bail};
 use std::io::{BufRead as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::runtime::cache::CACHE_DIR;
 
 const TARGET: &str = "wasm32-wasip2";
 /// Charm files copied from the project when present; metadata.yaml is required.
@@ -31,8 +34,8 @@ pub const MANIFEST_FILE: &str = "manifest.yaml";
 /// Where `pack` takes `dispatch` from and where it writes the `.charm`.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The host executable shipped as `dispatch` (a static build, say);
-    /// `None`: this very binary.
+    /// The host executable shipped as `dispatch`; `None`: the static
+    /// runtime-only one ([`static_dispatch`]).
     pub dispatch: Option<PathBuf>,
     /// The `.charm` to write; `None`: `<charm name>.charm` beside the charm
     /// directory.
@@ -70,19 +73,15 @@ fn pack_in(
     let staged = check_project(project)?;
     // Validate the charm files and the dispatch before spending a build on
     // them: a charm whose dispatch runs on no base is not packed at all.
-    let (dispatch_source, this_binary) = match &options.dispatch {
-        Some(path) => (path.clone(), false),
-        None => (
-            std::env::current_exe()
-                .context("cannot find the wasm-charm binary to install as dispatch")?,
-            true,
-        ),
+    let dispatch_source = match &options.dispatch {
+        Some(path) => path.clone(),
+        None => static_dispatch::build()?,
     };
     let (dispatch, channels) = check_dispatch(&dispatch_source)?;
     let wasm = component(project, &staged, target_dir)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
-    let staging = precompiled(&wasm, out)?;
+    let staging = precompiled(&wasm, out, Some(dispatch.arch))?;
     let mut files = assemble(project, out, &staged, &wasm, Some(&dispatch_source))?;
     let manifest_text = manifest::text(
         env!("CARGO_PKG_VERSION"),
@@ -93,14 +92,7 @@ fn pack_in(
     std::fs::write(out.join(MANIFEST_FILE), manifest_text)
         .with_context(|| format!("{}: cannot write", out.join(MANIFEST_FILE).display()))?;
     files.push((MANIFEST_FILE.to_string(), 0o644));
-    let artifacts = if this_binary {
-        Artifacts::Compiled(staging.path().join("cache"))
-    } else if dispatch.arch.machine_name() == std::env::consts::ARCH {
-        Artifacts::ByDispatch(&dispatch_source)
-    } else {
-        Artifacts::None
-    };
-    files.extend(fill_cache(out, artifacts)?);
+    files.extend(fill_cache(out, &staging.path().join(CACHE_DIR))?);
 
     let dir = out.canonicalize()?;
     let archive = match &options.archive {
@@ -131,9 +123,9 @@ fn pack_in(
 pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let staged = check_project(project)?;
     let wasm = component(project, &staged, None)?;
-    let staging = precompiled(&wasm, out)?;
+    let staging = precompiled(&wasm, out, None)?;
     assemble(project, out, &staged, &wasm, None)?;
-    fill_cache(out, Artifacts::Compiled(staging.path().join("cache")))?;
+    fill_cache(out, &staging.path().join(CACHE_DIR))?;
     Ok(out.canonicalize()?)
 }
 
@@ -173,8 +165,15 @@ fn check_project(project: &Path) -> anyhow::Result<crate::charm_dir::CharmDir> {
 }
 
 /// The component compiled (and so checked: WIT version, imports) by this
-/// process's engine, in a staging directory beside `out`.
-fn precompiled(wasm: &Path, out: &Path) -> anyhow::Result<tempfile::TempDir> {
+/// process's engine, in a staging directory beside `out`: for a `dispatch`
+/// of architecture `arch`, the native artifact when `arch` is this
+/// machine's (cranelift here builds for this architecture only) and the
+/// portable one for its byte order; without a dispatch, the native one.
+fn precompiled(
+    wasm: &Path,
+    out: &Path,
+    arch: Option<elf::Arch>,
+) -> anyhow::Result<tempfile::TempDir> {
     let parent = crate::atomic_file::parent(out);
     std::fs::create_dir_all(parent)
         .with_context(|| format!("{}: cannot create", parent.display()))?;
@@ -183,6 +182,18 @@ fn precompiled(wasm: &Path, out: &Path) -> anyhow::Result<tempfile::TempDir> {
         .tempdir_in(parent)
         .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
     crate::runtime::precompile(wasm, staging.path())?;
+    if let Some(arch) = arch {
+        if arch.machine_name() != std::env::consts::ARCH {
+            let native = staging.path().join(CACHE_DIR);
+            for entry in std::fs::read_dir(&native)? {
+                let path = entry?.path();
+                if path.to_string_lossy().ends_with(".native.cwasm") {
+                    std::fs::remove_file(&path)?;
+                }
+            }
+        }
+        crate::runtime::precompile_portable(wasm, staging.path(), arch == elf::Arch::S390x)?;
+    }
     Ok(staging)
 }
 
@@ -219,25 +230,13 @@ fn assemble(
     Ok(files)
 }
 
-/// Where the charm's precompiled artifact comes from.
-enum Artifacts<'a> {
-    /// Compiled by this binary, which is the dispatch shipped: its cache
-    /// directory.
-    Compiled(PathBuf),
-    /// Another host's engine may key (or build) artifacts differently: the
-    /// dispatch shipped compiles its own, which also shows that it runs and
-    /// accepts this component.
-    ByDispatch(&'a Path),
-    /// The dispatch cannot run here: the unit compiles at its first event.
-    None,
-}
-
-/// Replace the charm's artifact cache, so that the first event on the unit
-/// loads the component instead of compiling it; returns the artifacts'
-/// archive names and modes.
-fn fill_cache(out: &Path, artifacts: Artifacts<'_>) -> anyhow::Result<Vec<(String, u32)>> {
+/// Replace the charm's artifact cache with the artifacts compiled in
+/// `staging`, so that the first event on the unit loads the component
+/// instead of needing a compiler; returns the artifacts' archive names and
+/// modes.
+fn fill_cache(out: &Path, staging: &Path) -> anyhow::Result<Vec<(String, u32)>> {
     let state_dir = crate::status::store_file::STATE_DIR;
-    let cache = out.join(state_dir).join("cache");
+    let cache = out.join(state_dir).join(CACHE_DIR);
     // A re-pack replaces the cache whole: artifacts, declarations and the
     // component's identity all belong to the previous component.
     match std::fs::remove_dir_all(&cache) {
@@ -248,16 +247,15 @@ fn fill_cache(out: &Path, artifacts: Artifacts<'_>) -> anyhow::Result<Vec<(Strin
     }
     std::fs::create_dir_all(&cache)
         .with_context(|| format!("{}: cannot create", cache.display()))?;
-    match artifacts {
-        Artifacts::Compiled(staging) => install_artifacts(&staging, &cache)?,
-        Artifacts::ByDispatch(dispatch) => precompile_with(dispatch, out)?,
-        Artifacts::None => {}
-    }
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(&cache)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".cwasm") {
-            files.push((format!("{state_dir}/cache/{name}"), 0o644));
+    for entry in std::fs::read_dir(staging)? {
+        let from = entry?.path();
+        if from.extension().is_some_and(|e| e == "cwasm") {
+            let name = from.file_name().unwrap_or_default().to_string_lossy();
+            let to = cache.join(&*name);
+            std::fs::rename(&from, &to)
+                .with_context(|| format!("{}: cannot install", to.display()))?;
+            files.push((format!("{state_dir}/{CACHE_DIR}/{name}"), 0o644));
         }
     }
     files.sort();
@@ -272,6 +270,14 @@ pub fn check_dispatch(path: &Path) -> anyhow::Result<(elf::Executable, Vec<&'sta
         .with_context(|| format!("{}: cannot read the dispatch executable", path.display()))?;
     let exe = elf::read(&bytes)
         .map_err(|e| anyhow::anyhow!("{}: cannot ship it as dispatch: {e}", path.display()))?;
+    // This very binary is of this wasmtime: spare reading 100 MB of a debug
+    // build byte by byte.
+    let this_binary = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    if path.canonicalize().ok() != this_binary {
+        static_dispatch::check_version(path, &bytes)?;
+    }
     let channels = manifest::channels(&exe)
         .map_err(|e| anyhow::anyhow!("{}: cannot ship it as dispatch: {e}", path.display()))?;
     if let elf::Linking::Dynamic { .. } = exe.linking
@@ -279,7 +285,7 @@ pub fn check_dispatch(path: &Path) -> anyhow::Result<(elf::Executable, Vec<&'sta
     {
         eprintln!(
             "warning: {} is {exe}: the charm runs on ubuntu {} only; \
-             `wasm-charm pack --dispatch $(scripts/build-static-host)` ships one that runs on every base",
+             without --dispatch, `wasm-charm pack` ships one that runs on every base",
             path.display(),
             channels.join(", ")
         );
@@ -316,41 +322,6 @@ fn started_at() -> u64 {
                 .map(|d| d.as_secs())
                 .unwrap_or_default()
         })
-}
-
-/// Move the compiled artifacts of `staging` into `cache`.
-fn install_artifacts(staging: &Path, cache: &Path) -> anyhow::Result<()> {
-    for entry in std::fs::read_dir(staging)? {
-        let from = entry?.path();
-        if from.extension().is_some_and(|e| e == "cwasm") {
-            let to = cache.join(from.file_name().unwrap_or_default());
-            std::fs::rename(&from, &to)
-                .with_context(|| format!("{}: cannot install", to.display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// `<dispatch> precompile <charm>`, run as `wasm-charm` (as `dispatch` it
-/// would take itself for a hook).
-fn precompile_with(dispatch: &Path, charm: &Path) -> anyhow::Result<()> {
-    use std::os::unix::process::CommandExt as _;
-    let out = Command::new(dispatch)
-        .arg0("wasm-charm")
-        .arg("precompile")
-        .arg(charm)
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("{}: cannot run it", dispatch.display()))?;
-    if !out.status.success() {
-        bail!(
-            "{}: the dispatch to ship cannot load the component ({}): {}",
-            dispatch.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(())
 }
 
 /// `dispatch` is a copy of `source`, mode 0755, replaced atomically.
@@ -439,7 +410,7 @@ fn build_with(
 
 /// Copy cargo's stderr to `progress` line by line as it comes, returning all
 /// of it. A sink that fails (a closed terminal) only stops the relay.
-fn relay(stderr: impl std::io::Read, progress: &mut (dyn Write + Send)) -> String {
+pub(crate) fn relay(stderr: impl std::io::Read, progress: &mut (dyn Write + Send)) -> String {
     let mut all = String::new();
     let mut relaying = true;
     for line in std::io::BufReader::new(stderr).lines() {

@@ -1,32 +1,97 @@
 //! Process probe: a live process whose `comm`, or the base name of whose
 //! `argv[0]`, is the name. Reads `/proc`; needs no service manager.
+//!
+//! The process probes run together at an event share one scan of `/proc`
+//! ([`SharedScan`]): each reads what the others have read already, and only
+//! then reads on, so eight of them cost about one scan, not eight, and one
+//! that finds its process early stops there.
 
 use super::Seen;
-use std::path::Path;
+use std::fs::ReadDir;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// The kernel cuts `comm` to this many bytes.
 const COMM_LEN: usize = 15;
 
-/// One attempt: scan `proc` (the real one is `/proc`). Zombies (state `Z`)
-/// and processes that vanish during the scan do not count.
-pub(crate) fn check(proc: &Path, name: &str, deadline: Instant) -> Seen {
-    let entries = match std::fs::read_dir(proc) {
-        Ok(e) => e,
-        Err(e) => {
-            return Seen::Unknown(format!(
-                "process {name}: cannot read {}: {e}",
-                proc.display()
-            ));
+/// One live process as a probe matches it.
+#[derive(Debug)]
+struct Proc {
+    pid: String,
+    comm: String,
+    /// The base name of `argv[0]`: `comm` is cut to 15 bytes.
+    argv0: Vec<u8>,
+}
+
+impl Proc {
+    fn is(&self, name: &str) -> bool {
+        (name.len() <= COMM_LEN && self.comm == name)
+            || (!self.argv0.is_empty() && self.argv0 == name.as_bytes())
+    }
+}
+
+/// Where a scan of one proc file system is.
+#[derive(Debug, Default)]
+struct Scan {
+    proc: Option<PathBuf>,
+    seen: Vec<Proc>,
+    rest: Option<ReadDir>,
+    done: bool,
+}
+
+/// A scan of the process table shared by the probes of one event: the
+/// processes read so far, and where the scan goes on.
+#[derive(Debug, Default)]
+pub(crate) struct SharedScan(Mutex<Scan>);
+
+impl SharedScan {
+    /// Whether a process `name` lives in `proc` (the real one is `/proc`),
+    /// by `deadline`. Zombies (state `Z`) and processes that vanish during
+    /// the scan do not count.
+    pub(crate) fn find(&self, proc: &Path, name: &str, deadline: Instant) -> Seen {
+        let mut scan = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if scan.proc.as_deref() != Some(proc) {
+            // Another file system than the one read: start over.
+            *scan = Scan {
+                proc: Some(proc.to_path_buf()),
+                ..Scan::default()
+            };
         }
-    };
-    for entry in entries.flatten() {
+        if let Some(p) = scan.seen.iter().find(|p| p.is(name)) {
+            return up(name, &p.pid);
+        }
+        if scan.done {
+            return Seen::Down(format!("process {name} not running"));
+        }
+        if scan.rest.is_none() {
+            match std::fs::read_dir(proc) {
+                Ok(entries) => scan.rest = Some(entries),
+                Err(e) => {
+                    return Seen::Unknown(format!(
+                        "process {name}: cannot read {}: {e}",
+                        proc.display()
+                    ));
+                }
+            }
+        }
+        read_on(&mut scan, proc, name, deadline)
+    }
+}
+
+/// Read on from where the scan is until `name` is found or the table ends.
+fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Seen {
+    while let Some(entry) = scan.rest.as_mut().and_then(Iterator::next) {
         if Instant::now() >= deadline {
             return Seen::Unknown(format!(
                 "process {name}: the scan of {} did not finish in time",
                 proc.display()
             ));
         }
+        let Ok(entry) = entry else { continue };
         let file_name = entry.file_name();
         let Some(pid) = file_name
             .to_str()
@@ -34,36 +99,148 @@ pub(crate) fn check(proc: &Path, name: &str, deadline: Instant) -> Seen {
         else {
             continue;
         };
-        let dir = entry.path();
-        if matches(&dir, name) {
-            return Seen::Up {
-                detail: format!("process {name} running (pid {pid})"),
-                still: format!("process {name} still running (pid {pid})"),
-            };
+        let Some(p) = read_proc(&entry.path(), pid) else {
+            continue;
+        };
+        let found = p.is(name);
+        scan.seen.push(p);
+        if found {
+            let pid = scan.seen.last().map(|p| p.pid.clone()).unwrap_or_default();
+            return up(name, &pid);
         }
     }
+    scan.done = true;
     Seen::Down(format!("process {name} not running"))
 }
 
-fn matches(dir: &Path, name: &str) -> bool {
+fn up(name: &str, pid: &str) -> Seen {
+    Seen::Up {
+        detail: format!("process {name} running (pid {pid})"),
+        still: format!("process {name} still running (pid {pid})"),
+    }
+}
+
+/// The live process of `/proc/<pid>`; `None` for a zombie or one gone.
+fn read_proc(dir: &Path, pid: &str) -> Option<Proc> {
     // `stat` is `pid (comm) state …`; comm may itself hold `)`.
-    let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
-        return false;
-    };
-    let Some((head, tail)) = stat.rsplit_once(')') else {
-        return false;
-    };
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let (head, tail) = stat.rsplit_once(')')?;
     if tail.trim_start().starts_with('Z') {
-        return false;
+        return None;
     }
     let comm = head.split_once('(').map(|(_, c)| c).unwrap_or_default();
-    if name.len() <= COMM_LEN && comm == name {
-        return true;
-    }
-    let Ok(cmdline) = std::fs::read(dir.join("cmdline")) else {
-        return false;
-    };
+    let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
     let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
     let base = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
-    !base.is_empty() && base == name.as_bytes()
+    Some(Proc {
+        pid: pid.to_string(),
+        comm: comm.to_string(),
+        argv0: base.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A proc file system of `(pid, comm, state, argv0)`.
+    fn fake_proc(procs: &[(&str, &str, char, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (pid, comm, state, argv0) in procs {
+            add(dir.path(), pid, comm, *state, argv0);
+        }
+        std::fs::create_dir(dir.path().join("self")).unwrap();
+        dir
+    }
+
+    fn add(proc: &Path, pid: &str, comm: &str, state: char, argv0: &str) {
+        let d = proc.join(pid);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("stat"), format!("{pid} ({comm}) {state} 1 1")).unwrap();
+        std::fs::write(d.join("cmdline"), format!("{argv0}\0--flag\0")).unwrap();
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(10)
+    }
+
+    fn running(seen: &Seen) -> bool {
+        matches!(seen, Seen::Up { .. })
+    }
+
+    #[test]
+    fn probes_sharing_a_scan_read_each_process_once() {
+        let proc = fake_proc(&[
+            ("1", "init", 'S', "/sbin/init"),
+            (
+                "7",
+                "a-very-long-ser",
+                'S',
+                "/usr/bin/a-very-long-server-name",
+            ),
+            ("9", "dead", 'Z', "/bin/dead"),
+            ("12", "web", 'R', "/usr/bin/web"),
+        ]);
+        let scan = SharedScan::default();
+        assert!(running(&scan.find(proc.path(), "web", soon())));
+        // Another probe of the event whose process was read already: the
+        // table answers it, nothing more is read (the order is the file
+        // system's).
+        let read: Vec<String> = scan
+            .0
+            .lock()
+            .unwrap()
+            .seen
+            .iter()
+            .map(|p| p.comm.clone())
+            .collect();
+        for comm in &read {
+            assert!(running(&scan.find(proc.path(), comm, soon())), "{comm}");
+        }
+        assert_eq!(scan.0.lock().unwrap().seen.len(), read.len());
+        // By argv[0] when comm is cut.
+        assert!(running(&scan.find(
+            proc.path(),
+            "a-very-long-server-name",
+            soon()
+        )));
+        // Zombies do not count; the scan reads on to the end, once.
+        assert_eq!(
+            scan.find(proc.path(), "dead", soon()),
+            Seen::Down("process dead not running".into())
+        );
+        assert!(scan.0.lock().unwrap().done);
+        assert_eq!(scan.0.lock().unwrap().seen.len(), 3);
+        // A process started since is not in this event's table; a scan of
+        // its own (a retry) sees it.
+        add(proc.path(), "20", "late", 'S', "/bin/late");
+        assert!(!running(&scan.find(proc.path(), "late", soon())));
+        assert!(running(&SharedScan::default().find(
+            proc.path(),
+            "late",
+            soon()
+        )));
+    }
+
+    #[test]
+    fn a_match_stops_the_scan_and_names_the_pid() {
+        let proc = fake_proc(&[("1", "init", 'S', "/sbin/init"), ("2", "b", 'S', "/b")]);
+        let scan = SharedScan::default();
+        let seen = scan.find(proc.path(), "b", soon());
+        let Seen::Up { detail, .. } = seen else {
+            panic!("{seen:?}")
+        };
+        assert_eq!(detail, "process b running (pid 2)");
+        let missing = SharedScan::default().find(&proc.path().join("nope"), "b", soon());
+        assert!(
+            matches!(&missing, Seen::Unknown(m) if m.contains("cannot read")),
+            "{missing:?}"
+        );
+        let late = SharedScan::default().find(proc.path(), "zz", Instant::now());
+        assert!(
+            matches!(&late, Seen::Unknown(m) if m.contains("did not finish in time")),
+            "{late:?}"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! gated probes of an event at once under one time budget.
 
 use super::clock::Clock;
-use super::{Check, Seen, http, pebble, process, systemd, tcp};
+use super::process::SharedScan;
+use super::{Check, Seen, http, pebble, systemd, tcp};
 use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 use crate::duration::show_duration;
 use crate::workload_root::WorkloadRoot;
@@ -44,9 +45,20 @@ pub struct Outcome {
 /// One attempt of `spec`, finished by `deadline` (the earlier of its own
 /// timeout and whatever budget the caller has).
 pub fn attempt(spec: &ProbeSpec, env: &ProbeEnv, deadline: Instant) -> Check {
+    attempt_sharing(spec, env, &SharedScan::default(), deadline)
+}
+
+/// [`attempt`], a process probe reading `scan`, which the process probes
+/// run at the same time share.
+fn attempt_sharing(
+    spec: &ProbeSpec,
+    env: &ProbeEnv,
+    scan: &SharedScan,
+    deadline: Instant,
+) -> Check {
     let seen = match &spec.target {
         Target::Systemd { unit } => systemd::check(&env.systemctl, unit, deadline),
-        Target::Process { name } => process::check(&env.proc, name, deadline),
+        Target::Process { name } => scan.find(&env.proc, name, deadline),
         Target::Tcp(addr) => tcp::check(addr, deadline),
         Target::Http(target) => http::check(target, deadline),
         Target::PebbleService { container, service } => {
@@ -155,26 +167,48 @@ impl Prober {
     /// Run probe `name` (declared as `spec`) with its retries, finishing by
     /// `budget`; a scripted outcome is answered at once.
     pub fn run(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
+        self.run_sharing(name, spec, budget, &SharedScan::default())
+    }
+
+    /// [`Prober::run`], its first attempt reading `scan` if it is a process
+    /// probe; a retry, later, reads `/proc` afresh.
+    fn run_sharing(
+        &self,
+        name: &str,
+        spec: &ProbeSpec,
+        budget: Instant,
+        scan: &SharedScan,
+    ) -> Outcome {
         let Some(tap) = &self.tap else {
-            return self.run_untapped(name, spec, budget);
+            return self.run_untapped(name, spec, budget, scan);
         };
         if let Some(outcome) = tap.answer(name) {
             return outcome;
         }
-        let outcome = self.run_untapped(name, spec, budget);
+        let outcome = self.run_untapped(name, spec, budget, scan);
         tap.seen(name, &outcome);
         outcome
     }
 
-    fn run_untapped(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
+    fn run_untapped(
+        &self,
+        name: &str,
+        spec: &ProbeSpec,
+        budget: Instant,
+        scan: &SharedScan,
+    ) -> Outcome {
         if let Some(check) = self.scripted.get(name) {
             return Outcome {
                 check: check.clone(),
                 attempts: 1,
             };
         }
+        let mut shared = Some(scan);
         with_retries(spec, self.clock.as_ref(), budget, |deadline| {
-            attempt(spec, &self.env, deadline)
+            match shared.take() {
+                Some(scan) => attempt_sharing(spec, &self.env, scan, deadline),
+                None => attempt(spec, &self.env, deadline),
+            }
         })
     }
 }
@@ -194,13 +228,20 @@ pub fn run_all(
     let mut outcomes = BTreeMap::new();
     let mut running = 0;
     let chosen = || names.iter().filter_map(|n| Some((*n, specs.get(*n)?)));
+    // One scan of the process table for all the process probes.
+    let scan = Arc::new(SharedScan::default());
     for (probe, spec) in chosen() {
-        let (tx, name, owned, prober) =
-            (tx.clone(), probe.to_string(), spec.clone(), prober.clone());
+        let (tx, name, owned, prober, scan) = (
+            tx.clone(),
+            probe.to_string(),
+            spec.clone(),
+            prober.clone(),
+            scan.clone(),
+        );
         let spawned = std::thread::Builder::new()
             .name(format!("probe-{name}"))
             .spawn(move || {
-                let outcome = prober.run(&name, &owned, end);
+                let outcome = prober.run_sharing(&name, &owned, end, &scan);
                 // The receiver is gone only once the budget is spent.
                 let _ = tx.send((name, outcome));
             });

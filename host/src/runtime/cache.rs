@@ -2,10 +2,12 @@
 //!
 //! Compiling a component costs 30–60 ms; loading a precompiled artifact by
 //! mmap costs a fraction of a millisecond. Artifacts live in
-//! `<charm>/.wasm-charm/cache/<key>.cwasm`, where the key is the SHA-256 of the
-//! component's hash and of the engine's compatibility hash, which covers the
-//! *full* wasmtime version and every compile setting: wasmtime itself checks
-//! only the major version, and patch releases fix miscompilations.
+//! `<charm>/.wasm-charm/cache/<sha256>.<native|portable>.cwasm`, named by the
+//! component's SHA-256 and the target (`engine`); wasmtime checks at load that
+//! an artifact's version (the *full* wasmtime version, `engine`) and compile
+//! settings are the engine's. `pack` ships both; a host with a compiler
+//! (the CLI) replaces an unusable native one, `dispatch` falls back to the
+//! portable one and otherwise fails naming `wasm-charm pack`.
 //!
 //! Loading is `unsafe` because a forged artifact is arbitrary code: the cache
 //! trusts the charm directory's permissions (see the SAFETY note in `load`).
@@ -18,29 +20,16 @@
 //! declarations of that hash (no instance just to ask the guest for them).
 
 use super::declarations;
+use super::engine::{self, Target};
 use crate::bindings::Handler;
 use sha2::{Digest, Sha256};
-use std::hash::{Hash, Hasher};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-const CACHE_DIR: &str = "cache";
+pub const CACHE_DIR: &str = "cache";
 const ID_FILE: &str = "component.id";
-
-/// Feeds `Hash` into SHA-256, so the key is stable across processes and Rust
-/// releases (std's `DefaultHasher` promises neither).
-struct ShaHasher(Sha256);
-
-impl Hasher for ShaHasher {
-    fn finish(&self) -> u64 {
-        unreachable!("only the SHA-256 digest is used")
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
-    }
-}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -105,19 +94,22 @@ impl ComponentId {
     }
 }
 
-/// The cache key of a component (by its SHA-256, hex) for this engine.
-pub fn key(engine: &Engine, sha256: &str) -> String {
-    let mut h = ShaHasher(Sha256::new());
-    h.0.update(sha256.as_bytes());
-    engine.precompile_compatibility_hash().hash(&mut h);
-    hex(&h.0.finalize())
+/// The artifact of the component whose SHA-256 is `sha256`, for `target`,
+/// in the cache directory `dir`: `<sha256>.<native|portable>.cwasm`. The
+/// version and settings of the engine that made it are inside it, checked
+/// by wasmtime at load ([`engine::ARTIFACT_VERSION`]).
+pub fn artifact_path(dir: &Path, sha256: &str, target: Target) -> PathBuf {
+    dir.join(format!("{sha256}.{}.cwasm", target.kind()))
 }
 
 /// How the component was obtained, for `precompile`, logs and benchmarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// Loaded from a cached artifact.
+    /// Loaded from the native artifact.
     Hit,
+    /// Loaded from the portable artifact: the native one is missing or does
+    /// not fit this CPU, and this host cannot compile.
+    Portable,
     /// Compiled now and cached.
     Compiled,
     /// A cached artifact was unusable; compiled again and replaced.
@@ -130,45 +122,149 @@ pub enum Source {
 /// the caller checked they are a component.
 pub type Bytes<'a> = &'a mut dyn FnMut() -> wasmtime::Result<Vec<u8>>;
 
-/// Load the component whose SHA-256 is `sha256` for `engine`, from the cache
-/// under `state_dir` when possible; `bytes` is called only to compile.
-pub fn load(
-    engine: &Engine,
-    sha256: &str,
-    state_dir: &Path,
-    bytes: Bytes<'_>,
-) -> wasmtime::Result<(Component, Source)> {
-    let dir = state_dir.join(CACHE_DIR);
-    let path = dir.join(format!("{}.cwasm", key(engine, sha256)));
-    if path.exists() {
-        // SAFETY: wasmtime requires the file to hold an artifact of
-        // `precompile_component` for a compatible engine, and to stay
-        // unchanged while the component lives (it is mapped). This host only
-        // ever writes artifacts this way (`compile_and_store`, and `pack`
-        // with the same engine settings, under a key that includes the
-        // engine's compatibility hash), by rename, never in place. Nothing
-        // here checks who else wrote the file: that rests on the charm
-        // directory being writable only by whoever may run code as this
-        // unit (Juju's agent), which could run anything anyway.
-        match unsafe { Component::deserialize_file(engine, &path) } {
-            Ok(c) => return Ok((c, Source::Hit)),
-            Err(_) => {
-                // Truncated or foreign: remove it and compile once, no loop.
-                let _ = std::fs::remove_file(&path);
-                return compile_and_store(engine, &bytes()?, &dir, &path, sha256).map(|(c, s)| {
-                    let s = if s == Source::Compiled {
-                        Source::Recompiled
-                    } else {
-                        s
-                    };
-                    (c, s)
-                });
-            }
-        }
-    }
-    compile_and_store(engine, &bytes()?, &dir, &path, sha256)
+/// A component ready to link, and the engine it is loaded in.
+pub struct Loaded {
+    pub engine: Engine,
+    pub component: Component,
+    pub source: Source,
+    /// Why the native artifact was passed over, when it was.
+    pub passed_over: Option<String>,
 }
 
+/// Why `load` failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// No artifact this host can load, and no compiler to make one: why,
+    /// for each artifact tried.
+    NoArtifact(String),
+    /// wasmtime failed to make an engine, or to compile.
+    Wasmtime(wasmtime::Error),
+}
+
+/// Load the component whose SHA-256 is `sha256` from the cache under
+/// `state_dir`: the native artifact when it loads on this CPU. Otherwise a
+/// host with a compiler (the `compile` feature) compiles it again and
+/// caches it, calling `bytes` for the component; one without loads the
+/// portable artifact, or fails naming `wasm-charm pack`.
+pub fn load(sha256: &str, state_dir: &Path, bytes: Bytes<'_>) -> Result<Loaded, Failure> {
+    let dir = state_dir.join(CACHE_DIR);
+    let engine = engine::engine(Target::Native).map_err(Failure::Wasmtime)?;
+    let path = artifact_path(&dir, sha256, Target::Native);
+    match deserialize(&engine, &path) {
+        Ok(component) => Ok(Loaded {
+            engine,
+            component,
+            source: Source::Hit,
+            passed_over: None,
+        }),
+        Err(why) => not_native(engine, why, &dir, sha256, bytes),
+    }
+}
+
+/// No native artifact loads: compile one.
+#[cfg(feature = "compile")]
+fn not_native(
+    engine: Engine,
+    why: Unusable,
+    dir: &Path,
+    sha256: &str,
+    bytes: Bytes<'_>,
+) -> Result<Loaded, Failure> {
+    let path = artifact_path(dir, sha256, Target::Native);
+    let (component, source) = compile_and_store(
+        &engine,
+        &bytes().map_err(Failure::Wasmtime)?,
+        dir,
+        &path,
+        sha256,
+    )
+    .map_err(Failure::Wasmtime)?;
+    let source = match (source, why) {
+        (Source::Compiled, Unusable::Refused(_)) => Source::Recompiled,
+        (s, _) => s,
+    };
+    Ok(Loaded {
+        engine,
+        component,
+        source,
+        passed_over: None,
+    })
+}
+
+/// No native artifact loads, and nothing here compiles: the portable one.
+#[cfg(not(feature = "compile"))]
+fn not_native(
+    _native: Engine,
+    why: Unusable,
+    dir: &Path,
+    sha256: &str,
+    _bytes: Bytes<'_>,
+) -> Result<Loaded, Failure> {
+    let engine = engine::engine(Target::HERE_PORTABLE).map_err(Failure::Wasmtime)?;
+    let path = artifact_path(dir, sha256, Target::HERE_PORTABLE);
+    match deserialize(&engine, &path) {
+        Ok(component) => Ok(Loaded {
+            engine,
+            component,
+            source: Source::Portable,
+            passed_over: Some(why.to_string()),
+        }),
+        Err(portable) => Err(Failure::NoArtifact(format!("{why}; {portable}"))),
+    }
+}
+
+/// Why an artifact could not be used.
+#[derive(Debug)]
+pub enum Unusable {
+    /// There is none.
+    Missing(PathBuf),
+    /// wasmtime refused it: another version, settings or CPU; or damaged.
+    Refused(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Missing(path) => write!(f, "{}: not found", path.display()),
+            Unusable::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Map the artifact at `path` into `engine`.
+fn deserialize(engine: &Engine, path: &Path) -> Result<Component, Unusable> {
+    if !path.is_file() {
+        return Err(Unusable::Missing(path.to_path_buf()));
+    }
+    // SAFETY: wasmtime requires the file to hold an artifact of
+    // `precompile_component` for a compatible engine (it checks the version,
+    // target and settings recorded in it, not the code), and to stay
+    // unchanged while the component lives (it is mapped). Artifacts are
+    // written only by this host's own engine (`compile_and_store`, `pack`),
+    // by rename, never in place. Nothing here checks who else wrote the
+    // file: that rests on the charm directory being writable only by
+    // whoever may run code as this unit (Juju's agent), which could run
+    // anything anyway.
+    unsafe { Component::deserialize_file(engine, path) }
+        .map_err(|e| Unusable::Refused(format!("{e:#}")))
+}
+
+/// Compile `wasm` for `target` into the cache directory `dir` (`pack`
+/// ships the result), returning the artifact's path.
+#[cfg(feature = "compile")]
+pub fn compile_artifact(
+    target: Target,
+    wasm: &[u8],
+    dir: &Path,
+    sha256: &str,
+) -> wasmtime::Result<PathBuf> {
+    let engine = engine::engine(target)?;
+    let path = artifact_path(dir, sha256, target);
+    write_atomic(&path, &engine.precompile_component(wasm)?)?;
+    Ok(path)
+}
+
+#[cfg(feature = "compile")]
 fn compile_and_store(
     engine: &Engine,
     wasm: &[u8],
@@ -182,10 +278,11 @@ fn compile_and_store(
         let c = unsafe { Component::deserialize(engine, &artifact)? };
         return Ok((c, Source::Uncached));
     }
-    remove_stale(dir, path, &format!("{sha256}.handlers.json"));
+    remove_stale(dir, sha256);
     // Load the stored file so even the first event uses mmap and copy-on-write.
-    // SAFETY: as in `load`; written just now from this engine's compilation
-    // (or replaced since, by rename, with an artifact of the same key).
+    // SAFETY: as in `deserialize`; written just now from this engine's
+    // compilation (or replaced since, by rename, with an artifact of the
+    // same component and version).
     let c = unsafe { Component::deserialize_file(engine, path)? };
     Ok((c, Source::Compiled))
 }
@@ -211,19 +308,21 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     crate::atomic_file::write(path, bytes)
 }
 
-/// Entries of older components or hosts: at most one artifact is live per
-/// charm revision and host version, so everything else can go. Declarations
-/// of other components go too; a leftover temporary file is a crashed write.
-fn remove_stale(dir: &Path, keep: &Path, keep_declarations: &str) {
+/// Entries of older components: the artifacts and declarations of the
+/// component `sha256` stay, everything else can go; a leftover temporary
+/// file is a crashed write.
+#[cfg(feature = "compile")]
+fn remove_stale(dir: &Path, sha256: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    let own = format!("{sha256}.");
     for entry in entries.flatten() {
         let p: PathBuf = entry.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        let stale = (name.ends_with(".cwasm") && p != keep)
-            || name.ends_with(".tmp")
-            || (name.ends_with(".handlers.json") && name != keep_declarations);
+        let stale = ((name.ends_with(".cwasm") || name.ends_with(".handlers.json"))
+            && !name.starts_with(&own))
+            || name.ends_with(".tmp");
         if stale {
             let _ = std::fs::remove_file(&p);
         }

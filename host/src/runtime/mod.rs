@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod declarations;
+pub mod engine;
 pub mod preopens;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
@@ -18,22 +19,8 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, Store, Trap};
+use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtx;
-
-/// The engine configuration, one function for compiling and for loading, since
-/// an artifact only loads into an engine configured like the one that made it.
-pub fn engine_config() -> Config {
-    let mut config = Config::new();
-    // Pin what `Config::new` would read from WASMTIME_BACKTRACE_DETAILS: an
-    // environment variable must not make cached artifacts unloadable.
-    config.wasm_backtrace_details(wasmtime::WasmBacktraceDetails::Disable);
-    // Deadlines by epoch: cheaper than fuel, and wall-clock is what Juju sees.
-    config.epoch_interruption(true);
-    config.max_wasm_stack(512 << 10);
-    config.cranelift_opt_level(wasmtime::OptLevel::Speed);
-    config
-}
 
 /// Why the component could not be made ready to run.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +47,15 @@ pub enum LoadError {
     Link {
         path: std::path::PathBuf,
         message: String,
+    },
+    #[error(
+        "{}: no precompiled artifact this dispatch can load ({why}); dispatch does not compile: \
+         rebuild the charm with `wasm-charm pack`",
+        path.display()
+    )]
+    NoArtifact {
+        path: std::path::PathBuf,
+        why: String,
     },
     #[error("{}: cannot compile the component: {message}", path.display())]
     Compile {
@@ -127,15 +123,11 @@ impl Runtime {
     pub fn load(id: &mut cache::ComponentId, state_dir: &Path) -> Result<Runtime, LoadError> {
         let path = id.path.clone();
         let path = path.as_path();
-        let engine = Engine::new(&engine_config()).map_err(|e| LoadError::Compile {
-            path: path.to_path_buf(),
-            message: format!("{e:#}"),
-        })?;
-        // The bytes are needed only on a cache miss; a header problem found
+        // The bytes are needed only to compile; a header problem found
         // then is reported as such, not as a compile error.
         let mut header: Option<LoadError> = None;
         let sha256 = id.sha256.clone();
-        let (component, source) = {
+        let loaded = {
             let mut bytes = || -> wasmtime::Result<Vec<u8>> {
                 let wasm = id.bytes().map_err(wasmtime::Error::from)?.to_vec();
                 if let Err(e) = check_component_header(path, &wasm) {
@@ -144,14 +136,24 @@ impl Runtime {
                 }
                 Ok(wasm)
             };
-            cache::load(&engine, &sha256, state_dir, &mut bytes)
+            cache::load(&sha256, state_dir, &mut bytes)
         }
-        .map_err(|e| {
-            header.take().unwrap_or_else(|| LoadError::Compile {
+        .map_err(|e| match e {
+            cache::Failure::NoArtifact(why) => LoadError::NoArtifact {
+                path: path.to_path_buf(),
+                why,
+            },
+            cache::Failure::Wasmtime(e) => header.take().unwrap_or_else(|| LoadError::Compile {
                 path: path.to_path_buf(),
                 message: format!("{e:#}"),
-            })
+            }),
         })?;
+        if let Some(why) = &loaded.passed_over {
+            // On the unit's log (Juju keeps dispatch's stderr): interpreted
+            // handlers are much slower, and a repack fixes it.
+            eprintln!("wasm-charm: warning: running the portable (interpreted) artifact: {why}");
+        }
+        let (engine, component, source) = (loaded.engine, loaded.component, loaded.source);
         check_versions(path, &engine, &component)?;
         let mut linker = Linker::<HandlerState>::new(&engine);
         add_to_linker(&mut linker).map_err(|e| LoadError::Link {
@@ -539,6 +541,31 @@ pub fn identify(path: &Path, state_dir: &Path) -> Result<cache::ComponentId, Loa
 /// Fill the artifact cache ahead of the first event (`wasm-charm precompile`).
 pub fn precompile(path: &Path, state_dir: &Path) -> Result<cache::Source, LoadError> {
     Runtime::load(&mut identify(path, state_dir)?, state_dir).map(|r| r.source)
+}
+
+/// The portable artifact of the component at `path`, beside the native one
+/// [`precompile`] made in `state_dir`'s cache, for a CPU of the byte order
+/// `big_endian` (`pack` ships both).
+#[cfg(feature = "compile")]
+pub fn precompile_portable(
+    path: &Path,
+    state_dir: &Path,
+    big_endian: bool,
+) -> Result<std::path::PathBuf, LoadError> {
+    let mut id = identify(path, state_dir)?;
+    let sha256 = id.sha256.clone();
+    let wasm = id.bytes().map_err(|error| LoadError::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    check_component_header(path, wasm)?;
+    let dir = state_dir.join(cache::CACHE_DIR);
+    cache::compile_artifact(engine::Target::Portable { big_endian }, wasm, &dir, &sha256).map_err(
+        |e| LoadError::Compile {
+            path: path.to_path_buf(),
+            message: format!("{e:#}"),
+        },
+    )
 }
 
 #[cfg(test)]

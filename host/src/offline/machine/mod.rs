@@ -152,7 +152,8 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// How a scripted command ends: a code, or `timed-out`.
+/// How a scripted command ends: a code, `timed-out`, or a program that
+/// cannot start at all (`not-found`, `permission-denied`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ScriptedExit {
@@ -164,6 +165,10 @@ pub enum ScriptedExit {
 #[serde(rename_all = "kebab-case")]
 pub enum ExitWord {
     TimedOut,
+    /// The program is not there: it never starts.
+    NotFound,
+    /// The program is there but not executable: it never starts.
+    PermissionDenied,
 }
 
 impl Default for ScriptedExit {

@@ -82,12 +82,32 @@ impl Machine for SimMachine {
             bytes.truncate(OUTPUT_LIMIT);
             (bytes, cut)
         };
+        // As the real machine: a program that cannot start is no output.
+        let program = argv.first().map(String::as_str).unwrap_or_default();
+        let reason = match scripted.exit {
+            ScriptedExit::Word(ExitWord::NotFound) => {
+                Some("No such file or directory (os error 2)")
+            }
+            ScriptedExit::Word(ExitWord::PermissionDenied) => {
+                Some("Permission denied (os error 13)")
+            }
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            return Err(WorkloadError::Unavailable(format!(
+                "cannot run `{program}`: {reason}"
+            )));
+        }
         let (stdout, cut_out) = bounded(scripted.stdout);
         let (stderr, cut_err) = bounded(scripted.stderr);
         Ok(CommandOutput {
             exit: match scripted.exit {
                 ScriptedExit::Code(c) => Exit::Code(c),
                 ScriptedExit::Word(ExitWord::TimedOut) => Exit::TimedOut,
+                // Answered above.
+                ScriptedExit::Word(ExitWord::NotFound | ExitWord::PermissionDenied) => {
+                    Exit::Code(-1)
+                }
             },
             stdout,
             stderr,

@@ -71,6 +71,7 @@ impl Sim {
         now: String,
     ) -> Result<Sim, String> {
         let plan = plan::combine(&state.layers)?;
+        let dir_modes = super::state::dir_modes(&state)?;
         let mut files = BTreeMap::new();
         let mut owners = BTreeMap::new();
         for (path, file) in &state.files {
@@ -84,9 +85,12 @@ impl Sim {
             started_with: plan.services.clone(),
             plan,
             layers: state.layers,
-            services: Services::Recorded(state.services),
+            services: Services::Recorded {
+                current: state.services,
+                fail_start: state.fail_start,
+            },
             checks: Checks::Scripted(state.checks),
-            fs: Files::Memory(Fs::new(files, state.dirs)),
+            fs: Files::Memory(Fs::new(files, state.dirs, dir_modes)),
             exec: Exec::Scripted {
                 outcomes: state.exec,
                 commands,
@@ -127,7 +131,10 @@ impl Sim {
     /// An empty container of the state file's mode.
     pub fn empty() -> Sim {
         let mut sim = Sim::process(PathBuf::new(), None);
-        sim.services = Services::Recorded(BTreeMap::new());
+        sim.services = Services::Recorded {
+            current: BTreeMap::new(),
+            fail_start: BTreeMap::new(),
+        };
         sim.checks = Checks::Scripted(BTreeMap::new());
         sim.fs = Files::Memory(Fs::default());
         sim.exec = Exec::Scripted {
@@ -142,21 +149,29 @@ impl Sim {
     /// layers, services and calls).
     pub fn into_state(mut self) -> SimContainer {
         let names: Vec<String> = self.plan.services.keys().cloned().collect();
-        let mut services = match &mut self.services {
-            Services::Recorded(m) => std::mem::take(m),
-            Services::Processes(p) => names.iter().map(|n| (n.clone(), p.current(n))).collect(),
+        let (mut services, fail_start) = match &mut self.services {
+            Services::Recorded {
+                current,
+                fail_start,
+            } => (std::mem::take(current), std::mem::take(fail_start)),
+            Services::Processes(p) => (
+                names.iter().map(|n| (n.clone(), p.current(n))).collect(),
+                BTreeMap::new(),
+            ),
         };
         for name in names {
             services.entry(name).or_default();
         }
-        let (files, dirs) = match std::mem::replace(&mut self.fs, Files::Memory(Fs::default())) {
-            Files::Memory(fs) => (fs.files, fs.dirs),
-            Files::Dir(_) => Default::default(),
-        };
+        let (files, dirs, dir_modes) =
+            match std::mem::replace(&mut self.fs, Files::Memory(Fs::default())) {
+                Files::Memory(fs) => (fs.files, fs.dirs, fs.dir_modes),
+                Files::Dir(_) => Default::default(),
+            };
         SimContainer {
             can_connect: self.can_connect,
             layers: self.layers,
             services,
+            fail_start,
             checks: match &mut self.checks {
                 Checks::Scripted(m) => std::mem::take(m),
                 Checks::Running(_) => BTreeMap::new(),
@@ -169,6 +184,10 @@ impl Sim {
                 })
                 .collect(),
             dirs,
+            dir_permissions: dir_modes
+                .into_iter()
+                .map(|(p, m)| (p, format!("{m:03o}")))
+                .collect(),
             exec: match self.exec {
                 Exec::Scripted { outcomes, .. } => outcomes,
                 Exec::Real { .. } => BTreeMap::new(),
@@ -234,6 +253,7 @@ impl Sim {
             ["v1", "checks"] if allowed(&["POST"]) => self.checks_action(req),
             ["v1", "signals"] if allowed(&["POST"]) => self.send_signal(req),
             ["v1", "notices"] if allowed(&["GET"]) => self.get_notices(req),
+            ["v1", "notices"] if allowed(&["POST"]) => self.post_notice(req),
             ["v1", "notices", id] if allowed(&["GET"]) => self.get_notice(id),
             ["v1", "changes", id] if allowed(&["GET"]) => self.change(id, None),
             ["v1", "changes", id, "wait"] if allowed(&["GET"]) => {
@@ -297,7 +317,7 @@ impl Sim {
         }
         let layer = match plan::parse_layer(label, field("layer")) {
             Ok(l) => l,
-            Err(e) => return bad(e),
+            Err(e) => return bad(format!("cannot parse layer YAML: {e}")),
         };
         let mut layers = self.layers.clone();
         match layers.iter_mut().find(|l| l.label == label) {
@@ -308,8 +328,8 @@ impl Sim {
         match plan::combine(&layers) {
             Ok(plan) => {
                 self.layers = layers;
-                self.plan = plan;
-                self.checks.plan_changed(&self.plan.checks);
+                let old = std::mem::replace(&mut self.plan, plan);
+                self.checks.plan_changed(&old, &self.plan);
                 sync(Value::Bool(true))
             }
             Err(e) => bad(e),

@@ -253,3 +253,124 @@ fn exec_options_are_recorded_and_stderr_joins_stdout_unless_split() {
         ["exec web-server --check [env LANG=C, dir /tmp, user web]"]
     );
 }
+
+/// The change of services action `body`, once done.
+fn done(sim: &mut Sim, body: Value) -> Value {
+    let reply = sim.route(&req("POST", "/v1/services", Some(body)));
+    let change = match envelope(reply) {
+        Ok(Envelope::Async { change }) => change,
+        other => panic!("{other:?}"),
+    };
+    result(sim.route(&req("GET", &format!("/v1/changes/{change}/wait"), None)))
+}
+
+#[test]
+fn scripted_starts_fail_as_pebble_reports_them() {
+    let mut state = SimContainer {
+        layers: vec![super::super::plan::parse_layer("web", LAYER).unwrap()],
+        ..SimContainer::default()
+    };
+    state
+        .fail_start
+        .insert("web".into(), serde_saphyr::from_str("{exit: 1}").unwrap());
+    let mut sim = sim_with(state.clone());
+    for action in ["start", "restart", "replan", "autostart"] {
+        let names = if matches!(action, "start" | "restart") {
+            json!(["web"])
+        } else {
+            json!([])
+        };
+        let body = json!({"action": action, "services": names});
+        let change = done(&mut sim, body);
+        assert_eq!(change["status"], "Error", "{action}: {change}");
+        assert_eq!(
+            change["err"],
+            "cannot perform the following tasks:\n- Start service \"web\" (service start \
+             attempt: exited quickly with code 1, will restart)",
+            "{action}"
+        );
+        let services = result(sim.route(&req("GET", "/v1/services", None)));
+        assert_eq!(services[0]["current"], "backoff", "{action}");
+    }
+    state
+        .fail_start
+        .insert("web".into(), serde_saphyr::from_str("not-found").unwrap());
+    let mut sim = sim_with(state);
+    let body = json!({"action": "start", "services": ["web"]});
+    let change = done(&mut sim, body);
+    assert_eq!(
+        change["err"],
+        "cannot perform the following tasks:\n- Start service \"web\" (cannot start service: \
+         exec: \"web-server\": executable file not found in $PATH)"
+    );
+    let state = sim.into_state();
+    assert_eq!(state.services["web"], Current::Inactive);
+    assert!(state.fail_start.contains_key("web"), "the script stays");
+}
+
+#[test]
+fn a_scripted_program_that_cannot_start_is_not_found() {
+    let mut state = SimContainer::default();
+    for (name, word) in [
+        ("check-config", "not-found"),
+        ("signal", "permission-denied"),
+    ] {
+        let script = format!("{{exit: {word}}}");
+        state
+            .exec
+            .insert(name.into(), serde_saphyr::from_str(&script).unwrap());
+    }
+    let mut sim = sim_with(state);
+    for argv in [
+        json!(["web-server", "--check"]),
+        json!(["web-server", "-s", "stop"]),
+    ] {
+        let body = json!({ "command": argv });
+        assert_eq!(
+            api_error(sim.route(&req("POST", "/v1/exec", Some(body)))),
+            (
+                400,
+                String::new(),
+                "cannot find executable \"web-server\"".into()
+            )
+        );
+    }
+}
+
+#[test]
+fn disabled_checks_are_inactive_until_started() {
+    let layer = "checks:\n  later:\n    override: replace\n    startup: disabled\n    \
+                 tcp: {port: 8080}\n  now: {override: replace, tcp: {port: 8081}}\n";
+    let mut sim = sim_with(SimContainer::default());
+    add(&mut sim, "c", layer, false);
+    let status = |sim: &mut Sim| -> Vec<(String, String)> {
+        let list = result(sim.route(&req("GET", "/v1/checks", None)));
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let field = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                (
+                    field("name"),
+                    format!("{} {}", field("startup"), field("status")),
+                )
+            })
+            .collect()
+    };
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        status(&mut sim),
+        pairs(&[("later", "disabled inactive"), ("now", "enabled up")])
+    );
+    let start = json!({"action": "start", "checks": ["later"]});
+    let changed = result(sim.route(&req("POST", "/v1/checks", Some(start))));
+    assert_eq!(changed, json!({"changed": ["later"]}));
+    assert_eq!(status(&mut sim)[0].1, "disabled up");
+    // Kept through the state file: a started disabled check stays up.
+    let mut again = sim_with(sim.into_state());
+    assert_eq!(status(&mut again)[0].1, "disabled up");
+}

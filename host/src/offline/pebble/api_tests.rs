@@ -145,12 +145,17 @@ fn checks_report_the_scripted_status_with_pebbles_defaults() {
             ..SimCheck::default()
         },
     );
-    let mut sim = sim_with(state);
+    let mut empty = sim_with(SimContainer::default());
     assert_eq!(
-        result(sim.route(&req("GET", "/v1/checks", None))),
+        result(empty.route(&req("GET", "/v1/checks", None))),
         json!([])
     );
-    add(&mut sim, "web", LAYER, false);
+    // A check new to the plan starts afresh, as Pebble starts it.
+    add(&mut empty, "web", LAYER, false);
+    let fresh = result(empty.route(&req("GET", "/v1/checks?names=alive", None)));
+    assert_eq!(fresh[0]["status"], "up", "{fresh}");
+    state.layers = vec![super::super::plan::parse_layer("web", LAYER).unwrap()];
+    let mut sim = sim_with(state);
     let checks = parse_checks(&result(sim.route(&req(
         "GET",
         "/v1/checks?names=alive&level=alive",

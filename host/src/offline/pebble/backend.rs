@@ -3,11 +3,14 @@
 //! and real processes over a real directory (`sim pebble`). The API above
 //! them is one.
 
+use super::check_life::{self, Fate};
 use super::files::{Entry, FileError, Fs};
+use super::plan::Plan;
 use super::process::checks::Running;
 use super::process::exec::Run;
 use super::process::files::DirFs;
 use super::process::services::Processes;
+use super::service_words::{self, StartFailure};
 use super::state::{CheckStatus, Current, SimCheck};
 use crate::charm_dir::CommandSpec;
 use crate::offline::machine::ScriptedCommand;
@@ -51,10 +54,10 @@ impl Files {
         }
     }
 
-    pub fn make_dir(&mut self, path: &str, make_parents: bool) -> Result<(), FileError> {
+    pub fn make_dir(&mut self, path: &str, make_parents: bool, mode: u32) -> Result<(), FileError> {
         match self {
-            Files::Memory(fs) => fs.make_dir(path, make_parents),
-            Files::Dir(fs) => fs.make_dir(path, make_parents),
+            Files::Memory(fs) => fs.make_dir(path, make_parents, mode),
+            Files::Dir(fs) => fs.make_dir(path, make_parents, mode),
         }
     }
 
@@ -66,27 +69,40 @@ impl Files {
     }
 }
 
-/// The services: their recorded `current`, or processes.
+/// The services: their recorded `current` (and the starts the state file
+/// scripts to fail), or processes.
 #[derive(Debug)]
 pub enum Services {
-    Recorded(BTreeMap<String, Current>),
+    Recorded {
+        current: BTreeMap<String, Current>,
+        fail_start: BTreeMap<String, StartFailure>,
+    },
     Processes(Processes),
 }
 
 impl Services {
     pub fn current(&mut self, name: &str) -> Current {
         match self {
-            Services::Recorded(m) => m.get(name).copied().unwrap_or_default(),
+            Services::Recorded { current, .. } => current.get(name).copied().unwrap_or_default(),
             Services::Processes(p) => p.current(name),
         }
     }
 
     /// Start `name` as `def` says: `Ok(true)` when it started (a recorded
-    /// one always does), the task's error in Pebble's words otherwise.
+    /// one does unless the state file scripts its start to fail), the
+    /// task's error in Pebble's words otherwise.
     pub fn start(&mut self, name: &str, def: &Map<String, Value>) -> Result<bool, String> {
         match self {
-            Services::Recorded(m) => {
-                m.insert(name.to_string(), Current::Active);
+            Services::Recorded {
+                current,
+                fail_start,
+            } => {
+                if let Some(failure) = fail_start.get(name) {
+                    let (error, now) = service_words::scripted(def, *failure);
+                    current.insert(name.to_string(), now);
+                    return Err(error);
+                }
+                current.insert(name.to_string(), Current::Active);
                 Ok(true)
             }
             Services::Processes(p) => p.start(name, def),
@@ -104,7 +120,7 @@ impl Services {
             .and_then(|_| super::process::signal_number(signal))
             .ok_or_else(|| format!("invalid signal name {signal:?}"))?;
         match self {
-            Services::Recorded(_) => Ok(()),
+            Services::Recorded { .. } => Ok(()),
             Services::Processes(p) => {
                 p.signal(name, number);
                 Ok(())
@@ -114,8 +130,8 @@ impl Services {
 
     pub fn stop(&mut self, name: &str) {
         match self {
-            Services::Recorded(m) => {
-                m.insert(name.to_string(), Current::Inactive);
+            Services::Recorded { current, .. } => {
+                current.insert(name.to_string(), Current::Inactive);
             }
             Services::Processes(p) => p.stop(name),
         }
@@ -130,23 +146,30 @@ pub enum Checks {
 }
 
 impl Checks {
-    /// How check `name` is doing, `threshold` failures making it down.
-    pub fn state(&self, name: &str, threshold: u32) -> SimCheck {
+    /// How check `name` of `plan` is doing (its threshold of failures
+    /// making it down); one the state file does not name is up, or
+    /// inactive when its startup is disabled.
+    pub fn state(&self, name: &str, plan: &Plan) -> SimCheck {
         match self {
-            Checks::Scripted(m) => m.get(name).cloned().unwrap_or_default(),
-            Checks::Running(r) if r.is_stopped(name) => SimCheck {
-                status: CheckStatus::Inactive,
-                failures: Some(0),
-                threshold: None,
-            },
+            Checks::Scripted(m) => m.get(name).cloned().unwrap_or_else(|| SimCheck {
+                status: if plan.check_enabled(name) {
+                    CheckStatus::Up
+                } else {
+                    CheckStatus::Inactive
+                },
+                ..SimCheck::default()
+            }),
             Checks::Running(r) => {
                 let failures = r.failures(name);
+                let status = if r.is_stopped(name) {
+                    CheckStatus::Inactive
+                } else if failures >= plan.threshold(name) {
+                    CheckStatus::Down
+                } else {
+                    CheckStatus::Up
+                };
                 SimCheck {
-                    status: if failures >= threshold {
-                        CheckStatus::Down
-                    } else {
-                        CheckStatus::Up
-                    },
+                    status,
                     failures: Some(failures),
                     threshold: None,
                 }
@@ -154,47 +177,72 @@ impl Checks {
         }
     }
 
-    /// Whether check `name` was stopped.
-    pub fn is_stopped(&self, name: &str) -> bool {
-        match self {
-            Checks::Scripted(m) => m
-                .get(name)
-                .is_some_and(|c| c.status == CheckStatus::Inactive),
-            Checks::Running(r) => r.is_stopped(name),
+    /// Start (`run`) or stop check `name` of `plan`: whether that changed
+    /// it. As Pebble: a started check counts afresh, a stopped one keeps
+    /// its failures.
+    pub fn set_running(&mut self, name: &str, run: bool, plan: &Plan) -> bool {
+        let now = self.state(name, plan);
+        if (now.status != CheckStatus::Inactive) == run {
+            return false;
         }
-    }
-
-    /// Start (`run`) or stop check `name`: whether that changed it.
-    pub fn set_running(&mut self, name: &str, run: bool) -> bool {
         match self {
             Checks::Scripted(m) => {
-                let stopped = m
-                    .get(name)
-                    .is_some_and(|c| c.status == CheckStatus::Inactive);
-                if stopped != run {
-                    return false;
-                }
-                // Started afresh: up, no failures.
                 let status = if run {
                     CheckStatus::Up
                 } else {
                     CheckStatus::Inactive
                 };
-                let entry = m.entry(name.to_string()).or_default();
-                *entry = SimCheck {
-                    status,
-                    ..SimCheck::default()
-                };
+                let failures = if run { None } else { now.failures };
+                m.insert(
+                    name.to_string(),
+                    SimCheck {
+                        status,
+                        failures: failures.filter(|f| *f > 0),
+                        threshold: None,
+                    },
+                );
                 true
             }
             Checks::Running(r) => r.set_running(name, run),
         }
     }
 
-    /// The plan's checks are now `checks`.
-    pub fn plan_changed(&self, checks: &BTreeMap<String, Map<String, Value>>) {
-        if let Checks::Running(r) = self {
-            r.sync(checks);
+    /// The plan was `old` and is now `new`: each check meets its fate
+    /// ([`super::check_life`]).
+    pub fn plan_changed(&mut self, old: &Plan, new: &Plan) {
+        let fates = check_life::fates(old, new, |n| {
+            self.state(n, old).status != CheckStatus::Inactive
+        });
+        match self {
+            Checks::Scripted(m) => {
+                for (name, fate) in fates {
+                    // What the state file says only where the new plan's
+                    // default would not say it.
+                    let status = match fate {
+                        Fate::Drop => {
+                            m.remove(&name);
+                            continue;
+                        }
+                        Fate::Keep if m.contains_key(&name) || new.check_enabled(&name) => {
+                            continue;
+                        }
+                        // Running unnamed (up), now disabled: it runs on.
+                        Fate::Keep | Fate::Restart => CheckStatus::Up,
+                        Fate::Inactive => CheckStatus::Inactive,
+                    };
+                    m.remove(&name);
+                    if (status == CheckStatus::Up) != new.check_enabled(&name) {
+                        m.insert(
+                            name,
+                            SimCheck {
+                                status,
+                                ..SimCheck::default()
+                            },
+                        );
+                    }
+                }
+            }
+            Checks::Running(r) => r.sync(&new.checks, &fates),
         }
     }
 }

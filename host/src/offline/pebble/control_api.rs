@@ -68,7 +68,7 @@ impl Sim {
         }
         let mut changed: Vec<String> = names
             .iter()
-            .filter(|n| self.checks.set_running(n, run))
+            .filter(|n| self.checks.set_running(n, run, &self.plan))
             .cloned()
             .collect();
         changed.sort();

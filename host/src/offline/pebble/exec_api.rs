@@ -156,12 +156,17 @@ impl Sim {
             Exec::Scripted { outcomes, .. } => outcomes.get(&name).cloned().unwrap_or_default(),
             Exec::Real { .. } => return bad("not a scripted container"),
         };
+        if let ScriptedExit::Word(ExitWord::NotFound | ExitWord::PermissionDenied) = scripted.exit {
+            // Pebble looks the program up before any change: neither a
+            // missing one nor one not executable is found.
+            return bad(format!("cannot find executable {program:?}"));
+        }
         let (change, task, summary) = self.exec_ids(program);
         let now = self.time();
         let mut doc = exec_pending(&change, &task, &summary, &now);
         match scripted.exit {
             ScriptedExit::Code(c) => exec_done(&mut doc, c.into(), None, &now),
-            ScriptedExit::Word(ExitWord::TimedOut) => {
+            ScriptedExit::Word(_) => {
                 exec_done(&mut doc, -1, Some(&timed_out(timeout)), &now);
             }
         }

@@ -29,6 +29,23 @@ pub fn generic(message: String) -> FileError {
     }
 }
 
+/// A request item's `permissions` as Pebble reads them: three octal
+/// digits (so no setuid, setgid or sticky bit), `default` when absent.
+pub fn permissions_of(item: &Value, default: u32) -> Result<u32, FileError> {
+    let text = match item.get("permissions") {
+        None | Some(Value::Null) => return Ok(default),
+        Some(Value::String(s)) if s.is_empty() => return Ok(default),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    match u32::from_str_radix(&text, 8) {
+        Ok(mode) if text.len() == 3 => Ok(mode),
+        _ => Err(generic(format!(
+            "permissions must be a 3-digit octal string, got {text:?}"
+        ))),
+    }
+}
+
 /// Longest user or group name taken.
 const MAX_NAME: usize = 256;
 
@@ -95,6 +112,26 @@ pub struct Stat {
 pub struct Fs {
     pub files: BTreeMap<String, (Vec<u8>, u32)>,
     pub dirs: BTreeSet<String>,
+    /// The directories whose mode is not [`DIR_MODE`].
+    pub dir_modes: BTreeMap<String, u32>,
+}
+
+/// Pebble's words when `path`'s directory is missing: a push writes a
+/// temporary file beside it, a make-dir makes `<path>.mkdir-new` first.
+fn missing_parent(path: &str, make_dir: bool) -> FileError {
+    let message = if make_dir {
+        format!("mkdir {path}.mkdir-new: no such file or directory")
+    } else {
+        format!(
+            "createtemp {}/{}.*~: no such file or directory",
+            parent(path).trim_end_matches('/'),
+            name(path)
+        )
+    };
+    FileError {
+        kind: "not-found",
+        message,
+    }
 }
 
 pub fn parent(path: &str) -> &str {
@@ -126,8 +163,21 @@ pub fn checked(path: &str) -> Result<(), FileError> {
 
 impl Fs {
     /// The file system the state describes, every ancestor made explicit.
-    pub fn new(files: BTreeMap<String, (Vec<u8>, u32)>, dirs: BTreeSet<String>) -> Fs {
-        let mut fs = Fs { files, dirs };
+    pub fn new(
+        files: BTreeMap<String, (Vec<u8>, u32)>,
+        dirs: BTreeSet<String>,
+        dir_modes: BTreeMap<String, u32>,
+    ) -> Fs {
+        let mut dirs = dirs;
+        dirs.extend(dir_modes.keys().cloned());
+        let mut fs = Fs {
+            files,
+            dirs,
+            dir_modes: dir_modes
+                .into_iter()
+                .filter(|(_, m)| *m != DIR_MODE)
+                .collect(),
+        };
         let mut ancestors = BTreeSet::new();
         for path in fs.files.keys().chain(&fs.dirs) {
             let mut p = parent(path);
@@ -145,8 +195,9 @@ impl Fs {
         path == "/" || self.dirs.contains(path)
     }
 
-    /// Make `dir` and its missing ancestors; a file in the way refuses.
-    fn make_all(&mut self, dir: &str) -> Result<(), FileError> {
+    /// Make `dir` and its missing ancestors, each with `mode`; a file in
+    /// the way refuses.
+    fn make_all(&mut self, dir: &str, mode: u32) -> Result<(), FileError> {
         let mut p = dir;
         let mut missing = Vec::new();
         while !self.is_dir(p) {
@@ -156,12 +207,23 @@ impl Fs {
             missing.push(p.to_string());
             p = parent(p);
         }
-        self.dirs.extend(missing);
+        for dir in missing {
+            if mode != DIR_MODE {
+                self.dir_modes.insert(dir.clone(), mode);
+            }
+            self.dirs.insert(dir);
+        }
         Ok(())
     }
 
-    /// A parent that exists, or is made with `make`.
-    fn parent_ready(&mut self, path: &str, make: bool) -> Result<(), FileError> {
+    /// A parent that exists, or is made (with `mode`) when `make` is
+    /// given; `make_dir`: for a make-dir rather than a push.
+    fn parent_ready(
+        &mut self,
+        path: &str,
+        make: Option<u32>,
+        make_dir: bool,
+    ) -> Result<(), FileError> {
         let dir = parent(path);
         if self.is_dir(dir) {
             return Ok(());
@@ -169,10 +231,9 @@ impl Fs {
         if self.files.contains_key(dir) {
             return Err(generic(format!("{path}: {dir} is not a directory")));
         }
-        if make {
-            self.make_all(dir)
-        } else {
-            Err(not_found(dir))
+        match make {
+            Some(mode) => self.make_all(dir, mode),
+            None => Err(missing_parent(path, make_dir)),
         }
     }
 
@@ -187,7 +248,7 @@ impl Fs {
         if self.is_dir(path) {
             return Err(generic(format!("open {path}: is a directory")));
         }
-        self.parent_ready(path, make_dirs)?;
+        self.parent_ready(path, make_dirs.then_some(DIR_MODE), false)?;
         self.files.insert(path.to_string(), (bytes, mode));
         Ok(())
     }
@@ -219,7 +280,7 @@ impl Fs {
             name: if path == "/" { "/" } else { name(path) }.to_string(),
             dir: true,
             size: None,
-            mode: DIR_MODE,
+            mode: self.dir_modes.get(path).copied().unwrap_or(DIR_MODE),
             stat: None,
         })
     }
@@ -243,7 +304,9 @@ impl Fs {
         Ok(out)
     }
 
-    pub fn make_dir(&mut self, path: &str, make_parents: bool) -> Result<(), FileError> {
+    /// Make `path` with `mode`, its missing parents too (each with `mode`,
+    /// as Pebble makes them) with `make_parents`.
+    pub fn make_dir(&mut self, path: &str, make_parents: bool, mode: u32) -> Result<(), FileError> {
         checked(path)?;
         if self.files.contains_key(path) {
             return Err(generic(format!("mkdir {path}: file exists")));
@@ -255,9 +318,8 @@ impl Fs {
                 Err(generic(format!("mkdir {path}: file exists")))
             };
         }
-        self.parent_ready(path, make_parents)?;
-        self.dirs.insert(path.to_string());
-        Ok(())
+        self.parent_ready(path, make_parents.then_some(mode), true)?;
+        self.make_all(path, mode)
     }
 
     pub fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FileError> {
@@ -278,6 +340,7 @@ impl Fs {
         }
         self.files.retain(|p, _| !under(p, path));
         self.dirs.retain(|p| !under(p, path));
+        self.dir_modes.retain(|p, _| !under(p, path));
         Ok(())
     }
 }
@@ -291,6 +354,7 @@ mod tests {
         let mut fs = Fs::new(
             BTreeMap::from([("/etc/web/a".to_string(), (b"a".to_vec(), 0o644))]),
             BTreeSet::new(),
+            BTreeMap::new(),
         );
         assert!(fs.is_dir("/etc") && fs.is_dir("/etc/web"));
         assert_eq!(fs.read("/etc/web/a"), Ok(b"a".as_slice()));
@@ -299,7 +363,10 @@ mod tests {
         let e = fs.write("/srv/x/y", vec![], false, 0o644).unwrap_err();
         assert_eq!(
             (e.kind, e.message.as_str()),
-            ("not-found", "stat /srv/x: no such file or directory")
+            (
+                "not-found",
+                "createtemp /srv/x/y.*~: no such file or directory"
+            )
         );
         fs.write("/srv/x/y", b"yy".to_vec(), true, 0o600).unwrap();
         assert!(fs.is_dir("/srv/x"));
@@ -332,10 +399,13 @@ mod tests {
     #[test]
     fn directories_are_made_and_removed_as_pebble_does() {
         let mut fs = Fs::default();
-        assert_eq!(fs.make_dir("/a/b", false).unwrap_err().kind, "not-found");
-        fs.make_dir("/a/b", true).unwrap();
-        fs.make_dir("/a/b", true).unwrap();
-        assert!(fs.make_dir("/a/b", false).is_err());
+        assert_eq!(
+            fs.make_dir("/a/b", false, 0o755).unwrap_err().kind,
+            "not-found"
+        );
+        fs.make_dir("/a/b", true, 0o755).unwrap();
+        fs.make_dir("/a/b", true, 0o755).unwrap();
+        assert!(fs.make_dir("/a/b", false, 0o755).is_err());
         fs.write("/a/b/f", b"f".to_vec(), false, 0o644).unwrap();
         let e = fs.remove("/a", false).unwrap_err();
         assert!(e.message.contains("not empty"), "{e:?}");
@@ -348,8 +418,43 @@ mod tests {
         assert!(fs.remove("/", true).is_err());
         // `/ab` is not under `/a`.
         fs.write("/ab", vec![], false, 0o644).unwrap();
-        fs.make_dir("/a", false).unwrap();
+        fs.make_dir("/a", false, 0o755).unwrap();
         fs.remove("/a", true).unwrap();
         assert!(fs.files.contains_key("/ab"));
+    }
+
+    #[test]
+    fn modes_are_pebbles_three_octal_digits_and_made_parents_share_them() {
+        let item = |p: &str| serde_json::json!({ "permissions": p });
+        assert_eq!(permissions_of(&item("600"), 0o644), Ok(0o600));
+        assert_eq!(permissions_of(&serde_json::json!({}), 0o644), Ok(0o644));
+        assert_eq!(permissions_of(&item(""), 0o755), Ok(0o755));
+        for bad in ["4755", "0755", "75", "78x"] {
+            let e = permissions_of(&item(bad), 0o644).unwrap_err();
+            assert_eq!(
+                (e.kind, e.message),
+                (
+                    "generic-file-error",
+                    format!("permissions must be a 3-digit octal string, got {bad:?}")
+                )
+            );
+        }
+        let mut fs = Fs::default();
+        let e = fs.make_dir("/srv/data", false, 0o700).unwrap_err();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (
+                "not-found",
+                "mkdir /srv/data.mkdir-new: no such file or directory"
+            )
+        );
+        fs.make_dir("/srv/data/cache", true, 0o700).unwrap();
+        fs.write("/var/a/f", vec![], true, 0o600).unwrap();
+        let mode = |fs: &Fs, p: &str| fs.list(p, true).unwrap()[0].mode;
+        assert_eq!(mode(&fs, "/srv"), 0o700);
+        assert_eq!(mode(&fs, "/srv/data/cache"), 0o700);
+        assert_eq!((mode(&fs, "/var/a"), mode(&fs, "/var/a/f")), (0o755, 0o600));
+        fs.remove("/srv", true).unwrap();
+        assert!(fs.dir_modes.is_empty());
     }
 }

@@ -4,9 +4,9 @@
 
 use super::api::Sim;
 use super::backend::Files;
-use super::files::{Entry, FileError, Owner, owner_of};
+use super::files::{Entry, FileError, Owner, owner_of, parent, permissions_of};
 use super::reply::{Reply, Request, bad, error, json_body, sync, text};
-use super::state::{FILE_MODE, parse_mode};
+use super::state::{DIR_MODE, FILE_MODE};
 use crate::pebble::client::{boundary_of, parse_multipart};
 use serde_json::{Value, json};
 
@@ -163,8 +163,10 @@ impl Sim {
                 for dir in entries("dirs") {
                     let path = path_of(&dir).unwrap_or_default();
                     self.calls.push(format!("make-dir {path}"));
-                    let done = owner_of(&dir).and_then(|owner| {
-                        self.fs.make_dir(&path, flag(&dir, "make-parents"))?;
+                    // Pebble's order: the mode, then the owner, then the directory.
+                    let done = permissions_of(&dir, DIR_MODE).and_then(|mode| {
+                        let owner = owner_of(&dir)?;
+                        self.fs.make_dir(&path, flag(&dir, "make-parents"), mode)?;
                         self.own(&path, owner)
                     });
                     results.push(file_result(&path, done));
@@ -231,29 +233,24 @@ impl Sim {
         for file in files {
             let path = text(&file, "path");
             self.calls.push(format!("push {path}"));
-            let mode = match file.get("permissions").and_then(Value::as_str) {
-                None => Some(FILE_MODE),
-                Some(p) => parse_mode(p),
-            };
+            let make_dirs = file.get("make-dirs").and_then(Value::as_bool) == Some(true);
             let content = parts
                 .iter()
                 .find(|p| p.name == "files" && p.filename.as_deref() == Some(path.as_str()));
-            let done = match (mode, content) {
-                (None, _) => Err(FileError {
+            let done = match content {
+                None => Err(FileError {
                     kind: "generic-file-error",
-                    message: "invalid permissions".into(),
+                    message: format!("no file content for path {path:?}"),
                 }),
-                (_, None) => Err(FileError {
-                    kind: "generic-file-error",
-                    message: format!("no file content for path {path}"),
-                }),
-                (Some(mode), Some(part)) => owner_of(&file).and_then(|owner| {
-                    self.fs.write(
-                        &path,
-                        part.content.clone(),
-                        file.get("make-dirs").and_then(Value::as_bool) == Some(true),
-                        mode,
-                    )?;
+                Some(part) => owner_of(&file).and_then(|owner| {
+                    // Pebble makes the directories before it reads the mode.
+                    let mode = permissions_of(&file, FILE_MODE).inspect_err(|_| {
+                        if make_dirs {
+                            let _ = self.fs.make_dir(parent(&path), true, DIR_MODE);
+                        }
+                    })?;
+                    self.fs
+                        .write(&path, part.content.clone(), make_dirs, mode)?;
                     self.own(&path, owner)
                 }),
             };

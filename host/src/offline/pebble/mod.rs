@@ -15,10 +15,12 @@
 //! the API, the plan, the changes and the socket are one.
 //!
 //! * [`state`]: the section of the state file.
-//! * [`plan`]: layers and the plan they combine into.
+//! * [`plan`]: layers and the plan they combine into; [`plan_rules`]: what
+//!   Pebble refuses of them.
 //! * [`files`]: the container's file system, in memory.
 //! * [`glob`]: list-files' `pattern`.
-//! * [`backend`]: what differs between the modes.
+//! * [`backend`]: what differs between the modes; [`check_life`]: what a
+//!   new plan does to each check, in both.
 //! * [`process`]: the process mode's backends.
 //! * [`reply`]: requests, answers and Pebble's envelopes.
 //! * [`changes`]: changes, and waiting on them.
@@ -29,10 +31,13 @@
 //! * [`ws`]: exec's websockets, server side.
 //! * [`server`]: the socket and its threads.
 //! * [`serve`]: `wasm-charm sim pebble`.
+//! * [`service_words`]: a failed service start in Pebble's words.
+//! * [`words`]: a command line split as a shell (and Pebble) would.
 
 pub mod api;
 pub mod backend;
 pub mod changes;
+pub mod check_life;
 pub mod control_api;
 pub mod exec_api;
 pub mod files;
@@ -40,12 +45,15 @@ pub mod files_api;
 pub mod glob;
 pub mod notices_api;
 pub mod plan;
+pub mod plan_rules;
 pub mod process;
 pub mod reply;
 pub mod serve;
 pub mod server;
+pub mod service_words;
 pub mod services_api;
 pub mod state;
+pub mod words;
 pub mod ws;
 
 use crate::charm_dir::CharmDir;

@@ -1,11 +1,13 @@
 //! `GET /v1/notices` and `GET /v1/notices/<id>`: the notices the state
-//! file scripts (the process mode has none), filtered by type and key as
-//! Pebble filters them.
+//! file scripts (the process mode starts with none), filtered by type and
+//! key as Pebble filters them; `POST /v1/notices`: a custom notice added
+//! or repeated, as Pebble's `pebble notify` adds it, in both modes.
 
 use super::api::Sim;
-use super::reply::{Reply, Request, error, sync};
+use super::reply::{Reply, Request, bad, error, json_body, sync};
 use super::state::SimNotice;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 /// The id of the notice at `index`: its own, else its position from 1.
 fn id_of(notice: &SimNotice, index: usize) -> String {
@@ -74,6 +76,158 @@ impl Sim {
     }
 }
 
+/// Pebble's longest custom notice key, and most bytes of its data.
+const MAX_KEY: usize = 256;
+const MAX_DATA: usize = 4 * 1024;
+/// How long Pebble keeps a notice.
+const EXPIRE_AFTER: &str = "168h0m0s";
+
+/// One part of a custom key: letters and digits, single `-` between.
+fn key_word(word: &str) -> bool {
+    !word.is_empty()
+        && word.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// Whether `key` is in Pebble's `example.com/path` form.
+pub fn custom_key(key: &str) -> bool {
+    let Some((domain, path)) = key.split_once('/') else {
+        return false;
+    };
+    domain.split('.').count() >= 2
+        && domain.split('.').all(key_word)
+        && path.split('/').all(key_word)
+}
+
+/// Milliseconds as Go writes a duration (`1h0m0s`, `1m30s`, `1.5s`,
+/// `500ms`, `0s`).
+pub fn go_duration_text(ms: u64) -> String {
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let (h, m) = (ms / 3_600_000, ms / 60_000 % 60);
+    let seconds = match ms % 60_000 {
+        s if s % 1000 == 0 => format!("{}", s / 1000),
+        s => format!("{}.{:03}", s / 1000, s % 1000)
+            .trim_end_matches('0')
+            .to_string(),
+    };
+    match (h, m) {
+        (0, 0) => format!("{seconds}s"),
+        (0, m) => format!("{m}m{seconds}s"),
+        (h, m) => format!("{h}h{m}m{seconds}s"),
+    }
+}
+
+/// A custom notice asked for: its key, data, and repeat-after (ms).
+type Asked = (String, BTreeMap<String, String>, Option<u64>);
+
+/// The notice a `POST /v1/notices` body asks for, or Pebble's refusal.
+fn custom_notice(body: &Value) -> Result<Asked, String> {
+    let field = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default();
+    if field("action") != "add" {
+        return Err(format!("invalid action {:?}", field("action")));
+    }
+    if field("type") != "custom" {
+        return Err(format!(
+            "invalid type {:?} (can only add \"custom\" notices)",
+            field("type")
+        ));
+    }
+    let key = field("key");
+    if !custom_key(key) {
+        return Err(format!(
+            "invalid key {key:?} (must be in \"example.com/path\" format)"
+        ));
+    }
+    if key.len() > MAX_KEY {
+        return Err(format!("key must be {MAX_KEY} bytes or less"));
+    }
+    let repeat = match field("repeat-after") {
+        "" => None,
+        d => Some(
+            crate::pebble::notices::go_duration_ms(d)
+                .ok_or_else(|| format!("invalid repeat-after: time: invalid duration {d:?}"))?,
+        ),
+    };
+    let data = match body.get("data") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(d) if d.to_string().len() > MAX_DATA => {
+            return Err(format!(
+                "total size of data must be {MAX_DATA} bytes or less"
+            ));
+        }
+        Some(d) => serde_json::from_value(d.clone())
+            .map_err(|e| format!("cannot decode notice data: {e}"))?,
+    };
+    Ok((key.to_string(), data, repeat))
+}
+
+impl Sim {
+    pub(super) fn post_notice(&mut self, req: &Request) -> Reply {
+        let body = match json_body(req) {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        let key = body.get("key").and_then(Value::as_str).unwrap_or_default();
+        self.calls.push(format!("notify {key}"));
+        let (key, data, repeat) = match custom_notice(&body) {
+            Ok(n) => n,
+            Err(e) => return bad(e),
+        };
+        let now = self.time();
+        let repeat_text = repeat.map(go_duration_text);
+        let found = self
+            .notices
+            .iter()
+            .position(|n| n.type_ == "custom" && n.key == key);
+        let index = match found {
+            Some(i) => {
+                let n = &mut self.notices[i];
+                n.occurrences = Some(n.occurrences.unwrap_or(1).saturating_add(1));
+                // Without repeat-after each occurrence repeats the notice;
+                // with it, the simulator's time does not run on: no repeat.
+                if repeat.unwrap_or(0) == 0 {
+                    n.last_repeated = Some(now.clone());
+                }
+                i
+            }
+            None => {
+                let next = self
+                    .notices
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, n)| id_of(n, i).parse::<u64>().ok())
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
+                self.notices.push(SimNotice {
+                    id: Some(next.to_string()),
+                    type_: "custom".into(),
+                    key,
+                    first_occurred: Some(now.clone()),
+                    last_repeated: Some(now.clone()),
+                    expire_after: Some(EXPIRE_AFTER.into()),
+                    ..SimNotice::default()
+                });
+                self.notices.len() - 1
+            }
+        };
+        let n = &mut self.notices[index];
+        n.last_occurred = Some(now);
+        n.last_data = data;
+        n.repeat_after = repeat_text;
+        let id = id_of(n, index);
+        sync(json!({ "id": id }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +264,57 @@ mod tests {
         assert_eq!(doc["repeat-after"], "1h0m0s");
         assert!(doc.get("expire-after").is_none());
         assert_eq!(doc["last-repeated"], "2026-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn custom_keys_and_durations_as_pebble_writes_them() {
+        for good in ["example.com/a", "a-b.c9/x/y-z", "x.y/1"] {
+            assert!(custom_key(good), "{good}");
+        }
+        for bad in [
+            "example/a",
+            "example.com",
+            "Example.com/a",
+            "a..b/c",
+            "a.b/-c",
+            "a.b/c/",
+        ] {
+            assert!(!custom_key(bad), "{bad}");
+        }
+        assert_eq!(go_duration_text(3_600_000), "1h0m0s");
+        assert_eq!(go_duration_text(90_000), "1m30s");
+        assert_eq!(go_duration_text(1_500), "1.5s");
+        assert_eq!(go_duration_text(500), "500ms");
+    }
+
+    #[test]
+    fn a_custom_notice_is_added_then_repeated() {
+        let mut sim = Sim::empty();
+        let post = |sim: &mut Sim, body: Value| {
+            let req = Request {
+                method: "POST".into(),
+                path: "/v1/notices".into(),
+                query: Vec::new(),
+                content_type: Some("application/json".into()),
+                body: body.to_string().into_bytes(),
+            };
+            match sim.route(&req) {
+                Reply::Body { status, .. } => status,
+                _ => 0,
+            }
+        };
+        let add = json!({"action": "add", "type": "custom", "key": "example.com/a",
+            "data": {"k": "v"}, "repeat-after": "60m"});
+        assert_eq!(post(&mut sim, add.clone()), 200);
+        assert_eq!(post(&mut sim, add), 200);
+        assert_eq!(sim.notices.len(), 1);
+        let n = &sim.notices[0];
+        assert_eq!((n.id.as_deref(), n.occurrences), (Some("1"), Some(2)));
+        assert_eq!(n.repeat_after.as_deref(), Some("1h0m0s"));
+        assert_eq!(n.last_data["k"], "v");
+        let warning = json!({"action": "add", "type": "warning", "key": "example.com/a"});
+        assert_eq!(post(&mut sim, warning), 400);
+        let bad_key = json!({"action": "add", "type": "custom", "key": "a"});
+        assert_eq!(post(&mut sim, bad_key), 400);
     }
 }

@@ -2,8 +2,10 @@
 //! of a layer says `override: replace` (the entry replaces that of earlier
 //! layers) or `merge` (field by field: maps merged, lists appended, other
 //! values replaced). Adding a layer whose label exists needs `combine`,
-//! and then combines into that layer the same way.
+//! and then combines into that layer the same way. What Pebble refuses
+//! of a layer and of a plan is in [`super::plan_rules`].
 
+use super::plan_rules;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -21,6 +23,21 @@ pub struct SimLayer {
     pub services: BTreeMap<String, Value>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub checks: BTreeMap<String, Value>,
+    /// Kept and shown in the plan; no log is forwarded offline.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub log_targets: BTreeMap<String, Value>,
+}
+
+impl SimLayer {
+    /// The layer as the rules read it.
+    pub fn view(&self) -> plan_rules::LayerView<'_> {
+        plan_rules::LayerView {
+            label: &self.label,
+            services: &self.services,
+            checks: &self.checks,
+            log_targets: &self.log_targets,
+        }
+    }
 }
 
 /// The combined plan: each service and check as its layers make it.
@@ -28,12 +45,22 @@ pub struct SimLayer {
 pub struct Plan {
     pub services: BTreeMap<String, Map<String, Value>>,
     pub checks: BTreeMap<String, Map<String, Value>>,
+    pub log_targets: BTreeMap<String, Map<String, Value>>,
 }
 
 /// Pebble's default number of failures in a row that makes a check down.
 pub const THRESHOLD: u32 = 3;
 
 impl Plan {
+    /// The plan as the rules read it.
+    pub fn view(&self) -> plan_rules::PlanView<'_> {
+        plan_rules::PlanView {
+            services: &self.services,
+            checks: &self.checks,
+            log_targets: &self.log_targets,
+        }
+    }
+
     /// A service's `startup`: `enabled` or `disabled` (the default).
     pub fn startup(&self, service: &str) -> &str {
         self.services
@@ -43,14 +70,27 @@ impl Plan {
             .unwrap_or("disabled")
     }
 
-    /// A check's `threshold`, Pebble's default when the plan gives none.
+    /// A check's `threshold`, Pebble's default when the plan gives none
+    /// or 0 (a negative one, which Pebble takes, counts as 0: down at once).
     pub fn threshold(&self, check: &str) -> u32 {
-        self.checks
+        match self
+            .checks
             .get(check)
             .and_then(|c| c.get("threshold"))
-            .and_then(Value::as_u64)
-            .and_then(|t| u32::try_from(t).ok())
-            .unwrap_or(THRESHOLD)
+            .and_then(Value::as_i64)
+        {
+            None | Some(0) => THRESHOLD,
+            Some(t) => u32::try_from(t.max(0)).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Whether a check starts with the plan (`startup` not `disabled`).
+    pub fn check_enabled(&self, check: &str) -> bool {
+        self.checks
+            .get(check)
+            .and_then(|c| c.get("startup"))
+            .and_then(Value::as_str)
+            != Some("disabled")
     }
 
     /// The plan as `GET /v1/plan?format=yaml` gives it.
@@ -70,28 +110,36 @@ impl Plan {
         if !self.checks.is_empty() {
             doc.insert("checks".into(), section(&self.checks));
         }
+        if !self.log_targets.is_empty() {
+            doc.insert("log-targets".into(), section(&self.log_targets));
+        }
         serde_saphyr::to_string(&Value::Object(doc)).unwrap_or_else(|_| "{}\n".into())
     }
 }
 
-/// Read a layer as `POST /v1/layers` carries it (YAML text).
+/// Read a layer as `POST /v1/layers` carries it (YAML text), refused as
+/// Pebble's layer parsing refuses it, in its words (the API puts
+/// `cannot parse layer YAML: ` before them).
 pub fn parse_layer(label: &str, text: &str) -> Result<SimLayer, String> {
     let doc: Value =
-        serde_saphyr::from_str(text).map_err(|e| format!("cannot parse layer YAML: {e}"))?;
+        serde_saphyr::from_str(text).map_err(|e| format!("cannot parse layer {label:?}: {e}"))?;
     let mut doc = match doc {
         Value::Object(m) => m,
         Value::Null => Map::new(),
-        _ => return Err("cannot parse layer YAML: not a mapping".to_string()),
+        _ => return Err(format!("cannot parse layer {label:?}: not a mapping")),
+    };
+    let section = |key: &str, into: &str| {
+        format!("cannot parse layer {label:?} section {key:?}: cannot unmarshal into {into}")
     };
     let text_field = |doc: &mut Map<String, Value>, key: &str| match doc.remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(format!("layer \"{label}\": `{key}` is not text")),
+        Some(_) => Err(section(key, "string")),
     };
     let entries = |doc: &mut Map<String, Value>, key: &str| match doc.remove(key) {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(m)) => Ok(m.into_iter().collect()),
-        Some(_) => Err(format!("layer \"{label}\": `{key}` is not a mapping")),
+        Some(_) => Err(section(key, "a mapping")),
     };
     let layer = SimLayer {
         label: label.to_string(),
@@ -99,64 +147,35 @@ pub fn parse_layer(label: &str, text: &str) -> Result<SimLayer, String> {
         description: text_field(&mut doc, "description")?,
         services: entries(&mut doc, "services")?,
         checks: entries(&mut doc, "checks")?,
+        log_targets: entries(&mut doc, "log-targets")?,
     };
     if let Some(key) = doc.keys().next() {
         return Err(format!(
-            "layer \"{label}\": field \"{key}\" is not simulated offline (services and checks are)"
+            "cannot parse layer {label:?}: unknown section {key:?}"
         ));
     }
     check_layer(&layer)?;
     Ok(layer)
 }
 
-/// What Pebble checks of each entry of a layer.
+/// What Pebble checks of a layer on its own: its shape, then each entry.
 pub fn check_layer(layer: &SimLayer) -> Result<(), String> {
-    let label = &layer.label;
-    for (kind, entries) in [("service", &layer.services), ("check", &layer.checks)] {
-        for (name, entry) in entries {
-            let Value::Object(m) = entry else {
-                return Err(format!(
-                    "layer \"{label}\": {kind} \"{name}\" is not a mapping"
-                ));
-            };
-            if !matches!(
-                m.get("override").and_then(Value::as_str),
-                Some("merge" | "replace")
-            ) {
-                return Err(format!(
-                    "layer \"{label}\" must define \"override\" for {kind} \"{name}\""
-                ));
-            }
-            let one_of = |key: &str, allowed: &[&str]| match m.get(key) {
-                None => Ok(()),
-                Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
-                Some(v) => Err(format!(
-                    "layer \"{label}\": {kind} \"{name}\" has invalid \"{key}\" value {v}"
-                )),
-            };
-            one_of("startup", &["enabled", "disabled"])?;
-            if kind == "check" {
-                one_of("level", &["alive", "ready"])?;
-                if let Some(t) = m.get("threshold")
-                    && !t
-                        .as_u64()
-                        .is_some_and(|t| t >= 1 && t <= u64::from(u32::MAX))
-                {
-                    return Err(format!(
-                        "layer \"{label}\": check \"{name}\" threshold must be at least 1"
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
+    plan_rules::check_shape(&layer.view())?;
+    plan_rules::validate_layer(&layer.view())
 }
 
 /// `entry` over `base` as its `override` says.
 fn combine_entry(base: Option<&Value>, entry: &Value) -> Value {
     match base {
         Some(base) if entry.get("override").and_then(Value::as_str) == Some("merge") => {
-            merge(base, entry)
+            // As Pebble's merge: a threshold of 0 is no threshold.
+            let mut entry = entry.clone();
+            if let Some(m) = entry.as_object_mut()
+                && m.get("threshold").and_then(Value::as_i64) == Some(0)
+            {
+                m.remove("threshold");
+            }
+            merge(base, &entry)
         }
         _ => entry.clone(),
     }
@@ -198,19 +217,24 @@ pub fn combine_into(base: &mut SimLayer, layer: &SimLayer) {
         let combined = combine_entry(base.checks.get(name), entry);
         base.checks.insert(name.clone(), combined);
     }
+    for (name, entry) in &layer.log_targets {
+        let combined = combine_entry(base.log_targets.get(name), entry);
+        base.log_targets.insert(name.clone(), combined);
+    }
 }
 
-/// The plan of `layers`, in order; refused as Pebble refuses it when a
-/// service would have no command.
+/// The plan of `layers`, in order; refused as Pebble refuses it: an
+/// entry without its `override`, or a plan `Plan.Validate` refuses.
 pub fn combine(layers: &[SimLayer]) -> Result<Plan, String> {
     let mut all = SimLayer::default();
     for layer in layers {
+        plan_rules::check_overrides(&layer.view())?;
         combine_into(&mut all, layer);
     }
     let entries = |m: BTreeMap<String, Value>| -> BTreeMap<String, Map<String, Value>> {
         m.into_iter()
             .filter_map(|(k, v)| match v {
-                Value::Object(o) => Some((k, o)),
+                Value::Object(o) => Some((k, plan_rules::normalised(o))),
                 _ => None,
             })
             .collect()
@@ -218,15 +242,9 @@ pub fn combine(layers: &[SimLayer]) -> Result<Plan, String> {
     let plan = Plan {
         services: entries(all.services),
         checks: entries(all.checks),
+        log_targets: entries(all.log_targets),
     };
-    for (name, service) in &plan.services {
-        let command = service.get("command").and_then(Value::as_str);
-        if command.is_none_or(|c| c.trim().is_empty()) {
-            return Err(format!(
-                "plan must define \"command\" for service \"{name}\""
-            ));
-        }
-    }
+    plan_rules::validate_plan(&plan.view())?;
     Ok(plan)
 }
 
@@ -289,17 +307,18 @@ mod tests {
 
     #[test]
     fn layers_are_refused_as_pebble_refuses_them() {
-        let e = parse_layer("x", "services:\n  web: {command: w}\n").unwrap_err();
+        // The override is needed when the layer joins the plan.
+        let no_override = layer("x", "services:\n  web: {command: w}\n");
         assert_eq!(
-            e,
+            combine(&[no_override]).unwrap_err(),
             "layer \"x\" must define \"override\" for service \"web\""
         );
         let e = parse_layer("x", "checks:\n  c: {override: merge, level: high}\n").unwrap_err();
-        assert!(e.contains("\"level\""), "{e}");
+        assert_eq!(e, "plan check \"c\" level must be \"alive\" or \"ready\"");
         let e = parse_layer("x", "services: [a]\n").unwrap_err();
-        assert!(e.contains("not a mapping"), "{e}");
-        let e = parse_layer("x", "log-targets: {}\n").unwrap_err();
-        assert!(e.contains("log-targets"), "{e}");
+        assert!(e.contains("section \"services\""), "{e}");
+        let e = parse_layer("x", "volumes: {}\n").unwrap_err();
+        assert_eq!(e, "cannot parse layer \"x\": unknown section \"volumes\"");
         assert!(parse_layer("x", "a: [\n").is_err());
         let merged_only = layer(
             "x",
@@ -308,5 +327,39 @@ mod tests {
         let e = combine(&[merged_only]).unwrap_err();
         assert_eq!(e, "plan must define \"command\" for service \"web\"");
         assert_eq!(combine(&[layer("e", "")]), Ok(Plan::default()));
+    }
+
+    #[test]
+    fn log_targets_are_kept_merged_and_shown() {
+        let base = layer(
+            "base",
+            "services:\n  web: {override: replace, command: w}\nlog-targets:\n  loki:\n    \
+             override: replace\n    type: loki\n    location: http://loki:3100/\n    \
+             services: [web]\n",
+        );
+        let over = layer(
+            "over",
+            "log-targets:\n  loki: {override: merge, services: [-web], labels: {env: prod}}\n",
+        );
+        let plan = combine(&[base, over]).unwrap();
+        assert_eq!(plan.log_targets["loki"]["services"], json!(["web", "-web"]));
+        assert_eq!(plan.log_targets["loki"]["labels"], json!({"env": "prod"}));
+        assert!(plan.yaml().contains("log-targets:"), "{}", plan.yaml());
+    }
+
+    #[test]
+    fn a_threshold_of_zero_is_pebbles_default() {
+        let base = layer(
+            "a",
+            "checks:\n  c: {override: replace, threshold: 5, tcp: {port: 80}}\n",
+        );
+        let zero = layer("b", "checks:\n  c: {override: merge, threshold: 0}\n");
+        let plan = combine(&[base, zero]).unwrap();
+        assert_eq!(plan.threshold("c"), 5);
+        let only_zero = layer(
+            "a",
+            "checks:\n  c: {override: replace, threshold: 0, tcp: {port: 80}}\n",
+        );
+        assert_eq!(combine(&[only_zero]).unwrap().threshold("c"), THRESHOLD);
     }
 }

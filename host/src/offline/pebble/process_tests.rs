@@ -212,8 +212,8 @@ fn services_are_processes_with_pebbles_okay_delay_and_states() {
     assert_eq!(quick["status"], "Error");
     assert_eq!(
         quick["err"],
-        "cannot perform the following tasks:\n- Start service \"quick\" (cannot start \
-         service: exited quickly with code 3)"
+        "cannot perform the following tasks:\n- Start service \"quick\" (service start \
+         attempt: exited quickly with code 3, will restart)"
     );
     // Killed as a crash would: error, not inactive; a start runs it again.
     crate::offline::pebble::process::signal_group(pid, libc::SIGKILL);
@@ -335,7 +335,8 @@ fn signals_reach_the_services_process_group_and_checks_stop_and_start() {
     assert_eq!(checks("stop").1["result"], json!({"changed": ["port"]}));
     let stopped = status_of();
     assert_eq!(stopped["status"], "inactive", "{stopped}");
-    assert!(stopped.get("failures").is_none(), "{stopped}");
+    // As Pebble: a stopped check keeps its failures until started again.
+    assert!(stopped["failures"].as_u64() > Some(0), "{stopped}");
     assert_eq!(checks("stop").1["result"], json!({"changed": []}));
     assert_eq!(checks("start").1["result"], json!({"changed": ["port"]}));
     assert_ne!(status_of()["status"], "inactive");
@@ -364,4 +365,59 @@ fn exec_runs_as_the_user_it_names_only_when_the_server_is_root() {
     if me == 0 {
         assert_eq!(status, 400, "{answer}");
     }
+}
+
+#[test]
+fn disabled_checks_are_inactive_until_started_and_a_missing_program_fails_its_start() {
+    let pod = Pod::start();
+    pod.layer(
+        "services:\n  ghost:\n    override: replace\n    command: no-such-program-here\n\
+         checks:\n  later:\n    override: replace\n    startup: disabled\n    \
+         period: 1s\n    exec: {command: 'false'}\n",
+    );
+    let later = || pod.ask("GET", "/v1/checks", &Value::Null).1["result"][0].clone();
+    assert_eq!(later()["status"], "inactive", "{}", later());
+    assert_eq!(later()["startup"], "disabled");
+    let start = json!({"action": "start", "checks": ["later"]});
+    assert_eq!(
+        pod.ask("POST", "/v1/checks", &start).1["result"],
+        json!({"changed": ["later"]})
+    );
+    pod.until("the started check failing", || {
+        later()["failures"].as_u64() > Some(0)
+    });
+    let ghost = pod.services("start", &["ghost"]);
+    assert_eq!(
+        ghost["err"],
+        "cannot perform the following tasks:\n- Start service \"ghost\" (cannot start \
+         service: exec: \"no-such-program-here\": executable file not found in $PATH)"
+    );
+    assert_eq!(pod.current("ghost"), "inactive");
+}
+
+#[test]
+fn custom_notices_are_served_in_the_process_mode() {
+    let pod = Pod::start();
+    let add = json!({"action": "add", "type": "custom", "key": "example.com/deployed",
+        "data": {"rev": "7"}});
+    let (status, added) = pod.ask("POST", "/v1/notices", &add);
+    assert_eq!(
+        (status, &added["result"]),
+        (200, &json!({"id": "1"})),
+        "{added}"
+    );
+    pod.ask("POST", "/v1/notices", &add);
+    let (_, listed) = pod.ask("GET", "/v1/notices?types=custom", &Value::Null);
+    let notice = &listed["result"][0];
+    assert_eq!(notice["key"], "example.com/deployed", "{listed}");
+    assert_eq!(notice["occurrences"], 2);
+    assert_eq!(notice["last-data"], json!({"rev": "7"}));
+    let (_, one) = pod.ask("GET", "/v1/notices/1", &Value::Null);
+    assert_eq!(one["result"]["expire-after"], "168h0m0s");
+    let (status, _) = pod.ask(
+        "POST",
+        "/v1/notices",
+        &json!({"action": "add", "type": "custom", "key": "nope"}),
+    );
+    assert_eq!(status, 400);
 }

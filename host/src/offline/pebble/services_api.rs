@@ -153,7 +153,7 @@ impl Sim {
             {
                 continue;
             }
-            let state = self.checks.state(name, self.plan.threshold(name));
+            let state = self.checks.state(name, &self.plan);
             let threshold = state.threshold.unwrap_or_else(|| self.plan.threshold(name));
             let failures = state.failures.unwrap_or(match state.status {
                 CheckStatus::Down => threshold,

@@ -13,14 +13,23 @@
 //!         checks:
 //!           alive: {override: replace, level: alive, http: {url: "http://localhost:8080/"}}
 //!     services: {web: active}    # current: active, inactive, backoff, error
-//!     checks:                    # status of the plan's checks (up when not named)
-//!       alive: {status: down, failures: 3}
+//!     fail-start:                # starts that fail, as Pebble reports them:
+//!       web: {exit: 1}           #   exits within the okay delay (then backoff)
+//!       worker: not-found        #   or never runs: not-found, permission-denied
+//!     checks:                    # status of the plan's checks: up when not named,
+//!       alive: {status: down, failures: 3}   # inactive if `startup: disabled`;
+//!                                # refused when Pebble cannot report it (down
+//!                                # under the threshold, up at it, a check or a
+//!                                # threshold not the plan's)
 //!     files:                     # the container's files: text, or detailed
 //!       /etc/web/web.conf: "port = 8080\n"
 //!       /etc/web/key: {hex: 00ff, permissions: "600"}
 //!     dirs: [/etc/web]           # directories (the files' parents are implied)
+//!     dir-permissions:           # directories whose mode is not 755
+//!       /var/lib/web: "700"
 //!     exec:                      # scripted outcomes of declared commands
 //!       check-config: {exit: 1, stderr: "bad port"}
+//!       reload: {exit: not-found}  # or permission-denied: Pebble cannot find it
 //!     notices:                   # notices Pebble recorded (id: position)
 //!       - {key: example.com/a, last-data: {k: v}}
 //!     calls: [add-layer web combine, replan]   # the last event's
@@ -51,6 +60,22 @@ impl Current {
             Current::Error => "error",
         }
     }
+}
+
+/// How a scripted start fails: the program is not found or not
+/// executable (it never runs), or it exits within Pebble's okay delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StartFailure {
+    Word(StartWord),
+    Exit { exit: i32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartWord {
+    NotFound,
+    PermissionDenied,
 }
 
 /// A health check's status.
@@ -229,12 +254,20 @@ pub struct SimContainer {
     /// Each service's `current`; a service of the plan not named is inactive.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub services: BTreeMap<String, Current>,
+    /// Services whose every start (start, restart, replan, autostart)
+    /// fails, and how; the change's error is Pebble's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fail_start: BTreeMap<String, StartFailure>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub checks: BTreeMap<String, SimCheck>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, SimFile>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub dirs: BTreeSet<String>,
+    /// Directories whose mode is not 755, as octal text (`700`); each is
+    /// a directory whether `dirs` names it or not.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dir_permissions: BTreeMap<String, String>,
     /// Scripted outcomes of the commands wasm-charm.yaml declares for this
     /// container, by name; one not named exits 0 and prints nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -286,9 +319,11 @@ impl Default for SimContainer {
             can_connect: true,
             layers: Vec::new(),
             services: BTreeMap::new(),
+            fail_start: BTreeMap::new(),
             checks: BTreeMap::new(),
             files: BTreeMap::new(),
             dirs: BTreeSet::new(),
+            dir_permissions: BTreeMap::new(),
             exec: BTreeMap::new(),
             notices: Vec::new(),
             calls: Vec::new(),
@@ -300,6 +335,24 @@ impl SimContainer {
     pub fn is_default(&self) -> bool {
         *self == SimContainer::default()
     }
+}
+
+/// The modes of `dir-permissions`, or why one cannot be read.
+pub fn dir_modes(c: &SimContainer) -> Result<BTreeMap<String, u32>, String> {
+    c.dir_permissions
+        .iter()
+        .map(|(path, text)| {
+            if !clean_path(path) || path == "/" {
+                return Err(format!(
+                    "`{path}`: a container path is absolute, without `.`, `..`, `//` or a \
+                     trailing `/`"
+                ));
+            }
+            let mode = parse_mode(text)
+                .ok_or_else(|| format!("`{path}`: `{text}` is not an octal mode (755)"))?;
+            Ok((path.clone(), mode))
+        })
+        .collect()
 }
 
 /// Whether `path` is absolute and clean (no `.`, `..`, `//`, trailing `/`),
@@ -357,11 +410,13 @@ pub fn check(
                     layer.label
                 ));
             }
-            plan::check_layer(layer).map_err(|e| format!("{at}: {e}"))?;
+            plan::check_layer(layer)
+                .and_then(|()| super::plan_rules::check_overrides(&layer.view()))
+                .map_err(|e| format!("{at}: {e}"))?;
         }
-        if let Err(e) = plan::combine(&c.layers) {
-            return Err(format!("`containers.{name}.layers`: {e}"));
-        }
+        let plan =
+            plan::combine(&c.layers).map_err(|e| format!("`containers.{name}.layers`: {e}"))?;
+        check_checks(name, &c.checks, &plan)?;
         for (path, file) in &c.files {
             let at = format!("`containers.{name}.files.{path}`");
             if !clean_path(path) || path == "/" {
@@ -373,12 +428,62 @@ pub fn check(
             file.decode().map_err(|e| format!("{at}: {e}"))?;
         }
         check_notices(name, &c.notices)?;
+        dir_modes(c).map_err(|e| format!("`containers.{name}.dir-permissions`: {e}"))?;
         if let Some(dir) = c.dirs.iter().find(|d| !clean_path(d)) {
             return Err(format!(
                 "`containers.{name}.dirs`: `{dir}`: a container path is absolute, without \
                  `.`, `..`, `//` or a trailing `/`"
             ));
         }
+    }
+    Ok(())
+}
+
+/// Each scripted check one of the plan, in a state Pebble can be in: its
+/// threshold the plan's, `down` at or over it, `up` under it (an
+/// `inactive` check may have any failures: Pebble keeps them at a stop).
+fn check_checks(
+    container: &str,
+    checks: &BTreeMap<String, SimCheck>,
+    plan: &plan::Plan,
+) -> Result<(), String> {
+    for (name, check) in checks {
+        let at = format!("`containers.{container}.checks.{name}`");
+        let field = |f: &str| format!("`containers.{container}.checks.{name}.{f}`");
+        if !plan.checks.contains_key(name) {
+            let known: Vec<&str> = plan.checks.keys().map(String::as_str).collect();
+            return Err(format!(
+                "{at}: the plan has no check `{name}` (checks: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+        let threshold = plan.threshold(name);
+        if let Some(t) = check.threshold
+            && t != threshold
+        {
+            return Err(format!(
+                "{}: {t}, but Pebble reports the plan's threshold, {threshold}",
+                field("threshold")
+            ));
+        }
+        let failures = check.failures;
+        match (check.status, failures) {
+            (CheckStatus::Down, Some(f)) if f < threshold => Err(format!(
+                "{}: a check is down only at {threshold} failures in a row (its \
+                 threshold), not {f}",
+                field("failures")
+            )),
+            (CheckStatus::Up, Some(f)) if f >= threshold => Err(format!(
+                "{}: {f} failures in a row reach the threshold ({threshold}): \
+                 Pebble reports that check down, not up",
+                field("failures")
+            )),
+            _ => Ok(()),
+        }?;
     }
     Ok(())
 }
@@ -483,6 +588,50 @@ mod tests {
         assert_eq!(parse_mode("9"), None);
         assert!(clean_path("/etc/a") && clean_path("/"));
         assert!(!clean_path("etc") && !clean_path("/etc/") && !clean_path("/a/../b"));
+    }
+
+    #[test]
+    fn scripted_checks_are_states_pebble_can_report() {
+        let layer = plan::parse_layer(
+            "l",
+            "checks:\n  alive: {override: replace, threshold: 2, tcp: {port: 80}}\n",
+        )
+        .unwrap();
+        let plan = plan::combine(&[layer]).unwrap();
+        let script =
+            |text: &str| -> BTreeMap<String, SimCheck> { serde_saphyr::from_str(text).unwrap() };
+        let ok = [
+            "alive: {status: down}",
+            "alive: {status: down, failures: 5}",
+            "alive: {status: up, failures: 1}",
+            "alive: {status: inactive, failures: 7}",
+            "alive: {status: up, threshold: 2}",
+        ];
+        for text in ok {
+            assert_eq!(check_checks("web", &script(text), &plan), Ok(()), "{text}");
+        }
+        let refused = [
+            (
+                "alive: {status: down, failures: 1}",
+                "`containers.web.checks.alive.failures`: a check is down only at 2",
+            ),
+            (
+                "alive: {status: up, failures: 2}",
+                "`containers.web.checks.alive.failures`: 2 failures in a row reach",
+            ),
+            (
+                "alive: {status: up, threshold: 3}",
+                "`containers.web.checks.alive.threshold`: 3, but Pebble reports",
+            ),
+            (
+                "ready: {status: up}",
+                "`containers.web.checks.ready`: the plan has no check `ready` (checks: alive)",
+            ),
+        ];
+        for (text, words) in refused {
+            let e = check_checks("web", &script(text), &plan).unwrap_err();
+            assert!(e.starts_with(words), "{e}");
+        }
     }
 
     #[test]

@@ -203,6 +203,47 @@ fn calls(event: &Event) -> Outcome {
                     .map(|n| (n.key, n.occurrences, n.last_data))
                     .collect::<Vec<_>>())
             ),
+            // What real Pebble refuses, and the simulated one too.
+            "push-setuid" => format!(
+                "{:?}",
+                web.push(
+                    "/etc/web/run.sh",
+                    "#!/bin/sh\n",
+                    PushOptions {
+                        make_dirs: true,
+                        permissions: Some(0o4755),
+                        ..Default::default()
+                    }
+                )
+            ),
+            "push-no-parent" => {
+                format!("{:?}", web.push("/srv/none/x", "x", PushOptions::default()))
+            }
+            "make-dir-private" => format!(
+                "{:?}",
+                web.make_dir(
+                    "/var/lib/web/secret",
+                    MakeDirOptions {
+                        make_parents: true,
+                        permissions: Some(0o700),
+                        ..Default::default()
+                    }
+                )
+            ),
+            "list-var" => format!(
+                "{:?}",
+                web.list_files("/var/lib").map(|files| files
+                    .into_iter()
+                    .map(|f| (f.path, format!("{:o}", f.permissions)))
+                    .collect::<Vec<_>>())
+            ),
+            "all-checks" => format!(
+                "{:?}",
+                web.get_checks(&[], None).map(|checks| checks
+                    .into_iter()
+                    .map(|c| (c.name, c.status, c.failures))
+                    .collect::<Vec<_>>())
+            ),
             "notice-event" => match event {
                 Event::PebbleCustomNotice(n) => format!(
                     "{:?}",

@@ -2,9 +2,12 @@
 //! `period` (default 10s), within `timeout` (3s): `exec` (its `command`
 //! exits 0), `tcp` (`port` on `host`, default localhost, accepts) or
 //! `http` (`url` answers 2xx). A success resets the failure count. A new
-//! plan restarts the threads, the counts kept for the checks still there.
+//! plan restarts the threads, each check's counts and running as its
+//! fate says ([`super::super::check_life`]).
 
-use super::{in_session, signal_group, words};
+use super::super::check_life::Fate;
+use super::super::words;
+use super::{in_session, signal_group};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write as _};
@@ -68,12 +71,32 @@ impl Running {
         }
     }
 
-    /// Run the checks of a new plan.
-    pub fn sync(&self, checks: &BTreeMap<String, Map<String, Value>>) {
+    /// Run the checks of a new plan, each as its fate says.
+    pub fn sync(
+        &self,
+        checks: &BTreeMap<String, Map<String, Value>>,
+        fates: &BTreeMap<String, Fate>,
+    ) {
         let generation = {
             let mut table = self.table();
             table.generation += 1;
-            table.failures.retain(|name, _| checks.contains_key(name));
+            for (name, fate) in fates {
+                match fate {
+                    Fate::Keep => {}
+                    Fate::Restart => {
+                        table.failures.remove(name);
+                        table.stopped.remove(name);
+                    }
+                    Fate::Inactive => {
+                        table.failures.remove(name);
+                        table.stopped.insert(name.clone());
+                    }
+                    Fate::Drop => {
+                        table.failures.remove(name);
+                        table.stopped.remove(name);
+                    }
+                }
+            }
             table.generation
         };
         self.0.1.notify_all();
@@ -102,17 +125,12 @@ impl Running {
                 return;
             }
             let mut table = table;
-            if table.stopped.contains(name) {
-                // Keeps the thread, so a start needs no new one.
-                table.failures.remove(name);
+            // A stopped check keeps its thread, so a start needs no new
+            // one, and its failures, as Pebble keeps them.
+            if !table.stopped.contains(name) {
+                let count = table.failures.entry(name.to_string()).or_default();
+                *count = if ok { 0 } else { count.saturating_add(1) };
             }
-            let stopped = table.stopped.contains(name);
-            let count = table.failures.entry(name.to_string()).or_default();
-            *count = if ok || stopped {
-                0
-            } else {
-                count.saturating_add(1)
-            };
             let (table, _) = self
                 .0
                 .1

@@ -4,7 +4,8 @@
 //! kinds (`not-found`, `permission-denied`, `generic-file-error`) and Go's
 //! words for the system's errors.
 
-use super::super::files::{Entry, FileError, Owner, Stat, checked, generic, name};
+use super::super::files::{Entry, FileError, Owner, Stat, checked, generic, name, parent};
+use super::super::state::DIR_MODE;
 use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -91,8 +92,19 @@ impl DirFs {
         mode: u32,
     ) -> Result<(), FileError> {
         let host = self.host(path)?;
-        if make_dirs && let Some(dir) = host.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io_error("mkdir", path, &e))?;
+        let dir = parent(path);
+        if make_dirs {
+            self.make_all(dir, DIR_MODE)?;
+        } else if !self.host(dir)?.exists() {
+            // Pebble's words: it writes a temporary file beside the target.
+            return Err(FileError {
+                kind: "not-found",
+                message: format!(
+                    "createtemp {}/{}.*~: no such file or directory",
+                    dir.trim_end_matches('/'),
+                    name(path)
+                ),
+            });
         }
         let write = || -> std::io::Result<()> {
             use std::io::Write as _;
@@ -163,14 +175,43 @@ impl DirFs {
             .collect()
     }
 
-    pub fn make_dir(&self, path: &str, make_parents: bool) -> Result<(), FileError> {
+    /// Make `path` with `mode` exactly (whatever the umask), and with
+    /// `make_parents` its missing parents with the same mode, as Pebble
+    /// makes them; an existing directory is left as it is.
+    pub fn make_dir(&self, path: &str, make_parents: bool, mode: u32) -> Result<(), FileError> {
         let host = self.host(path)?;
-        let made = if make_parents {
-            std::fs::create_dir_all(&host)
-        } else {
-            std::fs::create_dir(&host)
-        };
-        made.map_err(|e| io_error("mkdir", path, &e))
+        if make_parents {
+            return self.make_all(path, mode);
+        }
+        if !host.exists() && !self.host(parent(path))?.is_dir() {
+            return Err(FileError {
+                kind: "not-found",
+                message: format!("mkdir {path}.mkdir-new: no such file or directory"),
+            });
+        }
+        Self::make_one(path, &host, mode)
+    }
+
+    fn make_one(path: &str, host: &Path, mode: u32) -> Result<(), FileError> {
+        std::fs::create_dir(host).map_err(|e| io_error("mkdir", path, &e))?;
+        std::fs::set_permissions(host, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| io_error("chmod", path, &e))
+    }
+
+    /// `dir` and its missing ancestors, each made with `mode`.
+    fn make_all(&self, dir: &str, mode: u32) -> Result<(), FileError> {
+        let host = self.host(dir)?;
+        match std::fs::metadata(&host) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => {
+                return Err(generic(format!("mkdir {dir}: not a directory")));
+            }
+            Err(_) => {}
+        }
+        if dir != "/" {
+            self.make_all(parent(dir), mode)?;
+        }
+        Self::make_one(dir, &host, mode)
     }
 
     pub fn remove(&self, path: &str, recursive: bool) -> Result<(), FileError> {
@@ -202,7 +243,18 @@ mod tests {
             root: dir.path().to_path_buf(),
         };
         let e = fs.write("/etc/web/a", b"a", false, 0o600).unwrap_err();
-        assert_eq!(e.kind, "not-found");
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (
+                "not-found",
+                "createtemp /etc/web/a.*~: no such file or directory"
+            )
+        );
+        let e = fs.make_dir("/srv/x", false, 0o755).unwrap_err();
+        assert_eq!(
+            e.message,
+            "mkdir /srv/x.mkdir-new: no such file or directory"
+        );
         fs.write("/etc/web/a", b"a", true, 0o600).unwrap();
         assert_eq!(std::fs::read(dir.path().join("etc/web/a")).unwrap(), b"a");
         assert_eq!(fs.read("/etc/web/a").unwrap(), b"a");
@@ -225,9 +277,11 @@ mod tests {
             ("not-found", "stat /nowhere: no such file or directory")
         );
         assert!(fs.read("/../x").is_err(), "no path leaves the root");
-        fs.make_dir("/var/x/y", true).unwrap();
+        fs.make_dir("/var/x/y", true, 0o700).unwrap();
+        let var = fs.list("/var", true).unwrap();
+        assert_eq!(var[0].mode, 0o700, "parents made with the mode asked");
         assert_eq!(
-            fs.make_dir("/var/x/y", false).unwrap_err().kind,
+            fs.make_dir("/var/x/y", false, 0o755).unwrap_err().kind,
             "generic-file-error"
         );
         assert!(fs.remove("/etc", false).is_err());

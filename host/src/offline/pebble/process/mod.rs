@@ -9,13 +9,11 @@
 //! * [`services`]: services as processes, Pebble's okay-delay.
 //! * [`exec`]: a command over its task's websockets.
 //! * [`checks`]: each check of the plan run on its period.
-//! * [`words`]: a command line split as a shell would.
 
 pub mod checks;
 pub mod exec;
 pub mod files;
 pub mod services;
-pub mod words;
 
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;

@@ -6,8 +6,10 @@
 //! `error` when it exited by itself (Pebble would go through `backoff` and
 //! restart it; this never restarts a service on its own).
 
+use super::super::service_words::{self, StartWord};
 use super::super::state::Current;
-use super::{exit_code, in_session, signal_group, words};
+use super::super::words;
+use super::{exit_code, in_session, signal_group};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -107,9 +109,14 @@ impl Processes {
         if let Some(dir) = def.get("working-dir").and_then(Value::as_str) {
             command.current_dir(dir);
         }
-        let child = in_session(&mut command)
-            .spawn()
-            .map_err(|e| format!("cannot start service: {e}"))?;
+        let child = in_session(&mut command).spawn().map_err(|e| {
+            let word = match e.kind() {
+                std::io::ErrorKind::NotFound => StartWord::NotFound,
+                std::io::ErrorKind::PermissionDenied => StartWord::PermissionDenied,
+                _ => return format!("cannot start service: {e}"),
+            };
+            service_words::cannot_start(program, word)
+        })?;
         if let Some(file) = self.pid_file(name) {
             // Only a test reads it: a service runs without it.
             let _ = std::fs::write(file, child.id().to_string());
@@ -127,10 +134,7 @@ impl Processes {
             std::collections::btree_map::Entry::Vacant(v) => v.insert(service),
         };
         if let Some(status) = wait_until(&mut service.child, Instant::now() + OKAY_DELAY) {
-            return Err(format!(
-                "cannot start service: exited quickly with code {}",
-                exit_code(status)
-            ));
+            return Err(service_words::exited_quickly(def, exit_code(status)));
         }
         Ok(true)
     }

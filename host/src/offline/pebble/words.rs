@@ -3,8 +3,36 @@
 //! double quotes keep all but `\"`, `\\`, `\$` and `` \` ``, a backslash
 //! outside quotes keeps the next character. No expansion of any kind.
 
+/// Why a command line cannot be split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitError {
+    OpenQuote(&'static str, String),
+    EndingBackslash(String),
+}
+
+impl std::fmt::Display for SplitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SplitError::OpenQuote(which, text) => {
+                write!(f, "an unclosed {which} quote in `{text}`")
+            }
+            SplitError::EndingBackslash(text) => write!(f, "a backslash ends `{text}`"),
+        }
+    }
+}
+
+impl SplitError {
+    /// The words of Pebble's command splitter for the same fault.
+    pub fn go_words(&self) -> &'static str {
+        match self {
+            SplitError::OpenQuote(..) => "EOF found when expecting closing quote",
+            SplitError::EndingBackslash(_) => "EOF found after escape character",
+        }
+    }
+}
+
 /// The words of `text`, or why it cannot be split (an open quote).
-pub fn split(text: &str) -> Result<Vec<String>, String> {
+pub fn split(text: &str) -> Result<Vec<String>, SplitError> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -23,14 +51,14 @@ pub fn split(text: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.push(c),
-                        None => return Err(format!("an unclosed single quote in `{text}`")),
+                        None => return Err(SplitError::OpenQuote("single", text.into())),
                     }
                 }
             }
             '"' => {
                 in_word = true;
                 double_quoted(&mut chars, &mut word)
-                    .ok_or_else(|| format!("an unclosed double quote in `{text}`"))?;
+                    .ok_or_else(|| SplitError::OpenQuote("double", text.into()))?;
             }
             '\\' => match chars.next() {
                 // A line continuation.
@@ -39,7 +67,7 @@ pub fn split(text: &str) -> Result<Vec<String>, String> {
                     in_word = true;
                     word.push(c);
                 }
-                None => return Err(format!("a backslash ends `{text}`")),
+                None => return Err(SplitError::EndingBackslash(text.into())),
             },
             c => {
                 in_word = true;
