@@ -36,10 +36,17 @@ try:
     from componentize_py_types import Err as WitErr
     from wit_world.imports import action as action
     from wit_world.imports import model as model
+    from wit_world.imports import network as network
+    from wit_world.imports import pebble as pebble
+    from wit_world.imports import ports as ports
+    from wit_world.imports import probe as probe
     from wit_world.imports import relations as relations
+    from wit_world.imports import secrets as secrets
     from wit_world.imports import status as status
+    from wit_world.imports import storage as storage
     from wit_world.imports import stored as stored
     from wit_world.imports import types as types
+    from wit_world.imports import workload as workload
 
     IN_COMPONENT = True
 except ImportError:
@@ -54,7 +61,14 @@ except ImportError:
 
     action = _Absent("action")  # type: ignore[assignment]
     model = _Absent("model")  # type: ignore[assignment]
+    network = _Absent("network")  # type: ignore[assignment]
+    pebble = _Absent("pebble")  # type: ignore[assignment]
+    ports = _Absent("ports")  # type: ignore[assignment]
+    probe = _Absent("probe")  # type: ignore[assignment]
     relations = _Absent("relations")  # type: ignore[assignment]
+    secrets = _Absent("secrets")  # type: ignore[assignment]
     status = _Absent("status")  # type: ignore[assignment]
+    storage = _Absent("storage")  # type: ignore[assignment]
     stored = _Absent("stored")  # type: ignore[assignment]
     types = _Absent("types")  # type: ignore[assignment]
+    workload = _Absent("workload")  # type: ignore[assignment]
