@@ -22,13 +22,32 @@ A charm project's ``src/charm.py``:
 ``wasm-charm pack`` builds it into a component with componentize-py.
 
 Modules: :mod:`~wasm_charm.status` (statuses and scopes),
-:mod:`~wasm_charm.model` (config, leadership, relations),
+:mod:`~wasm_charm.model` (config, leadership, relations, ``app``, ``unit``),
 :mod:`~wasm_charm.stored` (data kept between events),
-:mod:`~wasm_charm.action` (parameters and results), :mod:`~wasm_charm.log`,
+:mod:`~wasm_charm.action` (parameters and results),
+:mod:`~wasm_charm.secrets`, :mod:`~wasm_charm.ports`,
+:mod:`~wasm_charm.storage`, :mod:`~wasm_charm.network`,
+:mod:`~wasm_charm.probe` (the manifest's probes),
+:mod:`~wasm_charm.workload` (the manifest's services, commands, packages),
+:mod:`~wasm_charm.pebble` (workload containers), :mod:`~wasm_charm.log`,
 :mod:`~wasm_charm.errors`.
 """
 
-from . import action, errors, log, model, status, stored
+from . import (
+    action,
+    errors,
+    log,
+    model,
+    network,
+    pebble,
+    ports,
+    probe,
+    secrets,
+    status,
+    storage,
+    stored,
+    workload,
+)
 from .charm import Charm, Handler, Observation, On, export_charm
 from .event import (
     ActionEvent,
@@ -40,6 +59,9 @@ from .event import (
     SecretEvent,
     StorageEvent,
 )
+from .pebble import Container
+from .ports import Port
+from .secrets import Secret, SecretRotate
 from .status import (
     ActiveStatus,
     BlockedStatus,
@@ -57,6 +79,7 @@ __all__ = [
     "BlockedStatus",
     "Charm",
     "CheckEvent",
+    "Container",
     "Event",
     "EventKind",
     "Handler",
@@ -64,9 +87,12 @@ __all__ = [
     "NoticeEvent",
     "Observation",
     "On",
+    "Port",
     "Priority",
     "RelationEvent",
+    "Secret",
     "SecretEvent",
+    "SecretRotate",
     "Status",
     "StatusKind",
     "StorageEvent",
@@ -77,6 +103,13 @@ __all__ = [
     "export_charm",
     "log",
     "model",
+    "network",
+    "pebble",
+    "ports",
+    "probe",
+    "secrets",
     "status",
+    "storage",
     "stored",
+    "workload",
 ]

@@ -11,6 +11,8 @@ import dataclasses
 import enum
 from typing import Optional
 
+from . import pebble, secrets
+
 
 class EventKind(enum.Enum):
     """The kinds of event, without their context: what a handler observes.
@@ -99,6 +101,11 @@ class NoticeEvent:
     type: str
     key: str
 
+    def notice(self) -> pebble.Notice:
+        """The event's notice, read from its container's Pebble (ops'
+        ``PebbleCustomNoticeEvent.notice``), with its data."""
+        return pebble.get_container(self.container).get_notice(self.id)
+
 
 @dataclasses.dataclass(frozen=True)
 class CheckEvent:
@@ -115,6 +122,15 @@ class SecretEvent:
     id: str
     label: Optional[str]
     revision: Optional[int]
+
+    @property
+    def secret(self) -> secrets.Secret:
+        """The event's secret (ops' ``SecretEvent.secret``).
+
+        >>> SecretEvent("secret:cqv1ruvmp25c7ntde3t0", "db-password", None).secret
+        Secret(id='secret:cqv1ruvmp25c7ntde3t0', label='db-password')
+        """
+        return secrets.Secret(self.id, self.label)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,9 +3,18 @@ with ops' names (``config``, ``is_leader``, ``get_relation``,
 ``set_workload_version``). Every call that fails raises a
 :class:`~wasm_charm.errors.ModelError` subclass.
 
+As in ops, :data:`app` and :data:`unit` add secrets, and :data:`unit`
+opens ports and gets containers; :func:`get_secret`, :func:`get_binding`
+and :func:`storages` are the ``model``'s (the modules
+:mod:`~wasm_charm.secrets`, :mod:`~wasm_charm.ports`,
+:mod:`~wasm_charm.network`, :mod:`~wasm_charm.storage` and
+:mod:`~wasm_charm.pebble` have the rest).
+
 >>> from wasm_charm import model
 >>> model.Relation("istio-pilot", 0)
 Relation('istio-pilot', 0)
+>>> model.unit.get_container("web")
+Container('web')
 """
 
 from __future__ import annotations
@@ -13,7 +22,33 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from . import _wit
+from . import ports as _ports
+from . import secrets as _secrets
 from .errors import TooManyRelations, model_error
+from .network import get_binding
+from .pebble import Container, get_container
+from .secrets import Secret, SecretRotate, get_secret
+from .storage import storages
+
+__all__ = [
+    "Application",
+    "ConfigValue",
+    "Relation",
+    "Unit",
+    "app",
+    "app_name",
+    "config",
+    "get_binding",
+    "get_relation",
+    "get_secret",
+    "is_leader",
+    "name",
+    "relations",
+    "set_workload_version",
+    "storages",
+    "unit",
+    "unit_name",
+]
 
 #: A config option's value, typed by config.yaml (a secret option's is its URI).
 ConfigValue = Union[str, int, float, bool]
@@ -149,3 +184,91 @@ def get_relation(endpoint: str, relation_id: Optional[int] = None) -> Optional[R
     if len(found) > 1:
         raise TooManyRelations(f"{endpoint} has {len(found)} relations")
     return found[0] if found else None
+
+
+class Application:
+    """This unit's application (ops' ``self.app``): its name and its
+    secrets."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """The application's name."""
+        return app_name()
+
+    def __repr__(self) -> str:
+        return "Application()"
+
+    def add_secret(
+        self,
+        content: dict[str, str],
+        *,
+        label: Optional[str] = None,
+        description: Optional[str] = None,
+        expire: Optional[_secrets.Expire] = None,
+        rotate: Optional[SecretRotate] = None,
+    ) -> Secret:
+        """Create a secret the application owns (ops' ``Application.add_secret``;
+        the leader's to do): see :func:`wasm_charm.secrets.add_secret`."""
+        return _secrets.add_secret(
+            content,
+            label=label,
+            description=description,
+            expire=expire,
+            rotate=rotate,
+            owner=_secrets.SecretOwner.APPLICATION,
+        )
+
+
+class Unit:
+    """This unit (ops' ``self.unit``): its name, leadership, secrets, ports
+    and containers."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """The unit's name (``gateway/0``)."""
+        return unit_name()
+
+    def __repr__(self) -> str:
+        return "Unit()"
+
+    def is_leader(self) -> bool:
+        """Whether this unit is the leader."""
+        return is_leader()
+
+    def add_secret(
+        self,
+        content: dict[str, str],
+        *,
+        label: Optional[str] = None,
+        description: Optional[str] = None,
+        expire: Optional[_secrets.Expire] = None,
+        rotate: Optional[SecretRotate] = None,
+    ) -> Secret:
+        """Create a secret this unit owns (ops' ``Unit.add_secret``)."""
+        return _secrets.add_secret(
+            content,
+            label=label,
+            description=description,
+            expire=expire,
+            rotate=rotate,
+            owner=_secrets.SecretOwner.UNIT,
+        )
+
+    open_port = staticmethod(_ports.open_port)
+    close_port = staticmethod(_ports.close_port)
+    opened_ports = staticmethod(_ports.opened_ports)
+    set_ports = staticmethod(_ports.set_ports)
+
+    def get_container(self, name: str) -> Container:
+        """The container ``name`` of metadata.yaml (ops' ``Unit.get_container``)."""
+        return get_container(name)
+
+
+#: This unit's application (ops' ``self.app``).
+app = Application()
+#: This unit (ops' ``self.unit``).
+unit = Unit()
