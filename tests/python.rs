@@ -1,8 +1,9 @@
 //! Python charms: the SDK's doctests on CPython (outside a component every
 //! host call says so), and the Python harness (`testing-py`) with the
-//! Python gateway's pytest suite (`examples/gateway-py/tests`), run by the
-//! pinned pytest of `scripts/setup-python` against this workspace's
-//! `wasm-charm serve`.
+//! Python gateway's pytest suite (`examples/gateway-py/tests`) and the SDK's
+//! own charm (`tests/guests/sdk-py`: every interface, answered by the
+//! simulated Juju, Pebble and machine), run by the pinned pytest of
+//! `scripts/setup-python` against this workspace's `wasm-charm serve`.
 
 mod support;
 
@@ -56,4 +57,11 @@ fn the_python_gateways_pytest_suite_passes() {
     let (ok, text) = pytest(&["examples/gateway-py/tests"]);
     assert!(ok, "{text}");
     assert!(text.contains("6 passed"), "{text}");
+}
+
+#[test]
+fn the_python_sdk_reaches_every_interface() {
+    let (ok, text) = pytest(&["tests/guests/sdk-py/tests"]);
+    assert!(ok, "{text}");
+    assert!(text.contains("5 passed"), "{text}");
 }
