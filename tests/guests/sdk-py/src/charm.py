@@ -44,7 +44,7 @@ def do_secrets(event: Event) -> Optional[Status]:
     )
     mine.set_content({"password": "correct-horse"})
     try:
-        secrets.get_secret(id="secret:aaaaaaaaaaaaaaaaaaaa")
+        secrets.get_secret(id="secret:d1ulvkcavc0s73ak2mc0")
         missing = "found"
     except errors.SecretNotFoundError:
         missing = "not-found"
@@ -69,7 +69,8 @@ LAYER = {
 def do_pebble(event: Event) -> Optional[Status]:
     web = model.unit.get_container("web")
     if not web.can_connect():
-        return Status.waiting("Waiting for Pebble in web")
+        action.fail("Pebble in web is not up")
+        return None
     web.push("/etc/web/web.conf", "port = 8080\n", make_dirs=True, permissions=0o600)
     conf = web.pull("/etc/web/web.conf").read()
     with web.pull_stream("/etc/web/web.conf") as f:

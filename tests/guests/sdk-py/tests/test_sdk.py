@@ -21,7 +21,6 @@ def charm() -> Charm:
 def run_ok(charm: Charm, state: State, action: str):
     out = charm.run(state, Event.action(action))
     out.assert_ok()
-    assert out.scope(f"handler/{action}") is None, out
     assert out.action_failed is None, out
     return out
 
@@ -71,16 +70,15 @@ def test_pebble_files_layers_services_exec_and_notices(charm: Charm) -> None:
         "path-error": "not-found",
         "notice": "yes",
     }, out
-    files = out.state().doc["containers"]["web"]["files"]
-    assert "/etc/web/web.conf" in files, files
+    pushed = out.state().doc["containers"]["web"]["files"]["/etc/web/web.conf"]
+    assert pushed == {"content": "port = 8080\n", "permissions": "600"}, pushed
 
 
-def test_pebble_not_up_is_waiting(charm: Charm) -> None:
+def test_pebble_not_up_cannot_connect(charm: Charm) -> None:
     state = State().section("containers", {"web": {"can-connect": False}})
     out = charm.run(state, Event.action("pebble"))
     out.assert_ok()
-    assert out.scope("handler/pebble") is not None, out
-    assert out.scope("handler/pebble").message == "Waiting for Pebble in web", out
+    assert out.action_failed == "Pebble in web is not up", out
 
 
 def test_storage_network_probes_and_workload(charm: Charm) -> None:
