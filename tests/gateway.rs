@@ -1,6 +1,8 @@
 //! The gateway charm, packed by `wasm-charm pack` and dispatched as Juju would
 //! dispatch it: the sequence of the original problem report, asserting on the
-//! exact `status-set` argv Juju receives.
+//! exact `status-set` argv Juju receives. Each test runs on the Rust charm
+//! (`examples/gateway`) and on the same charm in Python
+//! (`examples/gateway-py`), which must be indistinguishable to Juju.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 mod support;
@@ -8,8 +10,11 @@ mod support;
 use serde_json::json;
 use support::{Unit, assert_success, packed};
 
-fn gateway(leader: bool) -> Unit {
-    let unit = Unit::on_simulator(&packed("examples/gateway"), "gateway/0");
+const RUST: &str = "examples/gateway";
+const PYTHON: &str = "examples/gateway-py";
+
+fn gateway(project: &str, leader: bool) -> Unit {
+    let unit = Unit::on_simulator(&packed(project), "gateway/0");
     // Juju's config-get returns the defaults of config.yaml.
     unit.set_state(json!({
         "leader": leader,
@@ -39,7 +44,16 @@ fn set(kind: &str, message: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn scoped_statuses_survive_other_handlers_success() {
-    let unit = gateway(true);
+    scoped_statuses_survive(RUST);
+}
+
+#[test]
+fn scoped_statuses_survive_other_handlers_success_in_python() {
+    scoped_statuses_survive(PYTHON);
+}
+
+fn scoped_statuses_survive(project: &str) {
+    let unit = gateway(project, true);
 
     // install: no config, no relation. Both problems are kept; the older wins.
     assert_eq!(
@@ -187,7 +201,16 @@ fn scoped_statuses_survive_other_handlers_success() {
 
 #[test]
 fn hook_tools_are_called_once_per_question() {
-    let unit = gateway(true);
+    hook_tools_once(RUST);
+}
+
+#[test]
+fn hook_tools_are_called_once_per_question_in_python() {
+    hook_tools_once(PYTHON);
+}
+
+fn hook_tools_once(project: &str) {
+    let unit = gateway(project, true);
     unit.update_state(|s| {
         s["config"]["kind"] = json!("egress");
         s["relations"]["istio-pilot:4"] = json!({
@@ -247,7 +270,16 @@ fn hook_tools_are_called_once_per_question() {
 
 #[test]
 fn leadership_is_its_own_scope() {
-    let unit = gateway(false);
+    leadership(RUST);
+}
+
+#[test]
+fn leadership_is_its_own_scope_in_python() {
+    leadership(PYTHON);
+}
+
+fn leadership(project: &str) {
+    let unit = gateway(project, false);
     unit.update_state(|s| {
         s["config"]["kind"] = json!("ingress");
         s["relations"]["istio-pilot:1"] = json!({

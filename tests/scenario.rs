@@ -70,6 +70,23 @@ fn the_examples_scenarios_pass() {
     );
 }
 
+/// The gateway's scenario file, unchanged, passes on the gateway written in
+/// Python: `--charms` names a directory where `gateway` is that charm.
+#[test]
+fn the_gateway_scenario_passes_on_the_python_gateway() {
+    let charms = tempfile::tempdir().expect("temp dir");
+    let charm = packed("examples/gateway-py");
+    std::os::unix::fs::symlink(&charm, charms.path().join("gateway"))
+        .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
+    let file = scenario("gateway.yaml");
+    let (out, stdout, stderr) = test(&[Path::new("--charms"), charms.path(), &file]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("ok      {}", file.display())),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_wrong_expectation_names_its_step_and_shows_the_difference() {
     let charms = charms();

@@ -146,6 +146,9 @@ pub fn packed(project: &str) -> PathBuf {
     remove_stale_packs(&charms, &name);
     let out = charms.join(format!("{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&out);
+    if project_dir.join("src/charm.py").is_file() {
+        setup_python();
+    }
 
     let output = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
         .arg("pack")
@@ -181,6 +184,26 @@ pub fn packed(project: &str) -> PathBuf {
     );
     packed.insert(project.to_string(), dir.clone());
     dir
+}
+
+/// `scripts/setup-python` once per test process: the pinned componentize-py
+/// that `.cargo/config.toml` points `pack` at, for the Python charms.
+pub fn setup_python() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let script = workspace_root().join("scripts/setup-python");
+        let out = Command::new(&script)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "{} failed ({}):\n{}",
+            script.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
 }
 
 /// Removes `<charms>/<name>-<pid>` directories whose process is gone (Linux only).

@@ -10,6 +10,7 @@ pub mod archive;
 pub mod elf;
 pub mod manifest;
 pub mod project;
+pub mod python;
 pub mod static_dispatch;
 
 use anyhow::{Context as _, bail};
@@ -70,7 +71,6 @@ fn pack_in(
     target_dir: Option<&Path>,
 ) -> anyhow::Result<Packed> {
     let staged = check_project(project)?;
-    let manifest = project.join("Cargo.toml");
     // Validate the charm files and the dispatch before spending a build on
     // them: a charm whose dispatch runs on no base is not packed at all.
     let dispatch_source = match &options.dispatch {
@@ -78,7 +78,7 @@ fn pack_in(
         None => static_dispatch::build()?,
     };
     let (dispatch, channels) = check_dispatch(&dispatch_source)?;
-    let wasm = build(&manifest, target_dir)?;
+    let wasm = component(project, &staged, target_dir)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
     let staging = precompiled(&wasm, out, Some(dispatch.arch))?;
@@ -122,21 +122,37 @@ fn pack_in(
 /// no `dispatch`, no manifest.yaml, no `.charm`.
 pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let staged = check_project(project)?;
-    let wasm = build(&project.join("Cargo.toml"), None)?;
+    let wasm = component(project, &staged, None)?;
     let staging = precompiled(&wasm, out, None)?;
     assemble(project, out, &staged, &wasm, None)?;
     fill_cache(out, &staging.path().join(CACHE_DIR))?;
     Ok(out.canonicalize()?)
 }
 
-/// A charm project is a Cargo package with Juju's metadata.yaml, whose
-/// charm files load.
+/// Build the project's component: a Python project's with componentize-py
+/// ([`python`]), else the Cargo package's.
+fn component(
+    project: &Path,
+    charm: &crate::charm_dir::CharmDir,
+    target_dir: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    if python::is_project(project) {
+        python::build(project, &charm.metadata.name, target_dir)
+    } else {
+        build(&project.join("Cargo.toml"), target_dir)
+    }
+}
+
+/// A charm project is a Cargo package, or a Python project
+/// ([`python::MARKER`]), with Juju's metadata.yaml, whose charm files load.
 fn check_project(project: &Path) -> anyhow::Result<crate::charm_dir::CharmDir> {
     let manifest = project.join("Cargo.toml");
-    if !manifest.is_file() {
+    if !manifest.is_file() && !python::is_project(project) {
         bail!(
-            "{}: not found; a charm project is a Cargo package",
-            manifest.display()
+            "{}: not found; a charm project is a Cargo package, or a Python project ({} beside \
+             metadata.yaml)",
+            manifest.display(),
+            python::MARKER
         );
     }
     if !project.join("metadata.yaml").is_file() {

@@ -1,9 +1,11 @@
 //! What `run`, `sim dispatch` and `test` take as a charm: a packed charm
-//! directory as it is, or a charm project (a Cargo package with Juju's
-//! metadata.yaml) packed first, so a test never runs a stale component.
+//! directory as it is, or a charm project (a Cargo package, or a Python
+//! project, with Juju's metadata.yaml) packed first, so a test never runs a stale component.
 //! The project is packed into `target/wasm-charm/<name>` inside it, and only
 //! when the component or a charm file changed: cargo's own build is
-//! incremental, and an unchanged component is not compiled again.
+//! incremental (a Python project's is skipped while its inputs are
+//! unchanged, [`super::python`]), and an unchanged component is not
+//! compiled again.
 
 use super::{CHARM_FILES, charm_dir_in};
 use anyhow::Context as _;
@@ -29,21 +31,23 @@ impl std::error::Error for NotACharm {}
 pub enum Kind {
     /// A packed charm directory (metadata.yaml, no Cargo.toml).
     Packed,
-    /// A charm project (Cargo.toml beside metadata.yaml).
+    /// A charm project (Cargo.toml, or a Python project's src/charm.py,
+    /// beside metadata.yaml).
     Project,
 }
 
 /// What `path` is, by the files in it; `Err` names both things it is not.
 pub fn kind(path: &Path) -> Result<Kind, NotACharm> {
     let metadata = path.join("metadata.yaml").is_file();
-    let cargo = path.join("Cargo.toml").is_file();
-    match (metadata, cargo) {
+    let project = path.join("Cargo.toml").is_file() || super::python::is_project(path);
+    match (metadata, project) {
         (true, true) => Ok(Kind::Project),
         (true, false) => Ok(Kind::Packed),
         _ => Err(NotACharm(format!(
             "{}: neither a packed charm directory (metadata.yaml and the component, as \
-             `wasm-charm pack` makes it) nor a charm project (Cargo.toml beside metadata.yaml)",
-            path.display()
+             `wasm-charm pack` makes it) nor a charm project (Cargo.toml, or a Python charm's {}, beside metadata.yaml)",
+            path.display(),
+            super::python::MARKER
         ))),
     }
 }
@@ -76,7 +80,7 @@ fn charm_dir_fresh(
     charm: &crate::charm_dir::CharmDir,
     out: &Path,
 ) -> anyhow::Result<PathBuf> {
-    let wasm = super::build(&project.join("Cargo.toml"), None)?;
+    let wasm = super::component(project, charm, None)?;
     let packed_component = out.join(&charm.manifest.component);
     if same_file(&wasm, &packed_component) && is_fresh(project, out)? {
         return Ok(out.canonicalize()?);

@@ -1,0 +1,122 @@
+"""The event to run, with the context ``wasm-charm run``'s flags give."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Optional
+
+
+class Event:
+    """An event by its hook name; build it with the constructor of its kind
+    (``Event.install()``, ``Event.relation_changed("db")``,
+    ``Event.action("backup")``) and chain its context."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.flags: dict[str, Any] = {}
+
+    def _with(self, key: str, value: Any) -> Event:
+        new = Event(self.name)
+        new.flags = copy.deepcopy(self.flags)
+        new.flags[key] = value
+        return new
+
+    def _with_pair(self, key: str, k: str, v: Any) -> Event:
+        pairs = dict(self.flags.get(key, {}))
+        pairs[k] = v
+        return self._with(key, pairs)
+
+    # Context, as run's flags of the same names.
+    def relation(self, relation_id: str) -> Event:
+        return self._with("relation", relation_id)
+
+    def remote_app(self, app: str) -> Event:
+        return self._with("remote-app", app)
+
+    def remote_unit(self, unit: str) -> Event:
+        return self._with("remote-unit", unit)
+
+    def remote_app_data(self, key: str, value: str) -> Event:
+        return self._with_pair("remote-app-data", key, value)
+
+    def remote_unit_data(self, key: str, value: str) -> Event:
+        return self._with_pair("remote-unit-data", key, value)
+
+    def param(self, key: str, value: Any) -> Event:
+        """An action's parameter, checked against actions.yaml."""
+        return self._with_pair("params", key, value)
+
+    def at(self, secs_since_epoch: int) -> Event:
+        """The time the event runs at."""
+        return self._with("time", {"secs_since_epoch": secs_since_epoch, "nanos_since_epoch": 0})
+
+    def to_json(self, config: dict[str, str]) -> dict[str, Any]:
+        event: dict[str, Any] = {"name": self.name, **self.flags}
+        if config:
+            event["config"] = dict(config)
+        return event
+
+    # The events of no entity.
+    @staticmethod
+    def install() -> Event:
+        return Event("install")
+
+    @staticmethod
+    def start() -> Event:
+        return Event("start")
+
+    @staticmethod
+    def stop() -> Event:
+        return Event("stop")
+
+    @staticmethod
+    def remove() -> Event:
+        return Event("remove")
+
+    @staticmethod
+    def upgrade_charm() -> Event:
+        return Event("upgrade-charm")
+
+    @staticmethod
+    def config_changed() -> Event:
+        return Event("config-changed")
+
+    @staticmethod
+    def update_status() -> Event:
+        return Event("update-status")
+
+    @staticmethod
+    def leader_elected() -> Event:
+        return Event("leader-elected")
+
+    # An entity's events.
+    @staticmethod
+    def relation_created(endpoint: str) -> Event:
+        return Event(f"{endpoint}-relation-created")
+
+    @staticmethod
+    def relation_joined(endpoint: str) -> Event:
+        return Event(f"{endpoint}-relation-joined")
+
+    @staticmethod
+    def relation_changed(endpoint: str) -> Event:
+        return Event(f"{endpoint}-relation-changed")
+
+    @staticmethod
+    def relation_departed(endpoint: str) -> Event:
+        return Event(f"{endpoint}-relation-departed")
+
+    @staticmethod
+    def relation_broken(endpoint: str) -> Event:
+        return Event(f"{endpoint}-relation-broken")
+
+    @staticmethod
+    def pebble_ready(container: str) -> Event:
+        return Event(f"{container}-pebble-ready")
+
+    @staticmethod
+    def action(name: str, params: Optional[dict[str, Any]] = None) -> Event:
+        event = Event(f"actions/{name}")
+        for k, v in (params or {}).items():
+            event = event.param(k, v)
+        return event

@@ -1,0 +1,145 @@
+"""What happened: the ``run`` result of the harness protocol, read."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Optional
+
+from .state import State
+from .status import Status
+
+
+@dataclasses.dataclass(frozen=True)
+class Handler:
+    """One handler's result: ``set`` (with ``status``), ``cleared``,
+    ``error`` or ``trapped`` (with ``message``), ``action-done``."""
+
+    name: str
+    result: str
+    status: Optional[Status] = None
+    message: Optional[str] = None
+
+
+def _status(value: Optional[dict[str, Any]]) -> Optional[Status]:
+    return None if value is None else Status(value["status"], value["message"])
+
+
+class Outcome:
+    """The event's outcome; ``str(outcome)`` shows all of it, for an
+    assertion's message."""
+
+    def __init__(self, charm: str, event: str, reply: dict[str, Any]) -> None:
+        self.charm = charm
+        self.event = event
+        self.reply = reply
+
+    def __str__(self) -> str:
+        return f"charm {self.charm}, event {self.event}:\n" + json.dumps(self.reply, indent=2)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the hook succeeded."""
+        return not self.reply["failed"]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.reply["failed"])
+
+    @property
+    def failures(self) -> list[str]:
+        """Why the hook failed, one line per cause."""
+        return list(self.reply["failures"]) + ([self.reply["error"]] if self.reply["error"] else [])
+
+    def assert_ok(self) -> None:
+        assert self.ok, f"the hook failed: {self.failures}\n{self}"
+
+    def assert_failed(self) -> None:
+        assert self.failed, f"the hook succeeded\n{self}"
+
+    @property
+    def handlers(self) -> list[Handler]:
+        """Each handler's result, in the order they ran."""
+        return [
+            Handler(h["name"], h["result"], _status(h.get("status")), h.get("message"))
+            for h in self.reply["handlers"]
+        ]
+
+    def handler(self, name: str) -> Optional[Handler]:
+        return next((h for h in self.handlers if h.name == name), None)
+
+    def _scope(self, target: str, name: str) -> Optional[Status]:
+        scope = self.reply["scopes"][target].get(name)
+        return None if scope is None else _status(scope["current"])
+
+    def scope(self, name: str) -> Optional[Status]:
+        """The unit scope ``name`` (``handler/config``) as committed; ``None`` for none."""
+        return self._scope("unit", name)
+
+    def app_scope(self, name: str) -> Optional[Status]:
+        return self._scope("app", name)
+
+    def scopes(self) -> dict[str, Status]:
+        """Every unit scope that holds a status."""
+        return {
+            name: _status(s["current"])
+            for name, s in self.reply["scopes"]["unit"].items()
+            if s["current"] is not None
+        }
+
+    def scope_history(self, name: str) -> list[tuple[Optional[Status], str]]:
+        """A unit scope's changes, oldest first: (status or None for a clear, event)."""
+        scope = self.reply["scopes"]["unit"].get(name) or {"history": []}
+        return [
+            (None if c["status"] is None else Status(c["status"], c["message"]), c["event"])
+            for c in scope["history"]
+        ]
+
+    @property
+    def unit_status(self) -> Optional[Status]:
+        """The unit status last written with ``status-set``."""
+        return _status(self.reply["state"].get("status", {}).get("unit"))
+
+    @property
+    def app_status(self) -> Optional[Status]:
+        return _status(self.reply["state"].get("status", {}).get("app"))
+
+    @property
+    def unit_status_set(self) -> bool:
+        """Whether this event ran ``status-set`` for the unit."""
+        return bool(self.reply["status-set"]["unit"])
+
+    def stored(self, key: str) -> Any:
+        """A stored value read from JSON; ``None`` when absent."""
+        text = self.reply["stored"].get(key)
+        return None if text is None else json.loads(text)
+
+    def relation(self, relation_id: str) -> Optional[dict[str, Any]]:
+        """A relation and its bags, as the next state holds it."""
+        return self.reply["state"].get("relations", {}).get(relation_id)
+
+    @property
+    def logs(self) -> list[str]:
+        return list(self.reply["state"].get("log", []))
+
+    def logged(self, text: str) -> bool:
+        """Whether a line of the unit log holds ``text``."""
+        return any(text in line for line in self.logs)
+
+    @property
+    def tool_calls(self) -> list[str]:
+        return [
+            c if isinstance(c, str) else " ".join(c) for c in self.reply["state"].get("calls", [])
+        ]
+
+    @property
+    def action_results(self) -> dict[str, Any]:
+        return dict(self.reply["state"].get("action-results") or {})
+
+    @property
+    def action_failed(self) -> Optional[str]:
+        return self.reply["state"].get("action-failed")
+
+    def state(self) -> State:
+        """The state to run the next event from."""
+        return State(dict(self.reply["state"]))

@@ -1,0 +1,117 @@
+"""The state before an event: the sections of the state file (docs/offline-state.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Optional
+
+from .status import Status
+
+
+class Relation:
+    """A relation and its bags, as the state file's ``relations`` holds it.
+
+    >>> Relation("db:0", "postgresql").unit("postgresql/0").app_data("host", "h").body
+    {'app': 'postgresql', 'units': ['postgresql/0'], 'app-data': {'host': 'h'}}
+    """
+
+    def __init__(self, id: str, remote_app: str) -> None:  # noqa: A002 - the state file's name
+        self.id = id
+        self.body: dict[str, Any] = {"app": remote_app}
+
+    def unit(self, unit: str) -> Relation:
+        units = self.body.setdefault("units", [])
+        if unit not in units:
+            units.append(unit)
+        return self
+
+    def _bag(self, key: str, *path: str) -> dict[str, str]:
+        at = self.body.setdefault(key, {})
+        for p in path:
+            at = at.setdefault(p, {})
+        return at
+
+    def app_data(self, key: str, value: str) -> Relation:
+        self._bag("app-data")[key] = value
+        return self
+
+    def unit_data(self, unit: str, key: str, value: str) -> Relation:
+        self.unit(unit)
+        self._bag("unit-data", unit)[key] = value
+        return self
+
+    def local_app_data(self, key: str, value: str) -> Relation:
+        self._bag("local-app-data")[key] = value
+        return self
+
+    def local_unit_data(self, key: str, value: str) -> Relation:
+        self._bag("local-unit-data")[key] = value
+        return self
+
+
+class State:
+    """What holds before the event. Every method returns a changed copy, so a
+    state reads as one expression and a shared one is never changed."""
+
+    def __init__(self, doc: Optional[dict[str, Any]] = None) -> None:
+        self.doc: dict[str, Any] = doc or {}
+        self.config_values: dict[str, str] = {}
+        self.seed: dict[str, Any] = {"scopes": [], "stored": {}}
+
+    def _copy(self) -> State:
+        new = State(copy.deepcopy(self.doc))
+        new.config_values = dict(self.config_values)
+        new.seed = copy.deepcopy(self.seed)
+        return new
+
+    def config(self, key: str, value: str | int | float | bool) -> State:
+        """A config option, checked at the run against config.yaml."""
+        new = self._copy()
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(value)
+        new.config_values[key] = text
+        return new
+
+    def leader(self, leader: bool) -> State:
+        """Whether this unit leads its application."""
+        return self.section("leader", leader)
+
+    def unit(self, name: str) -> State:
+        """This unit's name (default ``<charm>/0``)."""
+        return self.section("unit", name)
+
+    def relation(self, relation: Relation) -> State:
+        """A relation, replacing one of the same id."""
+        new = self._copy()
+        new.doc.setdefault("relations", {})[relation.id] = copy.deepcopy(relation.body)
+        return new
+
+    def stored(self, key: str, value: Any) -> State:
+        """A stored value as the SDK keeps it (JSON)."""
+        return self.stored_text(key, json.dumps(value))
+
+    def stored_text(self, key: str, text: str) -> State:
+        """A stored value as the exact text kept."""
+        new = self._copy()
+        new.seed["stored"][key] = text
+        return new
+
+    def scope(self, name: str, status: Status, target: str = "unit") -> State:
+        """A scope holding ``status``, as if an earlier event had set it."""
+        new = self._copy()
+        new.seed["scopes"].append(
+            {"target": target, "name": name, "status": status.kind, "message": status.message}
+        )
+        return new
+
+    def section(self, name: str, value: Any) -> State:
+        """Any other section of the state file, as JSON."""
+        new = self._copy()
+        new.doc[name] = copy.deepcopy(value)
+        return new
+
+    def _seed(self) -> Optional[dict[str, Any]]:
+        return self.seed if self.seed["scopes"] or self.seed["stored"] else None
