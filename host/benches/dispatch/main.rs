@@ -14,13 +14,15 @@
 //! by pair, then their median is printed. Rows: update-status,
 //! config-changed, a relation event with data, an action, the first event
 //! after unpacking the `.charm` ([`paired`]); gated probes ([`probes`]);
-//! recording on against off ([`record`]); the log flood ([`flood`]); a
-//! 100,000-scope store merged and saved ([`store`]).
+//! recording on against off ([`record`]); the log flood ([`flood`]); the
+//! gateway in Python ([`python`]); a 100,000-scope store merged and saved
+//! ([`store`]).
 
 mod flood;
 mod measure;
 mod paired;
 mod probes;
+mod python;
 mod record;
 mod store;
 
@@ -110,11 +112,12 @@ fn main() {
         }
     }
     for event in paired::EVENTS {
-        paired::event_row(&peer, &wasm, event, runs);
+        paired::event_row(&peer, &wasm, event, runs, "");
     }
     paired::first_event_row(&peer, &wasm.with_extension("charm"), &dir, runs);
     probes::probe_scenario(&peer, &wasm, &dir, runs);
     record::record_scenario(&peer, &wasm, &dir, runs);
     flood::flood_row(&root, &host, &peer, &dir, runs);
+    python::python_rows(&root, &host, &peer, &dir, runs);
     store::store_row(&dir, runs);
 }

@@ -162,7 +162,7 @@ fn tools_alone(peer: &Path, wasm: &Path, event: &EventEnv, calls: &[Vec<String>]
 
 /// `event` on the ops peer, on the wasm charm and `/bin/true`, `runs`
 /// triples after a warm-up (page cache, artifact cache, `.pyc`).
-pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize) {
+pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize, prefix: &str) {
     let ops_charm = peer.join("charm");
     for _ in 0..3 {
         measure(&mut event_command(peer, &ops_charm, event));
@@ -186,7 +186,7 @@ pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize) {
             row.tools.push(tools_alone(peer, wasm, event, &calls));
         }
     }
-    row.print(event.label);
+    row.print(&format!("{prefix}{}", event.label));
 }
 
 /// `install` as the first event of a unit just unpacked: the wasm charm
