@@ -117,7 +117,13 @@ fn a_directory_that_is_neither_a_charm_nor_a_project_is_refused_once() {
         1,
         "{stderr}"
     );
-    assert!(stderr.contains("nor a charm project (Cargo.toml beside metadata.yaml)"));
+    assert!(
+        stderr.contains(
+            "nor a charm project (Cargo.toml, or a Python charm's src/charm.py and \
+             wasm-charm.yaml, beside metadata.yaml)"
+        ),
+        "{stderr}"
+    );
     fs::write(
         dir.path().join("s.yaml"),
         "charm: empty\nsteps:\n  - event: install\n",

@@ -11,7 +11,7 @@ pub mod recording;
 mod workload;
 
 pub use actions::{Actions, ParamSpec, ParamType, ParamsSchema};
-pub use manifest::{Limits, Manifest, OnError, StoreChoice};
+pub use manifest::{FILE_NAME as MANIFEST_FILE, Limits, Manifest, OnError, StoreChoice};
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
 pub use workload::{

@@ -45,9 +45,11 @@ pub fn kind(path: &Path) -> Result<Kind, NotACharm> {
         (true, false) => Ok(Kind::Packed),
         _ => Err(NotACharm(format!(
             "{}: neither a packed charm directory (metadata.yaml and the component, as \
-             `wasm-charm pack` makes it) nor a charm project (Cargo.toml, or a Python charm's {}, beside metadata.yaml)",
+             `wasm-charm pack` makes it) nor a charm project (Cargo.toml, or a Python charm's \
+             {} and {}, beside metadata.yaml)",
             path.display(),
-            super::python::MARKER
+            super::python::MARKER,
+            crate::charm_dir::MANIFEST_FILE
         ))),
     }
 }

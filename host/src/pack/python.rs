@@ -53,10 +53,14 @@ const WIT: &[(&str, &str)] = embedded!("wit":
     "types.wit", "workload.wit", "world.wit",
 );
 
-/// Whether `dir` is a Python charm project.
+/// Whether `dir` is a Python charm project. An ops charm has a
+/// `src/charm.py` too: the runtime manifest tells a wasm-charm project, and
+/// a `dispatch` a charm directory ready to run (packed, or any other).
 pub fn is_project(dir: &Path) -> bool {
     dir.join("metadata.yaml").is_file()
+        && dir.join(crate::charm_dir::MANIFEST_FILE).is_file()
         && !dir.join("Cargo.toml").is_file()
+        && !dir.join("dispatch").exists()
         && dir.join(MARKER).is_file()
 }
 
@@ -263,7 +267,16 @@ mod tests {
         assert!(!is_project(dir.path()));
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join(MARKER), "").unwrap();
+        assert!(!is_project(dir.path()), "an ops charm: no wasm-charm.yaml");
+        std::fs::write(
+            dir.path().join("wasm-charm.yaml"),
+            "component: charm.wasm\n",
+        )
+        .unwrap();
         assert!(is_project(dir.path()));
+        std::fs::write(dir.path().join("dispatch"), "").unwrap();
+        assert!(!is_project(dir.path()), "a charm directory ready to run");
+        std::fs::remove_file(dir.path().join("dispatch")).unwrap();
         std::fs::write(dir.path().join("Cargo.toml"), "").unwrap();
         assert!(!is_project(dir.path()), "a Cargo package is a Rust project");
     }
