@@ -86,6 +86,18 @@ fn the_gateway_its_handlers_wit_version_and_declarations() {
         .find(|l| l.starts_with("dispatch: "))
         .expect("a dispatch line");
     assert!(dispatch.contains("x86_64 (amd64)") || dispatch.contains("aarch64 (arm64)"));
+    // Its size, and whether it compiles: the tests pack the debug CLI.
+    assert!(dispatch.contains(" MB, with a compiler;"), "{dispatch}");
+    let artifacts = report
+        .lines()
+        .find(|l| l.starts_with("artifacts: "))
+        .expect("an artifacts line");
+    assert!(
+        artifacts.contains("native (baseline CPU) ")
+            && artifacts.contains("portable (Pulley, interpreted) ")
+            && !artifacts.contains("stale"),
+        "{artifacts}"
+    );
     assert!(
         report.contains("bases (manifest.yaml): ubuntu "),
         "{report}"

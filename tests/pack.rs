@@ -332,6 +332,28 @@ fn the_static_dispatch_shipped_by_default_runs_the_gateway_on_every_base() {
         "{}: {size} bytes",
         shipped.display()
     );
+    assert_no_compiler(&shipped);
+    // inspect says so, and which artifacts the charm carries.
+    let inspected = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("inspect")
+        .arg(&archive)
+        .output()
+        .expect("run wasm-charm inspect");
+    assert_success(&inspected);
+    let report = String::from_utf8_lossy(&inspected.stdout);
+    assert!(
+        report.lines().any(|l| l.starts_with("dispatch: ")
+            && l.contains("statically linked, ")
+            && l.contains(" MB, the runtime alone (no compiler);")),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("artifacts: native (baseline CPU) ")
+                && l.contains("portable (Pulley, interpreted)")),
+        "{report}"
+    );
     let bases = &manifest(&out)["bases"];
     assert_eq!(
         *bases,
@@ -438,6 +460,57 @@ fn the_static_dispatch_falls_back_to_pulley_and_names_pack_when_artifacts_are_un
         );
         assert!(unit.calls_of("status-set").is_empty());
     }
+}
+
+/// Asserts that the dispatch at `path` cannot compile: the build that made it
+/// resolves no cranelift (the `dispatch` binary without default features,
+/// as scripts/build-dispatch and `pack` build it), and the binary holds none
+/// of cranelift's code (its source paths, which panic locations keep even
+/// in a stripped executable, name every crate compiled in).
+fn assert_no_compiler(path: &Path) {
+    let target = format!("{}-unknown-linux-musl", std::env::consts::ARCH);
+    let tree = Command::new(env!("CARGO"))
+        .args(["tree", "--locked", "-e", "normal", "--prefix", "none"])
+        .args([
+            "-p",
+            "wasm-charm",
+            "--no-default-features",
+            "--target",
+            &target,
+        ])
+        .current_dir(workspace_root())
+        .output()
+        .expect("run cargo tree");
+    assert_success(&tree);
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    assert!(tree.contains("wasmtime v48"), "{tree}");
+    // The compilers' crates; wasmtime's runtime keeps cranelift's small
+    // data-structure crates (bitset, entity, bforest), which compile nothing.
+    let compilers = [
+        "cranelift-codegen ",
+        "cranelift-frontend ",
+        "cranelift-native ",
+        "wasmtime-internal-cranelift ",
+        "wasmtime-internal-winch ",
+        "winch-codegen ",
+    ];
+    for compiler in compilers {
+        assert!(
+            !tree.lines().any(|l| l.starts_with(compiler)),
+            "the runtime-only dispatch depends on {compiler}:\n{tree}"
+        );
+    }
+    let bytes = std::fs::read(path).unwrap();
+    // A crate compiled in leaves its source paths (panic locations); the
+    // same check on the CLI finds them, so the needle is not vacuous.
+    let needle = b"cranelift-codegen";
+    let cli = std::fs::read(env!("CARGO_BIN_EXE_wasm-charm")).unwrap();
+    assert!(cli.windows(needle.len()).any(|w| w == needle));
+    assert!(
+        !bytes.windows(needle.len()).any(|w| w == needle),
+        "{}: holds cranelift's code",
+        path.display()
+    );
 }
 
 /// The gateway packed into `dir` with the dispatch `pack` ships by default;

@@ -103,7 +103,7 @@ fn the_ops_peer_runs_against_the_same_simulator() {
     let dir = tempfile::tempdir().unwrap();
     let charm = dir.path().join("ops");
     fs::create_dir(&charm).unwrap();
-    for file in ["dispatch", "metadata.yaml", "config.yaml"] {
+    for file in ["dispatch", "metadata.yaml", "config.yaml", "actions.yaml"] {
         fs::copy(source.join(file), charm.join(file)).unwrap();
     }
     copy_charm(&source.join("src"), &charm.join("src")).unwrap();

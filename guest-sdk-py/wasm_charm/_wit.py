@@ -7,7 +7,7 @@ exist: every interface is then a stand-in whose calls raise
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 
 class NotInComponent(RuntimeError):
@@ -72,3 +72,16 @@ except ImportError:
     stored = _Absent("stored")  # type: ignore[assignment]
     types = _Absent("types")  # type: ignore[assignment]
     workload = _Absent("workload")  # type: ignore[assignment]
+
+
+def call(error: Callable[[Any], Exception], fn: Callable[..., Any], *args: Any) -> Any:
+    """Call the host's ``fn``; its WIT ``err`` raised as the SDK's exception
+    ``error(value)`` (each module passes its own mapping).
+
+    >>> call(ValueError, lambda x: x + 1, 1)
+    2
+    """
+    try:
+        return fn(*args)
+    except WitErr as e:
+        raise error(e.value) from None

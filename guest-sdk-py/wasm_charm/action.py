@@ -17,10 +17,7 @@ from .errors import action_error
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise action_error(e.value) from None
+    return _wit.call(action_error, fn, *args)
 
 
 def params() -> dict[str, Any]:

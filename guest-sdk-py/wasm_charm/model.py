@@ -55,10 +55,7 @@ ConfigValue = Union[str, int, float, bool]
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise model_error(e.value) from None
+    return _wit.call(model_error, fn, *args)
 
 
 def config() -> dict[str, ConfigValue]:
@@ -186,19 +183,11 @@ def get_relation(endpoint: str, relation_id: Optional[int] = None) -> Optional[R
     return found[0] if found else None
 
 
-class Application:
-    """This unit's application (ops' ``self.app``): its name and its
-    secrets."""
+class _SecretOwner:
+    """What the application and the unit share: secrets they own."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        """The application's name."""
-        return app_name()
-
-    def __repr__(self) -> str:
-        return "Application()"
+    _OWNER: _secrets.SecretOwner
 
     def add_secret(
         self,
@@ -209,23 +198,41 @@ class Application:
         expire: Optional[_secrets.Expire] = None,
         rotate: Optional[SecretRotate] = None,
     ) -> Secret:
-        """Create a secret the application owns (ops' ``Application.add_secret``;
-        the leader's to do): see :func:`wasm_charm.secrets.add_secret`."""
+        """Create a secret this owns (ops' ``add_secret``; an application's
+        is the leader's to create): see :func:`wasm_charm.secrets.add_secret`."""
         return _secrets.add_secret(
             content,
             label=label,
             description=description,
             expire=expire,
             rotate=rotate,
-            owner=_secrets.SecretOwner.APPLICATION,
+            owner=self._OWNER,
         )
 
 
-class Unit:
+class Application(_SecretOwner):
+    """This unit's application (ops' ``self.app``): its name and its
+    secrets."""
+
+    __slots__ = ()
+    _OWNER = _secrets.SecretOwner.APPLICATION
+
+    @property
+    def name(self) -> str:
+        """The application's name."""
+        return app_name()
+
+    def __repr__(self) -> str:
+        return "Application()"
+
+
+
+class Unit(_SecretOwner):
     """This unit (ops' ``self.unit``): its name, leadership, secrets, ports
     and containers."""
 
     __slots__ = ()
+    _OWNER = _secrets.SecretOwner.UNIT
 
     @property
     def name(self) -> str:
@@ -239,24 +246,6 @@ class Unit:
         """Whether this unit is the leader."""
         return is_leader()
 
-    def add_secret(
-        self,
-        content: dict[str, str],
-        *,
-        label: Optional[str] = None,
-        description: Optional[str] = None,
-        expire: Optional[_secrets.Expire] = None,
-        rotate: Optional[SecretRotate] = None,
-    ) -> Secret:
-        """Create a secret this unit owns (ops' ``Unit.add_secret``)."""
-        return _secrets.add_secret(
-            content,
-            label=label,
-            description=description,
-            expire=expire,
-            rotate=rotate,
-            owner=_secrets.SecretOwner.UNIT,
-        )
 
     open_port = staticmethod(_ports.open_port)
     close_port = staticmethod(_ports.close_port)

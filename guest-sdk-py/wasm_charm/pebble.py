@@ -100,10 +100,7 @@ _SIGNALS = {
 
 
 def _call(fn, *args, path: bool = False):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise pebble_error(e.value, path) from None
+    return _wit.call(lambda value: pebble_error(value, path), fn, *args)
 
 
 def _names(values: tuple, what: str) -> list[str]:

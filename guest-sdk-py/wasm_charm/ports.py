@@ -25,10 +25,7 @@ _PROTOCOLS = ("tcp", "udp", "icmp")
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise model_error(e.value) from None
+    return _wit.call(model_error, fn, *args)
 
 
 @dataclasses.dataclass(frozen=True)

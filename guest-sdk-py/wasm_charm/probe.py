@@ -28,10 +28,7 @@ from .errors import ProbeUndeclared, probe_error
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise probe_error(e.value) from None
+    return _wit.call(probe_error, fn, *args)
 
 
 @dataclasses.dataclass(frozen=True)

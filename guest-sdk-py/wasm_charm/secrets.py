@@ -36,10 +36,7 @@ Expire = Union[str, datetime.datetime, datetime.timedelta]
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise secret_error(e.value) from None
+    return _wit.call(secret_error, fn, *args)
 
 
 class SecretRotate(enum.Enum):

@@ -27,10 +27,7 @@ from .errors import ExecError, workload_error
 
 
 def _call(fn, *args):  # noqa: ANN001, ANN202
-    try:
-        return fn(*args)
-    except _wit.WitErr as e:
-        raise workload_error(e.value) from None
+    return _wit.call(workload_error, fn, *args)
 
 
 def _names(values: Iterable[str], what: str) -> list[str]:

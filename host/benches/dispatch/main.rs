@@ -14,13 +14,15 @@
 //! by pair, then their median is printed. Rows: update-status,
 //! config-changed, a relation event with data, an action, the first event
 //! after unpacking the `.charm` ([`paired`]); gated probes ([`probes`]);
-//! recording on against off ([`record`]); the log flood ([`flood`]); a
-//! 100,000-scope store merged and saved ([`store`]).
+//! recording on against off ([`record`]); the log flood ([`flood`]); the
+//! gateway in Python ([`python`]); a 100,000-scope store merged and saved
+//! ([`store`]).
 
 mod flood;
 mod measure;
 mod paired;
 mod probes;
+mod python;
 mod record;
 mod store;
 
@@ -94,12 +96,28 @@ fn main() {
         "dispatch, whole process, {runs} pairs, same fake hook tools (tests/ops-peer/fake-tools)"
     );
     println!("host: {}", host.display());
+    // What every event runs: the dispatch `pack` shipped in the charm.
+    // What every event runs, as `inspect` reads it: in a child process, as
+    // reading the 7 MB here would raise this process's peak RSS, which
+    // every child spawned after inherits in wait4's figure.
+    let inspected = Command::new(&host)
+        .arg("inspect")
+        .arg(&wasm)
+        .output()
+        .expect("run wasm-charm inspect");
+    let report = String::from_utf8_lossy(&inspected.stdout);
+    for line in report.lines() {
+        if line.starts_with("dispatch: ") || line.starts_with("artifacts: ") {
+            println!("shipped {line}");
+        }
+    }
     for event in paired::EVENTS {
-        paired::event_row(&peer, &wasm, event, runs);
+        paired::event_row(&peer, &wasm, event, runs, "");
     }
     paired::first_event_row(&peer, &wasm.with_extension("charm"), &dir, runs);
     probes::probe_scenario(&peer, &wasm, &dir, runs);
     record::record_scenario(&peer, &wasm, &dir, runs);
     flood::flood_row(&root, &host, &peer, &dir, runs);
+    python::python_rows(&root, &host, &peer, &dir, runs);
     store::store_row(&dir, runs);
 }

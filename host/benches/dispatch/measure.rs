@@ -9,7 +9,10 @@ pub struct Sample {
     pub rss_kib: i64,
 }
 
-/// Spawn, wait with `wait4`, and return wall time and peak RSS.
+/// Spawn, wait with `wait4`, and return wall time and peak RSS. A child
+/// starts in this process's memory until it execs, and the kernel keeps
+/// that peak in its figure: this process must stay smaller than what it
+/// measures (`/bin/true`'s figure shows its floor).
 pub fn measure(cmd: &mut Command) -> Sample {
     let start = Instant::now();
     let child = cmd

@@ -21,7 +21,9 @@ use crate::interfaces::{Declaring, EventStates};
 use crate::pack::{elf, manifest};
 use crate::probe::{Check, Expect, Prober};
 use crate::runtime::{self, Runtime};
+use crate::status::store_file::STATE_DIR;
 use anyhow::{Context as _, bail};
+use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 pub use world::World;
 
@@ -40,8 +42,79 @@ pub struct Inspection {
     pub handlers: Result<Vec<Handler>, String>,
     /// What the charm's `dispatch` needs, and the bases it runs on.
     pub dispatch: Option<Result<(elf::Executable, Vec<&'static str>), String>>,
+    /// The size of the charm's `dispatch` and whether it can compile (holds
+    /// cranelift) or is the runtime alone `pack` ships.
+    pub dispatch_build: Option<(u64, bool)>,
+    /// The precompiled artifacts the charm carries (its cache), for this
+    /// component or stale.
+    pub artifacts: Vec<Artifact>,
     /// The bases `manifest.yaml` names (`ubuntu 20.04 (amd64)`), if present.
     pub bases: Option<Result<Vec<String>, String>>,
+}
+
+/// `artifacts: native 1.20 MB, portable 1.51 MB`, or why there are none.
+fn artifacts_line(artifacts: &[Artifact]) -> String {
+    if artifacts.is_empty() {
+        return "artifacts: none (a dispatch without a compiler cannot run this charm: \
+                `wasm-charm pack` compiles them)"
+            .to_string();
+    }
+    let each: Vec<String> = artifacts
+        .iter()
+        .map(|a| {
+            let what = match a.kind.as_str() {
+                "native" => "native (baseline CPU)",
+                "portable" => "portable (Pulley, interpreted)",
+                other => other,
+            };
+            let stale = if a.current {
+                ""
+            } else {
+                ", stale: of another component"
+            };
+            format!("{what} {:.2} MB{stale}", a.bytes as f64 / 1e6)
+        })
+        .collect();
+    format!("artifacts: {}", each.join(", "))
+}
+
+/// One precompiled artifact in the charm's cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// `native` (the architecture's baseline CPU) or `portable` (Pulley).
+    pub kind: String,
+    pub bytes: u64,
+    /// Compiled from the charm's component as it is now.
+    pub current: bool,
+}
+
+/// The artifacts in the cache of the charm directory `dir` whose component
+/// has the SHA-256 `sha256`, native first.
+fn artifacts(dir: &Path, sha256: &str) -> Vec<Artifact> {
+    let cache = dir.join(STATE_DIR).join(runtime::cache::CACHE_DIR);
+    let mut found: Vec<Artifact> = std::fs::read_dir(&cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let (sha, kind) = name.strip_suffix(".cwasm")?.split_once('.')?;
+            Some(Artifact {
+                kind: kind.to_string(),
+                bytes: entry.metadata().ok()?.len(),
+                current: sha == sha256,
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| (b.current, &a.kind).cmp(&(a.current, &b.kind)));
+    found
+}
+
+/// Whether an executable holds a compiler: cranelift's code leaves its
+/// crate's source paths (panic locations) even in a stripped binary.
+fn holds_compiler(bytes: &[u8]) -> bool {
+    let needle = b"cranelift-codegen";
+    bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// `wasm-charm inspect <path>`: print the inspection; an error (exit 1)
@@ -97,6 +170,8 @@ pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
                 handlers: declarations(path, None),
                 world,
                 dispatch: None,
+                dispatch_build: None,
+                artifacts: Vec::new(),
                 bases: None,
             })
         }
@@ -115,12 +190,16 @@ fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
     let world = World::read(&wasm)
         .map_err(|e| anyhow::anyhow!("{}: {e}", charm.manifest.component.display()))?;
     let dispatch_path = dir.join("dispatch");
+    let mut dispatch_build = None;
     let dispatch = dispatch_path.is_file().then(|| {
         let bytes = std::fs::read(&dispatch_path).map_err(|e| format!("cannot read: {e}"))?;
+        dispatch_build = Some((bytes.len() as u64, holds_compiler(&bytes)));
         let exe = elf::read(&bytes)?;
         let channels = manifest::channels(&exe)?;
         Ok((exe, channels))
     });
+    let sha256 = runtime::cache::hex(&sha2::Sha256::digest(&wasm));
+    let artifacts = artifacts(dir, &sha256);
     let manifest_path = dir.join(crate::pack::MANIFEST_FILE);
     let bases = manifest_path.is_file().then(|| read_bases(&manifest_path));
     Ok(Inspection {
@@ -130,6 +209,8 @@ fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
         handlers: declarations(&component, Some(&charm)),
         world,
         dispatch,
+        dispatch_build,
+        artifacts,
         bases,
         charm: Some(charm),
     })
@@ -313,14 +394,29 @@ impl Inspection {
                 line(text);
             }
         }
+        let build = match self.dispatch_build {
+            Some((bytes, compiles)) => format!(
+                ", {:.2} MB, {}",
+                bytes as f64 / 1e6,
+                if compiles {
+                    "with a compiler"
+                } else {
+                    "the runtime alone (no compiler)"
+                }
+            ),
+            None => String::new(),
+        };
         match &self.dispatch {
             Some(Ok((exe, channels))) => line(format!(
-                "dispatch: {exe}; runs on ubuntu {}",
+                "dispatch: {exe}{build}; runs on ubuntu {}",
                 channels.join(", ")
             )),
             Some(Err(why)) => line(format!("dispatch: {why}")),
             None if self.charm.is_some() => line("dispatch: none (not packed)".to_string()),
             None => {}
+        }
+        if self.charm.is_some() {
+            line(artifacts_line(&self.artifacts));
         }
         match &self.bases {
             Some(Ok(bases)) => line(format!("bases (manifest.yaml): {}", bases.join(", "))),

@@ -31,7 +31,8 @@ use wasmtime::component::Component;
 pub const CACHE_DIR: &str = "cache";
 const ID_FILE: &str = "component.id";
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hexadecimal, as artifacts are named.
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

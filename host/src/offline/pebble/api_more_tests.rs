@@ -237,6 +237,18 @@ fn list_files_takes_a_pattern_and_shows_owners() {
         (srv[0]["user-id"].clone(), srv[0].get("user")),
         (json!(1000), None)
     );
+    // The parent it made belongs to the same owner, as in Pebble; one that
+    // existed keeps its own.
+    let parent = list(&mut sim, "path=/srv&itself=true");
+    assert_eq!(parent[0]["user-id"], 1000, "{parent:?}");
+    let dirs = json!({"action": "make-dirs", "dirs": [{"path": "/srv/logs/app",
+        "make-parents": true, "user-id": 7}]});
+    result(sim.route(&req("POST", "/v1/files", Some(dirs))));
+    assert_eq!(
+        list(&mut sim, "path=/srv/logs&itself=true")[0]["user-id"],
+        7
+    );
+    assert_eq!(list(&mut sim, "path=/srv&itself=true")[0]["user-id"], 1000);
 }
 
 #[test]

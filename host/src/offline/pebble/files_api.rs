@@ -166,7 +166,17 @@ impl Sim {
                     // Pebble's order: the mode, then the owner, then the directory.
                     let done = permissions_of(&dir, DIR_MODE).and_then(|mode| {
                         let owner = owner_of(&dir)?;
+                        // Pebble gives the parents it makes the directory's
+                        // mode and owner too.
+                        let parents = if flag(&dir, "make-parents") {
+                            self.missing_parents(&path)
+                        } else {
+                            Vec::new()
+                        };
                         self.fs.make_dir(&path, flag(&dir, "make-parents"), mode)?;
+                        for made in parents {
+                            self.own(&made, owner.clone())?;
+                        }
                         self.own(&path, owner)
                     });
                     results.push(file_result(&path, done));
@@ -190,6 +200,17 @@ impl Sim {
             }
         }
         sync(Value::Array(results))
+    }
+
+    /// The ancestors of `path` that do not exist yet, nearest first.
+    fn missing_parents(&self, path: &str) -> Vec<String> {
+        let mut missing = Vec::new();
+        let mut at = parent(path);
+        while at != "/" && self.fs.list(at, true).is_err() {
+            missing.push(at.to_string());
+            at = parent(at);
+        }
+        missing
     }
 
     /// `path` now belongs to `owner`: kept beside it in memory; chowned
