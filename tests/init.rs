@@ -12,7 +12,7 @@ use new_project::{lock_like_the_workspace, with_workspace_builds};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::{Unit, assert_failure, assert_success, workspace_root};
+use support::{Unit, assert_failure, assert_success, setup_python, workspace_root};
 
 fn wasm_charm(args: &[&std::ffi::OsStr]) -> Output {
     wasm_charm_in(args, Path::new("."))
@@ -243,4 +243,142 @@ fn init_refuses_a_used_directory_and_a_bad_name() {
     ]));
     let metadata = std::fs::read_to_string(named.join("metadata.yaml")).unwrap();
     assert!(metadata.starts_with("name: my-charm\n"), "{metadata}");
+}
+
+/// `wasm-charm init <dir>/<name> --profile <profile> --language python`:
+/// the project, with every file, its conftest.py naming this source tree's
+/// harness and SDK.
+fn new_python_project(dir: &Path, name: &str, profile: &str) -> PathBuf {
+    let project = dir.join(name);
+    assert_success(&wasm_charm(&[
+        "init".as_ref(),
+        project.as_os_str(),
+        "--profile".as_ref(),
+        profile.as_ref(),
+        "--language".as_ref(),
+        "python".as_ref(),
+    ]));
+    for file in [
+        "src/charm.py",
+        "tests/test_charm.py",
+        "tests/conftest.py",
+        "tests/scenario.yaml",
+        "metadata.yaml",
+        "config.yaml",
+        "actions.yaml",
+        "wasm-charm.yaml",
+        "README.md",
+        ".gitignore",
+    ] {
+        assert!(project.join(file).is_file(), "{file} missing");
+    }
+    // A Cargo.toml would make it a Rust project.
+    assert!(!project.join("Cargo.toml").exists());
+    let conftest = std::fs::read_to_string(project.join("tests/conftest.py")).unwrap();
+    let tree = workspace_root().canonicalize().unwrap();
+    for dir in ["testing-py", "guest-sdk-py"] {
+        let line = format!("    \"{}\",\n", tree.join(dir).display());
+        assert!(conftest.contains(&line), "{line:?} in\n{conftest}");
+    }
+    project
+}
+
+/// The project's pytest, as its README says, with the pinned Python of
+/// `scripts/setup-python` and nothing on PYTHONPATH: conftest.py finds
+/// the harness and the SDK. Every test passes, `passed` of them.
+fn pytest(project: &Path, passed: usize) {
+    setup_python();
+    let python = workspace_root().join("target/python/bin/python");
+    let out = with_workspace_builds(&mut Command::new(&python))
+        .args(["-m", "pytest", "tests", "-p", "no:cacheprovider"])
+        .current_dir(project)
+        .env_remove("PYTHONPATH")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = stdout.lines().last().unwrap_or_default();
+    assert!(
+        summary.contains(&format!(" {passed} passed in ")) && !summary.contains("failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_new_python_machine_project_tests_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_python_project(dir.path(), "mycharm", "machine");
+    let charm = std::fs::read_to_string(project.join("src/charm.py")).unwrap();
+    assert!(charm.contains("export_charm(charm)"), "{charm}");
+    pytest(&project, 4);
+    scenario(&project);
+}
+
+#[test]
+fn a_new_python_kubernetes_project_tests_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = new_python_project(dir.path(), "mypod", "kubernetes");
+    let metadata = std::fs::read_to_string(project.join("metadata.yaml")).unwrap();
+    assert!(
+        metadata.contains("containers:\n  app:\n    resource: app-image\n"),
+        "{metadata}"
+    );
+    pytest(&project, 6);
+    scenario(&project);
+
+    // The scenario packed it; its events run on the simulated Pebble.
+    let out = wasm_charm_in(
+        &[
+            "run".as_ref(),
+            ".".as_ref(),
+            "--event".as_ref(),
+            "app-pebble-ready".as_ref(),
+        ],
+        &project,
+    );
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "pebble app: add-layer app combine",
+        "pebble app: replan",
+        "unit: active \"Serving\"",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
+}
+
+#[test]
+fn init_refuses_an_unknown_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("mycharm");
+    let out = wasm_charm(&[
+        "init".as_ref(),
+        project.as_os_str(),
+        "--language".as_ref(),
+        "go".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'go' for '--language"), "{err}");
+    assert!(err.contains("[possible values: rust, python]"), "{err}");
+    assert!(!project.exists());
+
+    // A Python project's SDK is a source tree on disk, not a git URL.
+    let out = wasm_charm(&[
+        "init".as_ref(),
+        project.as_os_str(),
+        "--language".as_ref(),
+        "python".as_ref(),
+        "--sdk".as_ref(),
+        "https://example.com/wasm-charm.git".as_ref(),
+    ]);
+    assert_failure(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pass --sdk <path to its guest-sdk-py>"),
+        "{err}"
+    );
+    assert!(!project.exists());
 }

@@ -6,11 +6,15 @@
 //! (`tests/scenario.yaml`), a README saying how to test, pack and deploy
 //! it, and a .gitignore. A profile chooses the charm: a machine charm, or
 //! a Kubernetes sidecar charm driving a workload container through Pebble.
+//! A language chooses the handlers': Rust, or Python (`src/charm.py`, built
+//! by componentize-py, with pytest tests through the Python harness and a
+//! `tests/conftest.py` naming the harness and SDK of this source tree).
 //!
 //! The templates are the files under `init/` (those of one profile under
-//! `init/<profile>/`), compiled into the binary; `{{name}}` is the charm's
-//! name, `{{sdk}}` and `{{harness}}` the dependency lines of the SDK and of
-//! the harness, and `{{about}}`, `{{event}}` and `{{deploy}}` the README's
+//! `init/<profile>/`, a Python project's own under `init/python/`),
+//! compiled into the binary; `{{name}}` is the charm's name, `{{sdk}}` and
+//! `{{harness}}` the dependency lines of the SDK and of the harness
+//! (`{{sdk_py}}` and `{{harness_py}}` their paths for Python), and `{{about}}`, `{{event}}` and `{{deploy}}` the README's
 //! words for the profile.
 
 use anyhow::{Context as _, bail};
@@ -26,6 +30,16 @@ pub enum Profile {
     /// resource, a Pebble layer, a probe on Pebble's check and a container
     /// command run by an action.
     Kubernetes,
+}
+
+/// The language of the charm's handlers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Language {
+    /// A Cargo package built for wasm32-wasip2, tested with `cargo test`.
+    #[default]
+    Rust,
+    /// `src/charm.py` built with componentize-py, tested with pytest.
+    Python,
 }
 
 /// The files every profile has: path in the project, template.
@@ -77,14 +91,82 @@ const KUBERNETES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The files every Python profile has. The files Juju and the host read,
+/// and the scenario, are the Rust profiles': they do not depend on the
+/// language.
+const PYTHON_SHARED: &[(&str, &str)] = &[
+    ("config.yaml", include_str!("init/config.yaml")),
+    ("README.md", include_str!("init/python/README.md.tmpl")),
+    (".gitignore", include_str!("init/python/gitignore")),
+    (
+        "tests/conftest.py",
+        include_str!("init/python/conftest.py.tmpl"),
+    ),
+];
+
+/// The Python machine profile's own files.
+const PYTHON_MACHINE: &[(&str, &str)] = &[
+    (
+        "src/charm.py",
+        include_str!("init/python/machine/charm.py.tmpl"),
+    ),
+    (
+        "tests/test_charm.py",
+        include_str!("init/python/machine/test_charm.py.tmpl"),
+    ),
+    (
+        "tests/scenario.yaml",
+        include_str!("init/machine/scenario.yaml"),
+    ),
+    (
+        "metadata.yaml",
+        include_str!("init/machine/metadata.yaml.tmpl"),
+    ),
+    ("actions.yaml", include_str!("init/machine/actions.yaml")),
+    (
+        "wasm-charm.yaml",
+        include_str!("init/machine/wasm-charm.yaml"),
+    ),
+];
+
+/// The Python Kubernetes profile's own files.
+const PYTHON_KUBERNETES: &[(&str, &str)] = &[
+    (
+        "src/charm.py",
+        include_str!("init/python/kubernetes/charm.py.tmpl"),
+    ),
+    (
+        "tests/test_charm.py",
+        include_str!("init/python/kubernetes/test_charm.py.tmpl"),
+    ),
+    (
+        "tests/scenario.yaml",
+        include_str!("init/kubernetes/scenario.yaml"),
+    ),
+    (
+        "metadata.yaml",
+        include_str!("init/kubernetes/metadata.yaml.tmpl"),
+    ),
+    ("actions.yaml", include_str!("init/kubernetes/actions.yaml")),
+    (
+        "wasm-charm.yaml",
+        include_str!("init/python/kubernetes/wasm-charm.yaml"),
+    ),
+];
+
 impl Profile {
-    /// The profile's templates, its own and the shared ones.
-    fn templates(self) -> impl Iterator<Item = &'static (&'static str, &'static str)> {
-        let own = match self {
-            Profile::Machine => MACHINE,
-            Profile::Kubernetes => KUBERNETES,
+    /// The profile's templates in `language`, its own and the shared ones.
+    fn templates(
+        self,
+        language: Language,
+    ) -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+        let (own, shared) = match (language, self) {
+            (Language::Rust, Profile::Machine) => (MACHINE, SHARED),
+            (Language::Rust, Profile::Kubernetes) => (KUBERNETES, SHARED),
+            (Language::Python, Profile::Machine) => (PYTHON_MACHINE, PYTHON_SHARED),
+            (Language::Python, Profile::Kubernetes) => (PYTHON_KUBERNETES, PYTHON_SHARED),
         };
-        own.iter().chain(SHARED)
+        own.iter().chain(shared)
     }
 
     /// The README's words for the profile: `{{about}}`, `{{event}}` (an
@@ -204,6 +286,107 @@ impl Sdk {
     }
 }
 
+/// Where a Python project's pytest imports the SDK and the harness from:
+/// the `guest-sdk-py` and `testing-py` directories of a wasm-charm source
+/// tree, written into its `tests/conftest.py` (as a Rust project's
+/// Cargo.toml names the SDK's path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonTree {
+    /// `guest-sdk-py`, holding the package `wasm_charm`.
+    pub sdk: PathBuf,
+    /// `testing-py`, holding the package `wasm_charm_testing`.
+    pub harness: PathBuf,
+}
+
+impl PythonTree {
+    /// `--sdk`'s value for a Python project: the path of wasm-charm's
+    /// `guest-sdk-py` (the harness is `testing-py` beside it). Without
+    /// one, the source tree this binary was built from, when it is still
+    /// there. pytest imports them from disk: a git URL cannot do.
+    pub fn choose(given: Option<&str>) -> anyhow::Result<PythonTree> {
+        let sdk = match given {
+            Some(url) if url.contains("://") || url.starts_with("git@") => bail!(
+                "--sdk {url}: a Python project's pytest imports the SDK and the harness from a \
+                 wasm-charm source tree; pass --sdk <path to its guest-sdk-py>"
+            ),
+            Some(path) => PathBuf::from(path),
+            None => {
+                let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk-py");
+                if !built_from.join("wasm_charm/__init__.py").is_file() {
+                    bail!(
+                        "no Python SDK to test with: this binary's source tree ({}) is gone; \
+                         pass --sdk <path to wasm-charm's guest-sdk-py>",
+                        built_from.display()
+                    );
+                }
+                built_from
+            }
+        };
+        let package = |dir: &Path, name: &str, hint: &str| -> anyhow::Result<()> {
+            let init = dir.join(name).join("__init__.py");
+            if !init.is_file() {
+                bail!("{}: no such file; {hint}", init.display());
+            }
+            Ok(())
+        };
+        let hint = "--sdk must name the guest-sdk-py directory of a wasm-charm source tree";
+        package(&sdk, "wasm_charm", hint)?;
+        let sdk = sdk
+            .canonicalize()
+            .with_context(|| format!("{}: cannot resolve", sdk.display()))?;
+        let harness = sdk.parent().unwrap_or(&sdk).join("testing-py");
+        package(
+            &harness,
+            "wasm_charm_testing",
+            "the harness is taken from the SDK's source tree (testing-py beside guest-sdk-py)",
+        )?;
+        Ok(PythonTree { sdk, harness })
+    }
+}
+
+/// Where the project's SDK (and harness) come from, by language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sources {
+    Rust(Sdk),
+    Python(PythonTree),
+}
+
+impl Sources {
+    /// `--sdk`'s value, read for `language`.
+    pub fn choose(language: Language, given: Option<&str>) -> anyhow::Result<Sources> {
+        Ok(match language {
+            Language::Rust => Sources::Rust(Sdk::choose(given)?),
+            Language::Python => Sources::Python(PythonTree::choose(given)?),
+        })
+    }
+
+    fn language(&self) -> Language {
+        match self {
+            Sources::Rust(_) => Language::Rust,
+            Sources::Python(_) => Language::Python,
+        }
+    }
+
+    /// The templates' placeholders for the sources, and their values.
+    fn placeholders(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Sources::Rust(sdk) => vec![
+                ("{{sdk}}", sdk.dependency()),
+                ("{{harness}}", sdk.harness_dependency()),
+            ],
+            Sources::Python(tree) => vec![
+                ("{{sdk_py}}", python_string(&tree.sdk)),
+                ("{{harness_py}}", python_string(&tree.harness)),
+            ],
+        }
+    }
+}
+
+/// A Python string literal of `path`: JSON's escapes are Python's.
+fn python_string(path: &Path) -> String {
+    serde_json::Value::String(path.to_string_lossy().into_owned()).to_string()
+}
+
 /// The harness's directory in the source tree of the SDK at `sdk`.
 fn harness_path(sdk: &Path) -> PathBuf {
     sdk.parent().unwrap_or(sdk).join(HARNESS_DIR)
@@ -254,6 +437,12 @@ fn toml_string(s: &str) -> String {
 /// letters and digits in hyphen-separated words, starting with a letter,
 /// each word holding a letter), and no name cargo refuses for a package.
 pub fn check_name(name: &str) -> Result<(), String> {
+    check_name_for(name, Language::Rust)
+}
+
+/// [`check_name`] for a project in `language`: cargo's reserved names
+/// matter only to a Cargo package.
+pub fn check_name_for(name: &str, language: Language) -> Result<(), String> {
     let juju_rule = "lowercase letters and digits in words joined by single hyphens, \
                      starting with a letter, each word with a letter";
     let starts_with_letter = name.starts_with(|c: char| c.is_ascii_lowercase());
@@ -267,7 +456,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if !starts_with_letter || !words_ok {
         return Err(format!("`{name}` is no charm name: {juju_rule}"));
     }
-    if RESERVED.contains(&name) {
+    if language == Language::Rust && RESERVED.contains(&name) {
         return Err(format!(
             "`{name}` is reserved in Rust, and cargo refuses it for a package"
         ));
@@ -275,31 +464,39 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The project's files for the charm `name` of `profile` depending on
-/// `sdk`: path in the project, content.
+/// The Rust project's files for the charm `name` of `profile` depending
+/// on `sdk`: path in the project, content.
 pub fn files(name: &str, profile: Profile, sdk: &Sdk) -> Vec<(&'static str, String)> {
+    files_of(name, profile, &Sources::Rust(sdk.clone()))
+}
+
+/// The project's files for the charm `name` of `profile`, in the language
+/// of `sources`: path in the project, content.
+pub fn files_of(name: &str, profile: Profile, sources: &Sources) -> Vec<(&'static str, String)> {
+    let placeholders = sources.placeholders();
     profile
-        .templates()
+        .templates(sources.language())
         .map(|(path, template)| {
             let mut text = template.to_string();
             // The README's words first: they hold `{{name}}` themselves.
             for (placeholder, words) in profile.readme() {
                 text = text.replace(placeholder, words);
             }
-            let text = text
-                .replace("{{name}}", name)
-                .replace("{{sdk}}", &sdk.dependency())
-                .replace("{{harness}}", &sdk.harness_dependency());
+            text = text.replace("{{name}}", name);
+            for (placeholder, value) in &placeholders {
+                text = text.replace(placeholder, value);
+            }
             (*path, text)
         })
         .collect()
 }
 
-/// `wasm-charm init <dir> [--name <name>] [--profile <profile>] [--sdk <path or URL>]`.
+/// `wasm-charm init <dir> [--name <name>] [--profile <profile>] [--language <language>] [--sdk <path or URL>]`.
 pub fn main(
     dir: &Path,
     name: Option<&str>,
     profile: Profile,
+    language: Language,
     sdk: Option<&str>,
 ) -> anyhow::Result<()> {
     let name = match name {
@@ -309,10 +506,10 @@ pub fn main(
             .map(|n| n.to_string_lossy().into_owned())
             .with_context(|| format!("{}: names no directory; pass --name", dir.display()))?,
     };
-    check_name(&name).map_err(|why| {
+    check_name_for(&name, language).map_err(|why| {
         anyhow::anyhow!("{why} (the name comes from the directory unless --name gives it)")
     })?;
-    let sdk = Sdk::choose(sdk)?;
+    let sources = Sources::choose(language, sdk)?;
     match std::fs::read_dir(dir) {
         Ok(mut entries) => {
             if entries.next().is_some() {
@@ -322,7 +519,7 @@ pub fn main(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("{}: cannot read", dir.display())),
     }
-    for (path, content) in files(&name, profile, &sdk) {
+    for (path, content) in files_of(&name, profile, &sources) {
         let file = dir.join(path);
         std::fs::create_dir_all(crate::atomic_file::parent(&file)).with_context(|| {
             format!(
@@ -337,12 +534,16 @@ pub fn main(
         Profile::Machine => "machine",
         Profile::Kubernetes => "Kubernetes",
     };
+    let (language, tests) = match language {
+        Language::Rust => ("Rust", "cargo test"),
+        Language::Python => ("Python", "python -m pytest tests"),
+    };
     println!(
-        "created the {kind} charm project {name} in {}",
+        "created the {kind} charm project {name} in {language} in {}",
         dir.display()
     );
     println!(
-        "next: cd {} && cargo test && wasm-charm test tests/scenario.yaml && wasm-charm pack . --out build/{name}",
+        "next: cd {} && {tests} && wasm-charm test tests/scenario.yaml && wasm-charm pack . --out build/{name}",
         dir.display()
     );
     Ok(())
@@ -473,6 +674,43 @@ mod tests {
             let shared = ["Cargo.toml", "config.yaml", ".gitignore"].contains(path);
             assert_eq!(same, shared, "{path}");
         }
+    }
+
+    #[test]
+    fn python_templates_are_filled_and_parse() {
+        let tree = PythonTree {
+            sdk: PathBuf::from("/src/wasm \"charm\"/guest-sdk-py"),
+            harness: PathBuf::from("/src/wasm \"charm\"/testing-py"),
+        };
+        for profile in [Profile::Machine, Profile::Kubernetes] {
+            let files = files_of("my-charm", profile, &Sources::Python(tree.clone()));
+            let dir = tempfile::tempdir().unwrap();
+            for (path, content) in &files {
+                assert!(!content.contains("{{"), "{path} keeps a placeholder");
+                let file = dir.path().join(path);
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(file, content).unwrap();
+            }
+            assert!(!dir.path().join("Cargo.toml").exists());
+            let charm = crate::charm_dir::CharmDir::load(dir.path()).unwrap();
+            assert_eq!(charm.metadata.name, "my-charm");
+            let conftest = get(&files, "tests/conftest.py");
+            assert!(
+                conftest.contains("    \"/src/wasm \\\"charm\\\"/testing-py\",\n"),
+                "{conftest}"
+            );
+            // The files Juju and the host read are the Rust profile's.
+            let rust = super::files("my-charm", profile, &Sdk::Git("x".into()));
+            for path in ["metadata.yaml", "actions.yaml", "tests/scenario.yaml"] {
+                assert_eq!(get(&files, path), get(&rust, path), "{path}");
+            }
+        }
+        assert!(
+            PythonTree::choose(Some("https://example.com/x.git"))
+                .unwrap_err()
+                .to_string()
+                .contains("guest-sdk-py")
+        );
     }
 
     #[test]

@@ -61,7 +61,8 @@ enum Command {
         path: PathBuf,
     },
     /// Create a charm project that builds on its own: a Cargo workspace of
-    /// its own depending on the SDK, metadata.yaml, config.yaml,
+    /// its own depending on the SDK (or, with --language python,
+    /// src/charm.py and pytest tests), metadata.yaml, config.yaml,
     /// actions.yaml, wasm-charm.yaml, a first handler with its unit tests,
     /// harness tests of whole events and a scenario, for a machine or a
     /// Kubernetes charm.
@@ -75,9 +76,14 @@ enum Command {
         /// charm with a workload container driven through Pebble.
         #[arg(long, value_enum, default_value_t)]
         profile: init::Profile,
+        /// The language of the charm's handlers: a Rust crate, or
+        /// `src/charm.py` with pytest tests.
+        #[arg(long, value_enum, default_value_t)]
+        language: init::Language,
         /// The SDK to depend on: a path to wasm-charm's guest-sdk, or a git
-        /// URL of the wasm-charm repository [default: the guest-sdk of the
-        /// source tree this binary was built from, when it exists].
+        /// URL of the wasm-charm repository; for Python, a path to its
+        /// guest-sdk-py [default: that of the source tree this binary was
+        /// built from, when it exists].
         #[arg(long, value_name = "PATH_OR_GIT_URL")]
         sdk: Option<String>,
     },
@@ -208,8 +214,9 @@ fn main() -> ExitCode {
             dir,
             name,
             profile,
+            language,
             sdk,
-        } => init::main(&dir, name.as_deref(), profile, sdk.as_deref()),
+        } => init::main(&dir, name.as_deref(), profile, language, sdk.as_deref()),
         Command::Serve => serve::main(),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)

@@ -140,6 +140,28 @@ class Outcome:
     def action_failed(self) -> Optional[str]:
         return self.reply["state"].get("action-failed")
 
+    def pebble_calls(self, container: str) -> list[str]:
+        """What the charm asked of ``container``'s Pebble, in order
+        (``add-layer app combine``, ``replan``, ``exec python3 --version``)."""
+        return list(self._container(container).get("calls", []))
+
+    def pebble_layers(self, container: str) -> list[str]:
+        """The labels of the layers in ``container``'s plan, oldest first."""
+        return [layer.get("label", "") for layer in self._container(container).get("layers", [])]
+
+    def pebble_service(self, container: str, service: str) -> Optional[str]:
+        """A Pebble service's ``current`` (``active``, ``inactive``,
+        ``backoff``, ``error``); ``None`` for one Pebble does not have."""
+        return self._container(container).get("services", {}).get(service)
+
+    def _container(self, container: str) -> dict[str, Any]:
+        return self.reply["state"].get("containers", {}).get(container) or {}
+
+    @property
+    def gating(self) -> list[str]:
+        """The declared probes that gate readiness after the event."""
+        return sorted(name for name, gate in (self.reply.get("gates") or {}).items() if gate)
+
     def state(self) -> State:
         """The state to run the next event from."""
         return State(dict(self.reply["state"]))

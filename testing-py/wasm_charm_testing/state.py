@@ -107,6 +107,35 @@ class State:
         )
         return new
 
+    def _at(self, *path: str) -> tuple[State, dict[str, Any]]:
+        """A changed copy, and the mapping at ``path`` in its document."""
+        new = self._copy()
+        at = new.doc
+        for p in path:
+            at = at.setdefault(p, {})
+        return new, at
+
+    def can_connect(self, container: str, reachable: bool) -> State:
+        """Whether ``container``'s Pebble answers (it does by default)."""
+        new, at = self._at("containers", container)
+        at["can-connect"] = reachable
+        return new
+
+    def pebble_check(self, container: str, check: str, up: bool) -> State:
+        """Pebble's health check ``check`` of ``container``, up or down
+        (down: with as many failures as its threshold)."""
+        new, at = self._at("containers", container, "checks", check)
+        at["status"] = "up" if up else "down"
+        return new
+
+    def pebble_exec(self, container: str, name: str, code: int, stdout: str, stderr: str) -> State:
+        """What the command ``name`` that wasm-charm.yaml declares for
+        ``container`` does through Pebble's exec: exits ``code`` having
+        printed ``stdout`` and ``stderr``. One not scripted exits 0, silent."""
+        new, at = self._at("containers", container, "exec")
+        at[name] = {"exit": code, "stdout": stdout, "stderr": stderr}
+        return new
+
     def section(self, name: str, value: Any) -> State:
         """Any other section of the state file, as JSON."""
         new = self._copy()
