@@ -1,6 +1,7 @@
 //! The conformance suite (docs/conformance.md): every scenario file in
 //! tests/conformance passes on the packed examples and the conformance test
-//! charm; docs/conformance.md links every file and nothing else; and the
+//! charm, and every file of the conformance charm passes on its Python twin
+//! (tests/guests/conformance-py) too; docs/conformance.md links every file and nothing else; and the
 //! runner's keys for the suite (the clock's `after`, `tool-call-counts`,
 //! `scope-history`) refuse what is wrong and report what fails.
 
@@ -20,14 +21,31 @@ const CHARMS: [&str; 5] = [
     "tests/guests/conformance-strict",
 ];
 
+/// The Python conformance charms, packed under the names of the Rust ones
+/// the suite's files name.
+const PYTHON_CHARMS: [(&str, &str); 2] = [
+    ("conformance", "tests/guests/conformance-py"),
+    ("conformance-strict", "tests/guests/conformance-strict-py"),
+];
+
 /// A temporary directory holding the packed charms under their names.
 fn charms() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for project in CHARMS {
-        let charm = packed(project);
+    let named = CHARMS.map(|project| {
         let name = Path::new(project)
             .file_name()
-            .unwrap_or_else(|| panic!("{project} has no name"));
+            .unwrap_or_else(|| panic!("{project} has no name"))
+            .to_string_lossy()
+            .into_owned();
+        (name, project)
+    });
+    link(&named)
+}
+
+/// Each project packed, linked under its name in a temporary directory.
+fn link(named: &[(String, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, project) in named {
+        let charm = packed(project);
         std::os::unix::fs::symlink(&charm, dir.path().join(name))
             .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
     }
@@ -63,6 +81,44 @@ fn suite() -> Vec<PathBuf> {
 fn every_rule_holds() {
     let charms = charms();
     let files = suite();
+    assert!(files.len() >= 30, "only {} scenario files", files.len());
+    let (out, stdout, stderr) = test(charms.path(), &files);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for file in &files {
+        assert!(
+            stdout.contains(&format!("ok      {}", file.display())),
+            "{stdout}"
+        );
+    }
+    let n = files.len();
+    assert!(
+        stdout.contains(&format!("{n} scenarios: {n} passed, 0 failed, 0 bad")),
+        "{stdout}"
+    );
+}
+
+/// The charm a scenario file names.
+fn charm_of(file: &Path) -> String {
+    let text =
+        std::fs::read_to_string(file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+    text.lines()
+        .find_map(|l| l.strip_prefix("charm:"))
+        .map(|name| name.trim().to_string())
+        .unwrap_or_else(|| panic!("{} names no charm", file.display()))
+}
+
+#[test]
+fn every_rule_of_the_conformance_charm_holds_on_its_python_twin() {
+    // Every file naming the conformance charms runs against the Python ones
+    // linked under those names; the other charms are not needed. No file is
+    // left out: the Python charm makes the traps (panic, memory, stack) a
+    // Rust charm gets, and the host's deadline cuts its loops and sleeps.
+    let named = PYTHON_CHARMS.map(|(name, project)| (name.to_string(), project));
+    let charms = link(&named);
+    let files: Vec<PathBuf> = suite()
+        .into_iter()
+        .filter(|f| PYTHON_CHARMS.iter().any(|(name, _)| charm_of(f) == *name))
+        .collect();
     assert!(files.len() >= 30, "only {} scenario files", files.len());
     let (out, stdout, stderr) = test(charms.path(), &files);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
