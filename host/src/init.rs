@@ -42,7 +42,7 @@ pub enum Language {
     Python,
 }
 
-/// The files every profile has: path in the project, template.
+/// The files every Rust profile has: path in the project, template.
 const SHARED: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("init/Cargo.toml.tmpl")),
     ("config.yaml", include_str!("init/config.yaml")),
@@ -50,10 +50,9 @@ const SHARED: &[(&str, &str)] = &[
     (".gitignore", include_str!("init/gitignore")),
 ];
 
-/// The machine profile's own files.
-const MACHINE: &[(&str, &str)] = &[
-    ("src/lib.rs", include_str!("init/machine/lib.rs.tmpl")),
-    ("tests/charm.rs", include_str!("init/machine/charm.rs.tmpl")),
+/// The files of the machine profile that Juju, the host and the scenario
+/// runner read: the same whatever the charm's language.
+const MACHINE_CHARM: &[(&str, &str)] = &[
     (
         "tests/scenario.yaml",
         include_str!("init/machine/scenario.yaml"),
@@ -69,13 +68,9 @@ const MACHINE: &[(&str, &str)] = &[
     ),
 ];
 
-/// The Kubernetes profile's own files.
-const KUBERNETES: &[(&str, &str)] = &[
-    ("src/lib.rs", include_str!("init/kubernetes/lib.rs.tmpl")),
-    (
-        "tests/charm.rs",
-        include_str!("init/kubernetes/charm.rs.tmpl"),
-    ),
+/// The same for the Kubernetes profile; its `wasm-charm.yaml` names the
+/// source file of its command, so it is the language's.
+const KUBERNETES_CHARM: &[(&str, &str)] = &[
     (
         "tests/scenario.yaml",
         include_str!("init/kubernetes/scenario.yaml"),
@@ -85,15 +80,28 @@ const KUBERNETES: &[(&str, &str)] = &[
         include_str!("init/kubernetes/metadata.yaml.tmpl"),
     ),
     ("actions.yaml", include_str!("init/kubernetes/actions.yaml")),
+];
+
+/// The Rust machine profile's code and tests.
+const MACHINE: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("init/machine/lib.rs.tmpl")),
+    ("tests/charm.rs", include_str!("init/machine/charm.rs.tmpl")),
+];
+
+/// The Rust Kubernetes profile's code and tests.
+const KUBERNETES: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("init/kubernetes/lib.rs.tmpl")),
+    (
+        "tests/charm.rs",
+        include_str!("init/kubernetes/charm.rs.tmpl"),
+    ),
     (
         "wasm-charm.yaml",
         include_str!("init/kubernetes/wasm-charm.yaml"),
     ),
 ];
 
-/// The files every Python profile has. The files Juju and the host read,
-/// and the scenario, are the Rust profiles': they do not depend on the
-/// language.
+/// The files every Python profile has.
 const PYTHON_SHARED: &[(&str, &str)] = &[
     ("config.yaml", include_str!("init/config.yaml")),
     ("README.md", include_str!("init/python/README.md.tmpl")),
@@ -104,7 +112,7 @@ const PYTHON_SHARED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The Python machine profile's own files.
+/// The Python machine profile's code and tests.
 const PYTHON_MACHINE: &[(&str, &str)] = &[
     (
         "src/charm.py",
@@ -114,22 +122,9 @@ const PYTHON_MACHINE: &[(&str, &str)] = &[
         "tests/test_charm.py",
         include_str!("init/python/machine/test_charm.py.tmpl"),
     ),
-    (
-        "tests/scenario.yaml",
-        include_str!("init/machine/scenario.yaml"),
-    ),
-    (
-        "metadata.yaml",
-        include_str!("init/machine/metadata.yaml.tmpl"),
-    ),
-    ("actions.yaml", include_str!("init/machine/actions.yaml")),
-    (
-        "wasm-charm.yaml",
-        include_str!("init/machine/wasm-charm.yaml"),
-    ),
 ];
 
-/// The Python Kubernetes profile's own files.
+/// The Python Kubernetes profile's code and tests.
 const PYTHON_KUBERNETES: &[(&str, &str)] = &[
     (
         "src/charm.py",
@@ -139,15 +134,6 @@ const PYTHON_KUBERNETES: &[(&str, &str)] = &[
         "tests/test_charm.py",
         include_str!("init/python/kubernetes/test_charm.py.tmpl"),
     ),
-    (
-        "tests/scenario.yaml",
-        include_str!("init/kubernetes/scenario.yaml"),
-    ),
-    (
-        "metadata.yaml",
-        include_str!("init/kubernetes/metadata.yaml.tmpl"),
-    ),
-    ("actions.yaml", include_str!("init/kubernetes/actions.yaml")),
     (
         "wasm-charm.yaml",
         include_str!("init/python/kubernetes/wasm-charm.yaml"),
@@ -166,7 +152,11 @@ impl Profile {
             (Language::Python, Profile::Machine) => (PYTHON_MACHINE, PYTHON_SHARED),
             (Language::Python, Profile::Kubernetes) => (PYTHON_KUBERNETES, PYTHON_SHARED),
         };
-        own.iter().chain(shared)
+        let charm = match self {
+            Profile::Machine => MACHINE_CHARM,
+            Profile::Kubernetes => KUBERNETES_CHARM,
+        };
+        own.iter().chain(charm).chain(shared)
     }
 
     /// The README's words for the profile: `{{about}}`, `{{event}}` (an
@@ -539,7 +529,7 @@ pub fn main(
         Language::Python => ("Python", "python -m pytest tests"),
     };
     println!(
-        "created the {kind} charm project {name} in {language} in {}",
+        "created the {kind} charm project {name} ({language}) in {}",
         dir.display()
     );
     println!(
