@@ -182,15 +182,7 @@ fn a_new_kubernetes_project_tests_packs_and_runs_on_its_own() {
         "--event".as_ref(),
         "app-pebble-ready".as_ref(),
     ]);
-    assert_success(&out);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    for line in [
-        "pebble app: add-layer app combine",
-        "pebble app: replan",
-        "unit: active \"Serving\"",
-    ] {
-        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
-    }
+    assert_serving(&out);
 }
 
 #[test]
@@ -338,15 +330,7 @@ fn a_new_python_kubernetes_project_tests_on_its_own() {
         ],
         &project,
     );
-    assert_success(&out);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    for line in [
-        "pebble app: add-layer app combine",
-        "pebble app: replan",
-        "unit: active \"Serving\"",
-    ] {
-        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
-    }
+    assert_serving(&out);
 }
 
 #[test]
@@ -381,4 +365,18 @@ fn init_refuses_an_unknown_language() {
         "{err}"
     );
     assert!(!project.exists());
+}
+
+/// A Kubernetes project's `app-pebble-ready` run: the layer added, the plan
+/// applied and the unit active, whatever the charm's language.
+fn assert_serving(out: &std::process::Output) {
+    assert_success(out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "pebble app: add-layer app combine",
+        "pebble app: replan",
+        "unit: active \"Serving\"",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
 }
