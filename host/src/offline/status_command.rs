@@ -108,7 +108,7 @@ fn read_charm_store(charm: &Path, path: &Path, choice: StoreChoice) -> anyhow::R
 /// The store as JSON, or as the status report.
 fn print_store(store: &ScopeStore, charm_dir: Result<&CharmDir, &CharmFileError>, json: bool) {
     if json {
-        print!("{}", String::from_utf8_lossy(&store.encode()));
+        print!("{}", store.show());
     } else {
         // Whether each probe gates is the manifest's until a handler
         // chooses; a charm directory that cannot be read still shows the

@@ -141,12 +141,13 @@ impl JujuStore {
     }
 }
 
-/// The document as the charm state holds it: compact JSON, since every byte
-/// counts against the unit's quota (the local file is pretty-printed for
-/// people); [`ScopeStore::decode`] reads both.
+/// The document as the charm state holds it: [`ScopeStore::encode`]'s
+/// compact JSON (every byte counts against the unit's quota), without its
+/// closing newline.
 pub fn encode(store: &ScopeStore) -> String {
-    // Maps with string keys and plain values always serialise.
-    serde_json::to_string(store).unwrap_or_default()
+    let mut doc = String::from_utf8_lossy(&store.encode()).into_owned();
+    doc.truncate(doc.trim_end().len());
+    doc
 }
 
 /// The store a charm state holds (`wasm-charm status` of an offline state
