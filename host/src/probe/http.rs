@@ -1,11 +1,11 @@
 //! HTTP probe: one GET through the host's HTTP client ([`crate::http`]), on
-//! a current-thread tokio runtime of the attempt's own (the probe runs on a
-//! thread of its own). The body is read up to [`MAX_BODY`]; a body match
-//! looks only there.
+//! the caller's tokio runtime (the event's network probes share one: see
+//! [`super::run`]). The body is read up to [`MAX_BODY`]; a body match looks
+//! only there.
 
 use super::Seen;
 use crate::charm_dir::probes::HttpTarget;
-use crate::http::{client_runtime, exchange};
+use crate::http::exchange;
 use bytes::Bytes;
 use http_body_util::Empty;
 use std::time::Instant;
@@ -14,15 +14,10 @@ use std::time::Instant;
 pub const MAX_BODY: usize = 64 << 10;
 
 /// One attempt, finished by `deadline`.
-pub(crate) fn check(target: &HttpTarget, deadline: Instant) -> Seen {
+pub(crate) async fn attempt(target: &HttpTarget, deadline: Instant) -> Seen {
     let url = &target.url;
-    let runtime = match client_runtime() {
-        Ok(r) => r,
-        Err(e) => return Seen::Unknown(format!("{url}: cannot start the HTTP client: {e}")),
-    };
     let left = deadline.saturating_duration_since(Instant::now());
-    let answer = runtime.block_on(async { tokio::time::timeout(left, get(target)).await });
-    match answer {
+    match tokio::time::timeout(left, get(target)).await {
         Err(_) => Seen::Down(format!("{url} did not answer in time")),
         Ok(Err(Failure::Request(e))) => {
             Seen::Unknown(format!("{url}: cannot make the request: {e}"))

@@ -121,20 +121,34 @@ fn up(name: &str, pid: &str) -> Seen {
 }
 
 /// The live process of `/proc/<pid>`; `None` for a zombie or one gone.
+///
+/// `cmdline` and `comm` are what the match needs, and cheap for the kernel
+/// to give; `stat`, whose fifty-odd numbers the kernel formats at each
+/// read, is read only for a process without a command line: a zombie (its
+/// memory is gone) or a kernel thread, which `stat`'s state tells apart.
 fn read_proc(dir: &Path, pid: &str) -> Option<Proc> {
-    // `stat` is `pid (comm) state …`; comm may itself hold `)`.
-    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
-    let (head, tail) = stat.rsplit_once(')')?;
-    if tail.trim_start().starts_with('Z') {
-        return None;
-    }
-    let comm = head.split_once('(').map(|(_, c)| c).unwrap_or_default();
-    let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+    let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+    let comm = if cmdline.is_empty() {
+        // `stat` is `pid (comm) state …`; comm may itself hold `)`.
+        let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+        let (head, tail) = stat.rsplit_once(')')?;
+        if tail.trim_start().starts_with('Z') {
+            return None;
+        }
+        head.split_once('(')
+            .map(|(_, c)| c)
+            .unwrap_or_default()
+            .to_string()
+    } else {
+        let mut comm = std::fs::read_to_string(dir.join("comm")).ok()?;
+        comm.truncate(comm.trim_end_matches('\n').len());
+        comm
+    };
     let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
     let base = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
     Some(Proc {
         pid: pid.to_string(),
-        comm: comm.to_string(),
+        comm,
         argv0: base.to_vec(),
     })
 }
@@ -158,7 +172,15 @@ mod tests {
         let d = proc.join(pid);
         std::fs::create_dir(&d).unwrap();
         std::fs::write(d.join("stat"), format!("{pid} ({comm}) {state} 1 1")).unwrap();
-        std::fs::write(d.join("cmdline"), format!("{argv0}\0--flag\0")).unwrap();
+        std::fs::write(d.join("comm"), format!("{comm}\n")).unwrap();
+        // As the kernel gives them: a zombie's memory, its command line
+        // with it, is gone; a kernel thread never had one.
+        let cmdline = if state == 'Z' || argv0.is_empty() {
+            String::new()
+        } else {
+            format!("{argv0}\0--flag\0")
+        };
+        std::fs::write(d.join("cmdline"), cmdline).unwrap();
     }
 
     fn soon() -> Instant {
@@ -242,5 +264,27 @@ mod tests {
             matches!(&late, Seen::Unknown(m) if m.contains("did not finish in time")),
             "{late:?}"
         );
+    }
+
+    #[test]
+    fn a_process_without_a_command_line_is_told_by_its_stat() {
+        let proc = fake_proc(&[
+            ("2", "kthreadd", 'S', ""),
+            ("5", "gone", 'Z', "/bin/gone"),
+            ("8", "web", 'S', "/usr/bin/web"),
+        ]);
+        let scan = SharedScan::default();
+        assert!(running(&scan.find(proc.path(), "kthreadd", soon())));
+        assert_eq!(
+            scan.find(proc.path(), "gone", soon()),
+            Seen::Down("process gone not running".into())
+        );
+        // The live one with a command line is read by `comm`, not `stat`.
+        std::fs::remove_file(proc.path().join("8/stat")).unwrap();
+        assert!(running(&SharedScan::default().find(
+            proc.path(),
+            "web",
+            soon()
+        )));
     }
 }

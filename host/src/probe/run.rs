@@ -1,5 +1,13 @@
 //! Running probes: one attempt of a kind, retries with back-off, and all the
 //! gated probes of an event at once under one time budget.
+//!
+//! The gated probes of an event run in lanes, so that sixteen of them cost
+//! about what two threads cost, not sixteen: the TCP and HTTP probes on one
+//! thread, their first attempts all at once on one tokio runtime; the
+//! process probes on another, sharing one scan of `/proc`; each `systemd`
+//! and Pebble probe on a thread of its own (they wait on a child or a
+//! socket). A probe whose first attempt calls for a retry goes on on a
+//! thread of its own, so that its back-off holds up no other.
 
 use super::clock::Clock;
 use super::process::SharedScan;
@@ -8,6 +16,7 @@ use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 use crate::duration::show_duration;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -59,8 +68,13 @@ fn attempt_sharing(
     let seen = match &spec.target {
         Target::Systemd { unit } => systemd::check(&env.systemctl, unit, deadline),
         Target::Process { name } => scan.find(&env.proc, name, deadline),
-        Target::Tcp(addr) => tcp::check(addr, deadline),
-        Target::Http(target) => http::check(target, deadline),
+        Target::Tcp(_) | Target::Http(_) => match crate::http::client_runtime() {
+            Ok(runtime) => runtime.block_on(network_attempt(spec, deadline)),
+            Err(e) => Seen::Unknown(format!(
+                "{}: cannot start the network client: {e}",
+                spec.target
+            )),
+        },
         Target::PebbleService { container, service } => {
             pebble::service(&env.root, container, service, deadline)
         }
@@ -69,6 +83,24 @@ fn attempt_sharing(
         }
     };
     seen.against(spec.expect)
+}
+
+/// One attempt of a TCP or HTTP probe, on the caller's runtime.
+fn network_attempt(spec: &ProbeSpec, deadline: Instant) -> impl Future<Output = Seen> + '_ {
+    async move {
+        match &spec.target {
+            Target::Tcp(addr) => tcp::attempt(addr, deadline).await,
+            Target::Http(target) => http::attempt(target, deadline).await,
+            other => Seen::Unknown(format!("{other}: not a network probe")),
+        }
+    }
+}
+
+/// When an attempt made now must end: its own timeout, cut to `budget`.
+fn attempt_deadline(spec: &ProbeSpec, budget: Instant) -> Instant {
+    Instant::now()
+        .checked_add(spec.timeout)
+        .map_or(budget, |d| d.min(budget))
 }
 
 impl Seen {
@@ -85,6 +117,24 @@ impl Seen {
     }
 }
 
+/// Whether the probe's run ends with `check`, its `attempts`th attempt:
+/// healthy, waiting (what is missing appears between events, not within
+/// the back-off), out of retries, or no time left for the next `wait`.
+fn settled(
+    spec: &ProbeSpec,
+    check: &Check,
+    attempts: u32,
+    wait: Duration,
+    budget: Instant,
+) -> bool {
+    check.healthy
+        || check.waiting
+        || attempts > spec.retries
+        || Instant::now()
+            .checked_add(wait)
+            .is_none_or(|resume| resume >= budget)
+}
+
 /// Up to `1 + spec.retries` attempts until one is healthy, waiting
 /// `backoff`, `2 × backoff`, `4 × backoff`… on `clock` between them. Each
 /// attempt gets `spec.timeout`, cut to `budget`; a retry whose wait would
@@ -98,20 +148,9 @@ pub fn with_retries(
     let mut wait = spec.backoff;
     let mut attempts = 0;
     loop {
-        let deadline = Instant::now()
-            .checked_add(spec.timeout)
-            .map_or(budget, |d| d.min(budget));
-        let check = attempt(deadline);
+        let check = attempt(attempt_deadline(spec, budget));
         attempts += 1;
-        // Waiting is no failure to retry: what is missing appears between
-        // events, not within the backoff.
-        if check.healthy
-            || check.waiting
-            || attempts > spec.retries
-            || Instant::now()
-                .checked_add(wait)
-                .is_none_or(|resume| resume >= budget)
-        {
+        if settled(spec, &check, attempts, wait, budget) {
             return Outcome { check, attempts };
         }
         clock.sleep(wait);
@@ -167,56 +206,146 @@ impl Prober {
     /// Run probe `name` (declared as `spec`) with its retries, finishing by
     /// `budget`; a scripted outcome is answered at once.
     pub fn run(&self, name: &str, spec: &ProbeSpec, budget: Instant) -> Outcome {
-        self.run_sharing(name, spec, budget, &SharedScan::default())
-    }
-
-    /// [`Prober::run`], its first attempt reading `scan` if it is a process
-    /// probe; a retry, later, reads `/proc` afresh.
-    fn run_sharing(
-        &self,
-        name: &str,
-        spec: &ProbeSpec,
-        budget: Instant,
-        scan: &SharedScan,
-    ) -> Outcome {
-        let Some(tap) = &self.tap else {
-            return self.run_untapped(name, spec, budget, scan);
-        };
-        if let Some(outcome) = tap.answer(name) {
+        if let Some(outcome) = self.given(name) {
             return outcome;
         }
-        let outcome = self.run_untapped(name, spec, budget, scan);
-        tap.seen(name, &outcome);
+        let outcome = with_retries(spec, self.clock.as_ref(), budget, |deadline| {
+            attempt(spec, &self.env, deadline)
+        });
+        self.seen(name, &outcome);
         outcome
     }
 
-    fn run_untapped(
-        &self,
-        name: &str,
-        spec: &ProbeSpec,
-        budget: Instant,
-        scan: &SharedScan,
-    ) -> Outcome {
-        if let Some(check) = self.scripted.get(name) {
-            return Outcome {
-                check: check.clone(),
+    /// The outcome of `name` when it is not to be run: answered by the tap
+    /// (a replay), or scripted (offline), which the tap sees.
+    fn given(&self, name: &str) -> Option<Outcome> {
+        if let Some(outcome) = self.tap.as_ref().and_then(|tap| tap.answer(name)) {
+            return Some(outcome);
+        }
+        let outcome = Outcome {
+            check: self.scripted.get(name)?.clone(),
+            attempts: 1,
+        };
+        self.seen(name, &outcome);
+        Some(outcome)
+    }
+
+    fn seen(&self, name: &str, outcome: &Outcome) {
+        if let Some(tap) = &self.tap {
+            tap.seen(name, outcome);
+        }
+    }
+
+    /// Probe `name` made its first attempt, `first`: its outcome sent on
+    /// `tx` now if that settles it, else from a thread of its own that goes
+    /// on with the retries (reading `/proc` afresh), so that its back-off
+    /// holds up no other probe of its lane.
+    fn go_on(&self, name: String, spec: ProbeSpec, first: Check, end: Instant, tx: &Sender) {
+        if settled(&spec, &first, 1, spec.backoff, end) {
+            let outcome = Outcome {
+                check: first,
                 attempts: 1,
             };
+            self.seen(&name, &outcome);
+            // The receiver is gone only once the budget is spent.
+            let _ = tx.send((name, outcome));
+            return;
         }
-        let mut shared = Some(scan);
-        with_retries(spec, self.clock.as_ref(), budget, |deadline| {
-            match shared.take() {
-                Some(scan) => attempt_sharing(spec, &self.env, scan, deadline),
-                None => attempt(spec, &self.env, deadline),
-            }
-        })
+        let prober = self.clone();
+        spawn_probe(name, &spec.target.to_string(), tx, move |name| {
+            let mut first = Some(first);
+            let outcome = with_retries(&spec, prober.clock.as_ref(), end, |deadline| {
+                first
+                    .take()
+                    .unwrap_or_else(|| attempt(&spec, &prober.env, deadline))
+            });
+            prober.seen(name, &outcome);
+            outcome
+        });
     }
 }
 
-/// Run the probes `names` of `specs` at once, one thread each, for at most
-/// `budget`. A probe still running then is unhealthy with a message saying
-/// so (its thread is left to end at its own deadline; its answer is
-/// dropped).
+type Sender = mpsc::Sender<(String, Outcome)>;
+
+/// Run `work` on a thread named after probe `name` (declared as `target`),
+/// its outcome sent on `tx`; a thread that cannot start is an unhealthy
+/// outcome, sent at once.
+fn spawn_probe(
+    name: String,
+    target: &str,
+    tx: &Sender,
+    work: impl FnOnce(&str) -> Outcome + Send + 'static,
+) {
+    let sender = tx.clone();
+    let thread_name = format!("probe-{name}");
+    let moved = name.clone();
+    let spawned = std::thread::Builder::new()
+        .name(thread_name)
+        .spawn(move || {
+            let outcome = work(&moved);
+            let _ = sender.send((moved, outcome));
+        });
+    if let Err(e) = spawned {
+        let outcome = Outcome {
+            check: Check::unhealthy(format!("{target}: cannot start the probe: {e}")),
+            attempts: 0,
+        };
+        let _ = tx.send((name, outcome));
+    }
+}
+
+/// The probes of one lane: a name and its declaration each.
+type Lane = Vec<(String, ProbeSpec)>;
+
+/// The first attempts of the TCP and HTTP probes `lane`, all at once on one
+/// runtime; each goes on (see [`Prober::go_on`]) as soon as it has an answer.
+fn network_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
+    let runtime = match crate::http::client_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            for (name, spec) in lane {
+                let first = Check::unhealthy(format!(
+                    "{}: cannot start the network client: {e}",
+                    spec.target
+                ));
+                prober.go_on(name, spec, first, end, tx);
+            }
+            return;
+        }
+    };
+    runtime.block_on(async {
+        let mut attempts = tokio::task::JoinSet::new();
+        for (name, spec) in lane {
+            attempts.spawn(async move {
+                let deadline = attempt_deadline(&spec, end);
+                let check = network_attempt(&spec, deadline).await.against(spec.expect);
+                (name, spec, check)
+            });
+        }
+        while let Some(answer) = attempts.join_next().await {
+            // A task ends only by returning: the runtime is ours alone and
+            // nothing aborts it.
+            if let Ok((name, spec, first)) = answer {
+                prober.go_on(name, spec, first, end, tx);
+            }
+        }
+    });
+}
+
+/// The first attempts of the process probes `lane`, one after another on
+/// one scan of `/proc`, which costs about what one probe costs.
+fn process_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
+    let scan = SharedScan::default();
+    for (name, spec) in lane {
+        let first = attempt_sharing(&spec, &prober.env, &scan, attempt_deadline(&spec, end));
+        prober.go_on(name, spec, first, end, tx);
+    }
+}
+
+/// Run the probes `names` of `specs` at once (in the lanes the module
+/// describes) for at most `budget`. A probe still running then is unhealthy
+/// with a message saying so (its thread is left to end at its own deadline;
+/// its answer is dropped).
 pub fn run_all(
     specs: &BTreeMap<String, ProbeSpec>,
     names: &[&str],
@@ -226,39 +355,55 @@ pub fn run_all(
     let end = Instant::now() + budget;
     let (tx, rx) = mpsc::channel();
     let mut outcomes = BTreeMap::new();
-    let mut running = 0;
     let chosen = || names.iter().filter_map(|n| Some((*n, specs.get(*n)?)));
-    // One scan of the process table for all the process probes.
-    let scan = Arc::new(SharedScan::default());
-    for (probe, spec) in chosen() {
-        let (tx, name, owned, prober, scan) = (
-            tx.clone(),
-            probe.to_string(),
-            spec.clone(),
-            prober.clone(),
-            scan.clone(),
-        );
-        let spawned = std::thread::Builder::new()
-            .name(format!("probe-{name}"))
-            .spawn(move || {
-                let outcome = prober.run_sharing(&name, &owned, end, &scan);
-                // The receiver is gone only once the budget is spent.
-                let _ = tx.send((name, outcome));
-            });
-        match spawned {
-            Ok(_) => running += 1,
-            Err(e) => {
-                outcomes.insert(
-                    probe.to_string(),
-                    Outcome {
-                        check: Check::unhealthy(format!(
-                            "{}: cannot start the probe: {e}",
-                            spec.target
-                        )),
-                        attempts: 0,
-                    },
-                );
+    let (mut network, mut process) = (Lane::new(), Lane::new());
+    let mut running = 0;
+    for (name, spec) in chosen() {
+        if let Some(outcome) = prober.given(name) {
+            outcomes.insert(name.to_string(), outcome);
+            continue;
+        }
+        running += 1;
+        let entry = (name.to_string(), spec.clone());
+        match spec.target {
+            Target::Tcp(_) | Target::Http(_) => network.push(entry),
+            Target::Process { .. } => process.push(entry),
+            Target::Systemd { .. } | Target::PebbleService { .. } | Target::PebbleCheck { .. } => {
+                let (name, spec) = entry;
+                let target = spec.target.to_string();
+                let alone = prober.clone();
+                spawn_probe(name, &target, &tx, move |name| {
+                    let outcome = with_retries(&spec, alone.clock.as_ref(), end, |deadline| {
+                        attempt(&spec, &alone.env, deadline)
+                    });
+                    alone.seen(name, &outcome);
+                    outcome
+                });
             }
+        }
+    }
+    for (lane, run) in [
+        (network, network_lane as fn(&Prober, Lane, Instant, &Sender)),
+        (process, process_lane),
+    ] {
+        if lane.is_empty() {
+            continue;
+        }
+        let first = lane[0].0.clone();
+        let (prober, lane_tx) = (prober.clone(), tx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("probes-{first}"))
+            .spawn(move || run(&prober, lane, end, &lane_tx));
+        if let Err(e) = spawned {
+            // Each probe of the lane that never started is reported below
+            // as one that gave no answer; say why on the first.
+            outcomes.insert(
+                first,
+                Outcome {
+                    check: Check::unhealthy(format!("cannot start the probes: {e}")),
+                    attempts: 0,
+                },
+            );
         }
     }
     drop(tx);

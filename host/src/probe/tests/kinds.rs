@@ -393,6 +393,68 @@ fn gated_probes_run_at_once_under_one_budget() {
     assert_eq!(out["slow"].attempts, 0);
 }
 
+/// Many probes of every lane at once: each network and process probe that
+/// passes takes one attempt; one that fails goes on with its own retries,
+/// on the injected clock, and holds up none of the others of its lane.
+#[test]
+fn lanes_run_first_attempts_together_and_retry_each_failure_alone() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = listener.local_addr().unwrap().port();
+    let server = HttpServer::start("127.0.0.1:0").unwrap();
+    let reserved = ReservedPort::on(Ipv4Addr::LOCALHOST.into(), 0).unwrap();
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap();
+    let mut specs = BTreeMap::new();
+    for i in 0..4 {
+        specs.insert(format!("tcp{i}"), tcp("127.0.0.1", open));
+        specs.insert(format!("http{i}"), http(&server.url("/"), None, None));
+        specs.insert(
+            format!("proc{i}"),
+            ProbeSpec::new(Target::Process {
+                name: me.trim_end().to_string(),
+            }),
+        );
+    }
+    let mut refused = tcp("127.0.0.1", reserved.port);
+    refused.retries = 2;
+    specs.insert("refused".into(), refused);
+    let mut missing = ProbeSpec::new(Target::Process {
+        name: unique_name("absent"),
+    });
+    missing.retries = 1;
+    specs.insert("missing".into(), missing);
+    let names: Vec<&str> = specs.keys().map(String::as_str).collect();
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH));
+    let out = run_all(
+        &specs,
+        &names,
+        &on_clock(clock.clone()),
+        Duration::from_secs(20),
+    );
+    assert_eq!(out.len(), specs.len());
+    for (name, outcome) in &out {
+        match name.as_str() {
+            "refused" => {
+                assert!(!outcome.check.healthy, "{outcome:?}");
+                assert_eq!(outcome.attempts, 3, "{outcome:?}");
+            }
+            "missing" => {
+                assert!(!outcome.check.healthy, "{outcome:?}");
+                assert!(outcome.check.detail.ends_with("not running"), "{outcome:?}");
+                assert_eq!(outcome.attempts, 2, "{outcome:?}");
+            }
+            _ => {
+                assert!(outcome.check.healthy, "{name}: {outcome:?}");
+                assert_eq!(outcome.attempts, 1, "{name}");
+            }
+        }
+    }
+    // The two failures' back-offs, each on its own: 200 ms and 400 ms for
+    // the port, 200 ms for the process.
+    let mut sleeps = clock.sleeps();
+    sleeps.sort();
+    assert_eq!(sleeps, [200, 200, 400].map(Duration::from_millis).to_vec());
+}
+
 /// The whole path the pipeline takes, event after event, with a real port
 /// and the grace period on the injected clock.
 #[test]
