@@ -74,15 +74,32 @@ fn the_examples_scenarios_pass() {
 /// Python: `--charms` names a directory where `gateway` is that charm.
 #[test]
 fn the_gateway_scenario_passes_on_the_python_gateway() {
+    scenario_passes_on("examples/gateway-py", "gateway", "gateway.yaml");
+}
+
+/// The web-k8s scenario file, unchanged, passes on web-k8s written in
+/// Python, against the same simulated Pebble.
+#[test]
+fn the_web_k8s_scenario_passes_on_the_python_web_k8s() {
+    scenario_passes_on("examples/web-k8s-py", "web-k8s", "web-k8s.yaml");
+}
+
+/// Scenario `file` passes with `project`'s charm linked as `name`, the
+/// charm the file names.
+fn scenario_passes_on(project: &str, name: &str, file: &str) {
     let charms = tempfile::tempdir().expect("temp dir");
-    let charm = packed("examples/gateway-py");
-    std::os::unix::fs::symlink(&charm, charms.path().join("gateway"))
+    let charm = packed(project);
+    std::os::unix::fs::symlink(&charm, charms.path().join(name))
         .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
-    let file = scenario("gateway.yaml");
+    let file = scenario(file);
     let (out, stdout, stderr) = test(&[Path::new("--charms"), charms.path(), &file]);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(
         stdout.contains(&format!("ok      {}", file.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1 scenarios: 1 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

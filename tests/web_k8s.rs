@@ -1,5 +1,7 @@
-//! The web-k8s example (examples/web-k8s) through `dispatch` as Juju runs a
-//! Kubernetes sidecar charm: `JUJU_MACHINE_ID` exported empty (so `store:
+//! The web-k8s example through `dispatch` as Juju runs a Kubernetes sidecar
+//! charm, each test on the Rust charm (`examples/web-k8s`) and on the same
+//! charm in Python (`examples/web-k8s-py`), which must be indistinguishable
+//! to Juju and to the workload: `JUJU_MACHINE_ID` exported empty (so `store:
 //! auto` keeps the store in Juju's charm state), Pebble of container `web`
 //! played by the simulated Pebble in its process mode (`wasm-charm sim
 //! pebble`) on `<root>/charm/containers/web/pebble.socket` with
@@ -7,8 +9,9 @@
 //! the image's `web-server`, here tests/web-k8s-fixtures/web-server
 //! (Python), found on its PATH, reading the container's files under its
 //! root. The process mode reports no Pebble notices, so the workload's
-//! reload notice is shown by the harness tests (examples/web-k8s/tests) and
-//! the scenario (tests/scenarios/web-k8s.yaml) instead.
+//! reload notice is shown by the harness tests (examples/web-k8s/tests,
+//! examples/web-k8s-py/tests) and the scenario (tests/scenarios/web-k8s.yaml)
+//! instead.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
 #[path = "support/sim_pebble.rs"]
@@ -25,7 +28,8 @@ use std::time::{Duration, Instant};
 use support::{Unit, assert_success, copy_charm, packed, workspace_root};
 use wasm_charm_host::status::store_chunks;
 
-const PROJECT: &str = "examples/web-k8s";
+const RUST: &str = "examples/web-k8s";
+const PYTHON: &str = "examples/web-k8s-py";
 
 /// The pod's workload side: the simulated Pebble of container `web` under
 /// a temp root (`WASM_CHARM_ROOT`), once started; stopped on drop (it stops
@@ -301,17 +305,26 @@ fn config_file(port: u16, greeting: &str) -> String {
 /// Kubernetes replaces the charm's pod: a fresh charm directory, Juju's
 /// state (config, charm state, statuses) kept. The workload's Pebble is the
 /// same: the container's files and processes are not the charm's.
-fn replace_charm_dir(unit: &Unit) {
+fn replace_charm_dir(unit: &Unit, project: &str) {
     let charm = unit.charm_dir();
     std::fs::remove_dir_all(charm).expect("wipe the charm directory");
-    copy_charm(&packed(PROJECT), charm).expect("copy the packed charm into the new pod");
+    copy_charm(&packed(project), charm).expect("copy the packed charm into the new pod");
 }
 
 #[test]
 fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
+    a_web_server_pod(RUST);
+}
+
+#[test]
+fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod_in_python() {
+    a_web_server_pod(PYTHON);
+}
+
+fn a_web_server_pod(project: &str) {
     let mut pod = Pod::new();
     let port = free_port();
-    let unit = Unit::on_simulator(&packed(PROJECT), "web-k8s/0");
+    let unit = Unit::on_simulator(&packed(project), "web-k8s/0");
     unit.update_state(|s| {
         s["config"] = json!({"port": port, "greeting": "Hello"});
     });
@@ -500,7 +513,7 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
     // Kubernetes replaces the charm's pod: every scope, the probes' gating
     // and state come back from Juju's charm state. At an event no handler
     // observes, the unit shows what it showed.
-    replace_charm_dir(&unit);
+    replace_charm_dir(&unit, project);
     assert!(!unit.charm_dir().join(".wasm-charm/scopes.json").exists());
     dispatch(&unit, &pod, "hooks/update-status", &[]);
     assert_eq!(status(&unit), blocked);
@@ -548,7 +561,16 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
 
 #[test]
 fn the_website_relation_is_told_the_port() {
-    let unit = Unit::on_simulator(&packed(PROJECT), "web-k8s/0");
+    the_website_relation_is_told(RUST);
+}
+
+#[test]
+fn the_website_relation_is_told_the_port_in_python() {
+    the_website_relation_is_told(PYTHON);
+}
+
+fn the_website_relation_is_told(project: &str) {
+    let unit = Unit::on_simulator(&packed(project), "web-k8s/0");
     unit.update_state(|s| {
         s["config"] = json!({"port": 8080, "greeting": "Hello"});
         s["relations"] = json!({"website:3": {

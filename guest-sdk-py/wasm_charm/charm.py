@@ -191,6 +191,32 @@ class On:
         return On.kind(EventKind.PEBBLE_READY, container)
 
     @staticmethod
+    def pebble_custom_notice(container: Optional[str] = None) -> On:
+        """``<container>-pebble-custom-notice``: a custom notice of the
+        container's Pebble (``event.context`` is a
+        :class:`~wasm_charm.NoticeEvent`; its ``notice()`` has the data).
+
+        >>> from wasm_charm import NoticeEvent
+        >>> notice = NoticeEvent("web", "1", "custom", "example.com/reload")
+        >>> On.pebble_custom_notice("web").matches(Event(EventKind.PEBBLE_CUSTOM_NOTICE, notice))
+        True
+        >>> On.pebble_custom_notice("db").matches(Event(EventKind.PEBBLE_CUSTOM_NOTICE, notice))
+        False
+        """
+        return On.kind(EventKind.PEBBLE_CUSTOM_NOTICE, container)
+
+    @staticmethod
+    def pebble_check_failed(container: Optional[str] = None) -> On:
+        """``<container>-pebble-check-failed`` (``event.context`` is a
+        :class:`~wasm_charm.CheckEvent`)."""
+        return On.kind(EventKind.PEBBLE_CHECK_FAILED, container)
+
+    @staticmethod
+    def pebble_check_recovered(container: Optional[str] = None) -> On:
+        """``<container>-pebble-check-recovered``."""
+        return On.kind(EventKind.PEBBLE_CHECK_RECOVERED, container)
+
+    @staticmethod
     def action(name: Optional[str] = None) -> On:
         """A run of the action ``name`` (every action's when ``None``)."""
         return On.kind(EventKind.ACTION, name)

@@ -42,6 +42,26 @@ class Event:
     def remote_unit_data(self, key: str, value: str) -> Event:
         return self._with_pair("remote-unit-data", key, value)
 
+    def container(self, name: str) -> Event:
+        """The container of a Pebble event (it must match the hook's)."""
+        return self._with("container", name)
+
+    def notice(self, id: str, key: str) -> Event:  # noqa: A002 - Pebble's name
+        """The notice of a ``pebble-custom-notice`` event: its id and key.
+
+        >>> Event.pebble_custom_notice("web").notice("1", "example.com/a").to_json({})
+        {'name': 'web-pebble-custom-notice', 'notice-id': '1', 'notice-key': 'example.com/a'}
+        """
+        return self._with("notice-id", id)._with("notice-key", key)
+
+    def notice_type(self, kind: str) -> Event:
+        """The notice's type (default ``custom``)."""
+        return self._with("notice-type", kind)
+
+    def check(self, name: str) -> Event:
+        """The check of a ``pebble-check-failed`` or ``-recovered`` event."""
+        return self._with("check", name)
+
     def param(self, key: str, value: Any) -> Event:
         """An action's parameter, checked against actions.yaml."""
         return self._with_pair("params", key, value)
@@ -113,6 +133,18 @@ class Event:
     @staticmethod
     def pebble_ready(container: str) -> Event:
         return Event(f"{container}-pebble-ready")
+
+    @staticmethod
+    def pebble_custom_notice(container: str) -> Event:
+        return Event(f"{container}-pebble-custom-notice")
+
+    @staticmethod
+    def pebble_check_failed(container: str) -> Event:
+        return Event(f"{container}-pebble-check-failed")
+
+    @staticmethod
+    def pebble_check_recovered(container: str) -> Event:
+        return Event(f"{container}-pebble-check-recovered")
 
     @staticmethod
     def action(name: str, params: Optional[dict[str, Any]] = None) -> Event:

@@ -154,6 +154,12 @@ class Outcome:
         ``backoff``, ``error``); ``None`` for one Pebble does not have."""
         return self._container(container).get("services", {}).get(service)
 
+    def pebble_file(self, container: str, path: str) -> Optional[str]:
+        """A file in ``container`` after the event, as text; ``None`` when
+        absent or not text (the state file's ``hex`` bytes that are not
+        UTF-8)."""
+        return _file_text(self._container(container).get("files", {}).get(path))
+
     def _container(self, container: str) -> dict[str, Any]:
         return self.reply["state"].get("containers", {}).get(container) or {}
 
@@ -162,6 +168,33 @@ class Outcome:
         """The declared probes that gate readiness after the event."""
         return sorted(name for name, gate in (self.reply.get("gates") or {}).items() if gate)
 
+    def probe(self, name: str) -> Optional[tuple[bool, str]]:
+        """What probe ``name`` last found: healthy or not, and its detail;
+        ``None`` before it first ran."""
+        last = (self.reply.get("probes") or {}).get(name)
+        return None if last is None else (bool(last["healthy"]), last["detail"])
+
     def state(self) -> State:
         """The state to run the next event from."""
         return State(dict(self.reply["state"]))
+
+
+def _file_text(entry: Any) -> Optional[str]:
+    """A file of a container's ``files``, as the state file holds it: text,
+    or ``{content}`` / ``{hex}`` with its mode and owner.
+
+    >>> _file_text("a"), _file_text({"content": "b", "permissions": "640"}), _file_text({"hex": "6869"})
+    ('a', 'b', 'hi')
+    >>> _file_text({"hex": "ff"}) is None
+    True
+    """
+    if isinstance(entry, str):
+        return entry
+    if not isinstance(entry, dict):
+        return None
+    if isinstance(entry.get("content"), str):
+        return entry["content"]
+    try:
+        return bytes.fromhex(entry.get("hex", "")).decode("utf-8") if "hex" in entry else None
+    except (ValueError, UnicodeDecodeError):
+        return None

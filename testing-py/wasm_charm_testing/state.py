@@ -8,6 +8,9 @@ from typing import Any, Optional
 
 from .status import Status
 
+#: Pebble's words for a service's ``current`` state.
+_PEBBLE_CURRENT = ("active", "inactive", "backoff", "error")
+
 
 class Relation:
     """A relation and its bags, as the state file's ``relations`` holds it.
@@ -135,6 +138,48 @@ class State:
         new, at = self._at("containers", container, "exec")
         at[name] = {"exit": code, "stdout": stdout, "stderr": stderr}
         return new
+
+    def pebble_service(self, container: str, service: str, current: str) -> State:
+        """Service ``service`` of ``container``'s Pebble, with Pebble's
+        ``current`` state: ``active``, ``inactive``, ``backoff`` or ``error``.
+
+        >>> State().pebble_service("web", "web", "inactive").doc["containers"]["web"]["services"]
+        {'web': 'inactive'}
+        """
+        if current not in _PEBBLE_CURRENT:
+            raise ValueError(
+                f"service {service!r} of {container!r}: {current!r} is not Pebble's "
+                "(active, inactive, backoff, error)"
+            )
+        new, at = self._at("containers", container, "services")
+        at[service] = current
+        return new
+
+    def pebble_file(self, container: str, path: str, text: str) -> State:
+        """A text file in ``container``, as Pebble would pull it (mode 644)."""
+        new, at = self._at("containers", container, "files")
+        at[path] = text
+        return new
+
+    def pebble_notice(self, container: str, key: str, data: dict[str, str]) -> State:
+        """A custom notice ``key`` that ``container``'s Pebble recorded, with
+        ``data`` as its last data; its id is its position among the
+        container's notices, from 1 (what ``Event.notice`` names).
+
+        >>> State().pebble_notice("web", "example.com/a", {"k": "v"}).doc["containers"]["web"]["notices"]
+        [{'type': 'custom', 'key': 'example.com/a', 'last-data': {'k': 'v'}}]
+        """
+        new, at = self._at("containers", container)
+        notices = at.get("notices")
+        if not isinstance(notices, list):
+            notices = at["notices"] = []
+        notices.append({"type": "custom", "key": key, "last-data": dict(data)})
+        return new
+
+    def get(self, section: str) -> Any:
+        """One section of the state file (``containers``, ``relations``, …)
+        as JSON; ``None`` when the file leaves it out or has it null."""
+        return copy.deepcopy(self.doc.get(section))
 
     def section(self, name: str, value: Any) -> State:
         """Any other section of the state file, as JSON."""
