@@ -37,6 +37,8 @@ pub fn prepare_process() {
 }
 
 pub fn main() -> ExitCode {
+    // The process ends with this one event.
+    crate::runtime::keep_loaded_until_exit();
     match run() {
         Ok(report) if report.failures.is_empty() => ExitCode::SUCCESS,
         Ok(report) => {

@@ -15,7 +15,9 @@ use crate::interfaces::{EventStates, HandlerState, InstanceStates, Start};
 use crate::sandbox::Sandbox;
 use crate::sandbox::output::OutputTail;
 use preopens::Preopens;
+use std::mem::ManuallyDrop;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use wasmtime::component::{Component, HasSelf, Linker};
@@ -109,13 +111,38 @@ const ABANDON_AFTER: Duration = Duration::from_millis(250);
 /// `max_wasm_stack`) plus the host's own, with room to spare.
 const HANDLER_THREAD_STACK: usize = 8 << 20;
 
+/// Set by a process that ends with its event (`dispatch`): see
+/// [`keep_loaded_until_exit`].
+static KEEP_UNTIL_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// Components loaded in this process are never unloaded: the process ends
+/// with its one event, and the exit frees everything at once. Unloading is
+/// not free: it unregisters the unwind information of each compiled
+/// function, one call each, and LLVM's libunwind (the static musl
+/// `dispatch`) scans its whole table at each call, so a componentize-py
+/// component (some 10,000 functions) took a tenth of a second of CPU to
+/// unload. Long-lived processes (the simulator, `serve`) do not call this.
+pub fn keep_loaded_until_exit() {
+    KEEP_UNTIL_EXIT.store(true, Ordering::Relaxed);
+}
+
 /// A loaded component, ready to instantiate.
 pub struct Runtime {
-    engine: Engine,
-    pre: CharmPre<HandlerState>,
+    /// The engine and the component: dropped with the runtime unless the
+    /// process keeps them until it exits ([`keep_loaded_until_exit`]).
+    loaded: ManuallyDrop<(Engine, CharmPre<HandlerState>)>,
     /// The thread the event's instances run on, one after the other.
     worker: Worker,
     pub source: cache::Source,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if !KEEP_UNTIL_EXIT.load(Ordering::Relaxed) {
+            // SAFETY: dropped here once; the runtime is never used again.
+            unsafe { ManuallyDrop::drop(&mut self.loaded) }
+        }
+    }
 }
 
 impl Runtime {
@@ -168,8 +195,7 @@ impl Runtime {
                 message: format!("the component needs something this host does not provide: {e:#}"),
             })?;
         Ok(Runtime {
-            engine,
-            pre,
+            loaded: ManuallyDrop::new((engine, pre)),
             worker: Worker::default(),
             source,
         })
@@ -196,7 +222,8 @@ impl Runtime {
         let deadline = Instant::now() + limits.handler_timeout;
         let states = states.instance(&Start { handler, deadline });
         let (tx, rx) = mpsc::sync_channel(1);
-        let (engine, pre, limits_copy) = (self.engine.clone(), self.pre.clone(), *limits);
+        let (engine, pre) = &*self.loaded;
+        let (engine, pre, limits_copy) = (engine.clone(), pre.clone(), *limits);
         let job: Job = Box::new(move || {
             let instance = Instance {
                 engine: &engine,
@@ -211,7 +238,7 @@ impl Runtime {
             let why = format!("could not be started: cannot spawn a thread: {e}");
             return Finished::not_run(why, None);
         }
-        let weak = self.engine.weak();
+        let weak = self.loaded.0.weak();
         let _interrupt = deadline::at(deadline, move || {
             if let Some(engine) = weak.upgrade() {
                 engine.increment_epoch();
