@@ -181,18 +181,44 @@ fn precompiled(
         .prefix(".wasm-charm-pack-")
         .tempdir_in(parent)
         .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
-    crate::runtime::precompile(wasm, staging.path())?;
-    if let Some(arch) = arch {
-        if arch.machine_name() != std::env::consts::ARCH {
-            let native = staging.path().join(CACHE_DIR);
-            for entry in std::fs::read_dir(&native)? {
-                let path = entry?.path();
-                if path.to_string_lossy().ends_with(".native.cwasm") {
-                    std::fs::remove_file(&path)?;
-                }
+    // The two compiles at once: each is one thread of cranelift, and a
+    // Python charm's interpreter takes seconds each. The portable one is
+    // made in a directory of its own, since the native one, once stored,
+    // clears the cache of what it takes for a crashed write's leftovers.
+    let dir = staging.path();
+    let side = tempfile::Builder::new()
+        .prefix(".wasm-charm-pack-portable-")
+        .tempdir_in(parent)
+        .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
+    let side_dir = side.path();
+    let (native, portable) = std::thread::scope(|scope| {
+        let portable = arch.map(|arch| {
+            scope.spawn(move || {
+                crate::runtime::precompile_portable(wasm, side_dir, arch == elf::Arch::S390x)
+            })
+        });
+        let native = crate::runtime::precompile(wasm, dir);
+        (native, portable.map(std::thread::ScopedJoinHandle::join))
+    });
+    native?;
+    if let Some(portable) = portable {
+        let artifact = portable.map_err(|_| {
+            anyhow::anyhow!("the portable compile of {} panicked", wasm.display())
+        })??;
+        let into = dir
+            .join(CACHE_DIR)
+            .join(artifact.file_name().unwrap_or_default());
+        std::fs::rename(&artifact, &into)
+            .with_context(|| format!("cannot move {} to {}", artifact.display(), into.display()))?;
+    }
+    if arch.is_some_and(|arch| arch.machine_name() != std::env::consts::ARCH) {
+        let native = dir.join(CACHE_DIR);
+        for entry in std::fs::read_dir(&native)? {
+            let path = entry?.path();
+            if path.to_string_lossy().ends_with(".native.cwasm") {
+                std::fs::remove_file(&path)?;
             }
         }
-        crate::runtime::precompile_portable(wasm, staging.path(), arch == elf::Arch::S390x)?;
     }
     Ok(staging)
 }
