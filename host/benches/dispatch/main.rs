@@ -79,7 +79,11 @@ fn setup(root: &Path, dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (peer, host, wasm)
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == measure::SPAWNER) {
+        return measure::spawner_main(&args[2..]);
+    }
     // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()
@@ -96,10 +100,8 @@ fn main() {
         "dispatch, whole process, {runs} pairs, same fake hook tools (tests/ops-peer/fake-tools)"
     );
     println!("host: {}", host.display());
-    // What every event runs: the dispatch `pack` shipped in the charm.
-    // What every event runs, as `inspect` reads it: in a child process, as
-    // reading the 7 MB here would raise this process's peak RSS, which
-    // every child spawned after inherits in wait4's figure.
+    // What every event runs: the dispatch `pack` shipped in the charm, as
+    // `inspect` reads it.
     let inspected = Command::new(&host)
         .arg("inspect")
         .arg(&wasm)
@@ -120,4 +122,5 @@ fn main() {
     flood::flood_row(&root, &host, &peer, &dir, runs);
     python::python_rows(&root, &host, &peer, &dir, runs);
     store::store_row(&dir, runs);
+    std::process::ExitCode::SUCCESS
 }

@@ -9,18 +9,73 @@ pub struct Sample {
     pub rss_kib: i64,
 }
 
-/// Spawn, wait with `wait4`, and return wall time and peak RSS. A child
-/// starts in this process's memory until it execs, and the kernel keeps
-/// that peak in its figure: this process must stay smaller than what it
-/// measures (`/bin/true`'s figure shows its floor).
+/// The argument that makes this benchmark's executable the spawner of one
+/// measured command ([`spawner_main`]).
+pub const SPAWNER: &str = "--spawn-and-measure";
+
+/// Run `cmd` and return its wall time and peak RSS. `cmd` runs with only
+/// the environment it sets (every command here starts from `env_clear`).
+///
+/// A child starts in its parent's memory until it execs, and the kernel
+/// keeps that peak in the child's figure; this process grows (it reads
+/// charms and stores), so the command is spawned, timed and reaped by a
+/// fresh, small copy of this executable ([`spawner_main`]), which reports
+/// the figures on its stdout. `/bin/true`'s figure shows what is left of
+/// that floor.
 pub fn measure(cmd: &mut Command) -> Sample {
+    let mut spawner = Command::new(std::env::current_exe().expect("the benchmark's executable"));
+    spawner
+        .arg(SPAWNER)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    spawner.env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            spawner.env(k, v);
+        }
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        spawner.current_dir(dir);
+    }
+    let out = spawner
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("spawn the spawner");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut figures = text.split_whitespace();
+    match (
+        out.status.success(),
+        figures.next().and_then(|w| w.parse().ok()),
+        figures.next().and_then(|r| r.parse().ok()),
+    ) {
+        (true, Some(wall_ms), Some(rss_kib)) => Sample { wall_ms, rss_kib },
+        _ => panic!("{cmd:?} failed: {text}"),
+    }
+}
+
+/// The spawner's side of [`measure`]: run `argv` (stdio to /dev/null), wait
+/// with `wait4`, print its wall time in ms and peak RSS in KiB; exit 1 if
+/// it failed.
+pub fn spawner_main(argv: &[std::ffi::OsString]) -> std::process::ExitCode {
+    let Some((program, args)) = argv.split_first() else {
+        eprintln!("{SPAWNER}: no command");
+        return std::process::ExitCode::FAILURE;
+    };
     let start = Instant::now();
-    let child = cmd
+    let child = match Command::new(program)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("spawn");
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("{SPAWNER}: {}: {e}", Path::new(program).display());
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value to be overwritten.
@@ -28,16 +83,16 @@ pub fn measure(cmd: &mut Command) -> Sample {
     // SAFETY: pid is our own unreaped child; both pointers are valid for writes.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    assert_eq!(r, pid, "wait4 failed");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{cmd:?} failed: status {status}"
-    );
-    std::mem::forget(child); // already reaped
-    Sample {
-        wall_ms,
-        rss_kib: usage.ru_maxrss,
+    std::mem::forget(child); // reaped above, or lost with this process
+    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        eprintln!(
+            "{SPAWNER}: {}: status {status}",
+            Path::new(program).display()
+        );
+        return std::process::ExitCode::FAILURE;
     }
+    println!("{wall_ms} {}", usage.ru_maxrss);
+    std::process::ExitCode::SUCCESS
 }
 
 pub fn median(mut v: Vec<f64>) -> f64 {
