@@ -15,19 +15,23 @@ use std::time::Instant;
 /// The kernel cuts `comm` to this many bytes.
 const COMM_LEN: usize = 15;
 
-/// One live process as a probe matches it.
+/// One process of the table, as a probe matches it: its `comm` read with
+/// the table, the rest only when a probe needs it.
 #[derive(Debug)]
 struct Proc {
     pid: String,
     comm: String,
-    /// The base name of `argv[0]`: `comm` is cut to 15 bytes.
-    argv0: Vec<u8>,
+    /// `None`: not read yet. Then `None` for a zombie or a process gone,
+    /// else the base name of its `argv[0]` (empty for a kernel thread).
+    life: Option<Option<Vec<u8>>>,
 }
 
 impl Proc {
-    fn is(&self, name: &str) -> bool {
-        (name.len() <= COMM_LEN && self.comm == name)
-            || (!self.argv0.is_empty() && self.argv0 == name.as_bytes())
+    /// Whether it lives, reading its command line (and, without one, its
+    /// state) the first time.
+    fn argv0(&mut self, proc: &Path) -> Option<&[u8]> {
+        let dir = proc.join(&self.pid);
+        self.life.get_or_insert_with(|| read_life(&dir)).as_deref()
     }
 }
 
@@ -49,6 +53,10 @@ impl SharedScan {
     /// Whether a process `name` lives in `proc` (the real one is `/proc`),
     /// by `deadline`. Zombies (state `Z`) and processes that vanish during
     /// the scan do not count.
+    ///
+    /// A `comm` is cheap for the kernel to give, a command line is not (it
+    /// is read from the process's memory): the table is read by `comm`
+    /// first, and the command lines only when no `comm` is the name.
     pub(crate) fn find(&self, proc: &Path, name: &str, deadline: Instant) -> Seen {
         let mut scan = self
             .0
@@ -61,35 +69,51 @@ impl SharedScan {
                 ..Scan::default()
             };
         }
-        if let Some(p) = scan.seen.iter().find(|p| p.is(name)) {
-            return up(name, &p.pid);
-        }
-        if scan.done {
-            return Seen::Down(format!("process {name} not running"));
-        }
-        if scan.rest.is_none() {
-            match std::fs::read_dir(proc) {
-                Ok(entries) => scan.rest = Some(entries),
-                Err(e) => {
-                    return Seen::Unknown(format!(
-                        "process {name}: cannot read {}: {e}",
-                        proc.display()
-                    ));
+        let by_comm = name.len() <= COMM_LEN;
+        if by_comm {
+            for p in &mut scan.seen {
+                if p.comm == name && p.argv0(proc).is_some() {
+                    return up(name, &p.pid);
                 }
             }
         }
-        read_on(&mut scan, proc, name, deadline)
+        if !scan.done {
+            if scan.rest.is_none() {
+                match std::fs::read_dir(proc) {
+                    Ok(entries) => scan.rest = Some(entries),
+                    Err(e) => {
+                        return Seen::Unknown(format!(
+                            "process {name}: cannot read {}: {e}",
+                            proc.display()
+                        ));
+                    }
+                }
+            }
+            if let Some(seen) = read_on(&mut scan, proc, name, deadline) {
+                return seen;
+            }
+        }
+        for p in &mut scan.seen {
+            if Instant::now() >= deadline {
+                return late(name, proc);
+            }
+            if p.argv0(proc)
+                .is_some_and(|a| !a.is_empty() && a == name.as_bytes())
+            {
+                return up(name, &p.pid);
+            }
+        }
+        Seen::Down(format!("process {name} not running"))
     }
 }
 
-/// Read on from where the scan is until `name` is found or the table ends.
-fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Seen {
+/// Read on from where the scan is, by `comm`: `Some` once a live process
+/// whose `comm` is `name` is found or the deadline passed, `None` at the
+/// table's end.
+fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Option<Seen> {
     while let Some(entry) = scan.rest.as_mut().and_then(Iterator::next) {
         if Instant::now() >= deadline {
-            return Seen::Unknown(format!(
-                "process {name}: the scan of {} did not finish in time",
-                proc.display()
-            ));
+            return Some(late(name, proc));
         }
         let Ok(entry) = entry else { continue };
         let file_name = entry.file_name();
@@ -99,18 +123,24 @@ fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Seen 
         else {
             continue;
         };
-        let Some(p) = read_proc(&entry.path(), pid) else {
+        // Gone since the directory was read.
+        let Ok(mut comm) = std::fs::read_to_string(entry.path().join("comm")) else {
             continue;
         };
-        let found = p.is(name);
+        comm.truncate(comm.trim_end_matches('\n').len());
+        let mut p = Proc {
+            pid: pid.to_string(),
+            comm,
+            life: None,
+        };
+        let found = name.len() <= COMM_LEN && p.comm == name && p.argv0(proc).is_some();
         scan.seen.push(p);
         if found {
-            let pid = scan.seen.last().map(|p| p.pid.clone()).unwrap_or_default();
-            return up(name, &pid);
+            return Some(up(name, pid));
         }
     }
     scan.done = true;
-    Seen::Down(format!("process {name} not running"))
+    None
 }
 
 fn up(name: &str, pid: &str) -> Seen {
@@ -120,37 +150,28 @@ fn up(name: &str, pid: &str) -> Seen {
     }
 }
 
-/// The live process of `/proc/<pid>`; `None` for a zombie or one gone.
-///
-/// `cmdline` and `comm` are what the match needs, and cheap for the kernel
-/// to give; `stat`, whose fifty-odd numbers the kernel formats at each
-/// read, is read only for a process without a command line: a zombie (its
-/// memory is gone) or a kernel thread, which `stat`'s state tells apart.
-fn read_proc(dir: &Path, pid: &str) -> Option<Proc> {
+fn late(name: &str, proc: &Path) -> Seen {
+    Seen::Unknown(format!(
+        "process {name}: the scan of {} did not finish in time",
+        proc.display()
+    ))
+}
+
+/// Whether the process of `/proc/<pid>` lives, and the base name of its
+/// `argv[0]`; `None` for a zombie or one gone. A process without a command
+/// line is a zombie (its memory is gone) or a kernel thread, which `stat`'s
+/// state, read only then, tells apart.
+fn read_life(dir: &Path) -> Option<Vec<u8>> {
     let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
-    let comm = if cmdline.is_empty() {
+    if cmdline.is_empty() {
         // `stat` is `pid (comm) state …`; comm may itself hold `)`.
         let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
-        let (head, tail) = stat.rsplit_once(')')?;
-        if tail.trim_start().starts_with('Z') {
-            return None;
-        }
-        head.split_once('(')
-            .map(|(_, c)| c)
-            .unwrap_or_default()
-            .to_string()
-    } else {
-        let mut comm = std::fs::read_to_string(dir.join("comm")).ok()?;
-        comm.truncate(comm.trim_end_matches('\n').len());
-        comm
-    };
+        let (_, tail) = stat.rsplit_once(')')?;
+        return (!tail.trim_start().starts_with('Z')).then(Vec::new);
+    }
     let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
     let base = argv0.rsplit(|b| *b == b'/').next().unwrap_or_default();
-    Some(Proc {
-        pid: pid.to_string(),
-        comm,
-        argv0: base.to_vec(),
-    })
+    Some(base.to_vec())
 }
 
 #[cfg(test)]
@@ -206,6 +227,10 @@ mod tests {
         ]);
         let scan = SharedScan::default();
         assert!(running(&scan.find(proc.path(), "web", soon())));
+        // Found by its comm: no other process's command line was read.
+        for p in &scan.0.lock().unwrap().seen {
+            assert_eq!(p.life.is_some(), p.comm == "web", "{p:?}");
+        }
         // Another probe of the event whose process was read already: the
         // table answers it, nothing more is read (the order is the file
         // system's).
@@ -216,11 +241,13 @@ mod tests {
             .seen
             .iter()
             .map(|p| p.comm.clone())
+            .filter(|comm| comm != "dead")
             .collect();
         for comm in &read {
             assert!(running(&scan.find(proc.path(), comm, soon())), "{comm}");
         }
-        assert_eq!(scan.0.lock().unwrap().seen.len(), read.len());
+        let seen = scan.0.lock().unwrap().seen.len();
+        assert!(seen == read.len() || seen == read.len() + 1, "{seen}");
         // By argv[0] when comm is cut.
         assert!(running(&scan.find(
             proc.path(),
@@ -233,7 +260,7 @@ mod tests {
             Seen::Down("process dead not running".into())
         );
         assert!(scan.0.lock().unwrap().done);
-        assert_eq!(scan.0.lock().unwrap().seen.len(), 3);
+        assert_eq!(scan.0.lock().unwrap().seen.len(), 4);
         // A process started since is not in this event's table; a scan of
         // its own (a retry) sees it.
         add(proc.path(), "20", "late", 'S', "/bin/late");
