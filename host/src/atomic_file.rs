@@ -10,6 +10,15 @@ use std::path::Path;
 /// durable. The directory must exist. `Err` names nothing; callers add the
 /// path, which they know how to describe.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write`], the content written by `fill` straight into the temporary
+/// file (buffered): a large document is never held whole in memory.
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = parent(path);
     let name = path
         .file_name()
@@ -20,7 +29,11 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .prefix(&format!(".{name}-"))
         .suffix(".tmp")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(64 << 10, tmp.as_file_mut());
+        fill(&mut buffered)?;
+        buffered.flush()?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()

@@ -194,10 +194,18 @@ impl ScopeStore {
     /// against 20 MB at 100,000 scopes) and the time to write and sync
     /// them; people read the store through `wasm-charm status` ([`Self::show`]).
     pub fn encode(&self) -> Vec<u8> {
-        // Maps with string keys and plain values always serialise.
-        let mut out = serde_json::to_vec(self).unwrap_or_default();
-        out.push(b'\n');
+        let mut out = Vec::new();
+        // Into memory, only the writer could fail, and a Vec does not.
+        let _ = self.encode_to(&mut out);
         out
+    }
+
+    /// [`Self::encode`] into `w`, as it goes.
+    pub fn encode_to(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+        // Maps with string keys and plain values always serialise: an error
+        // is the writer's.
+        serde_json::to_writer(&mut w, self).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
     }
 
     /// The document for people: pretty JSON.

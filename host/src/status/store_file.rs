@@ -98,7 +98,7 @@ impl StoreFile {
     /// never a torn one.
     pub fn save(&self, store: &ScopeStore) -> Result<(), StoreFileError> {
         let path = self.path();
-        crate::atomic_file::write(&path, &store.encode()).map_err(io(&path))
+        crate::atomic_file::write_with(&path, |w| store.encode_to(w)).map_err(io(&path))
     }
 }
 
