@@ -1,0 +1,362 @@
+//! Fault injection (issue 20): every hook tool the host calls, and every
+//! file it writes, made to fail, and what Juju and the operator then see.
+//!
+//! The unit is the packed `tests/guests/hostile` charm on the simulator's
+//! tools, installed in mode `ok` and then switched to mode `everything`:
+//! its handlers read the config, write relation data, ask for leadership,
+//! log, store data and change both statuses, so that one `config-changed`
+//! calls every tool an ordinary event calls. Each row
+//! breaks one thing, runs the event, and asserts the outcome: an exit code
+//! Juju retries (1) with a message naming the tool or file, or a fault the
+//! host absorbs by design; the store before the event intact, byte for
+//! byte; and the next event whole, reaching what a unit that never saw the
+//! fault reaches.
+
+#[path = "support/faults.rs"]
+mod faults;
+#[path = "support/hostile.rs"]
+mod hostile_charm;
+mod support;
+
+use faults::Fault;
+use hostile_charm::*;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::process::Output;
+use support::{Unit, assert_success};
+
+/// The mode of the event under test (the unit is installed in `ok`).
+const MODE: &str = "everything";
+
+/// Where the row's unit keeps its store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Store {
+    Local,
+    Juju,
+}
+
+/// A leader unit of the hostile charm with a `db` relation, its store kept
+/// as `store` says, after its `install` (mode `ok`), switched to [`MODE`].
+fn installed(store: Store) -> Unit {
+    let unit = unit("ok");
+    add_db_relation(&unit);
+    if store == Store::Juju {
+        unit.append_to("wasm-charm.yaml", "store: juju\n");
+    }
+    assert_success(&unit.dispatch("install"));
+    set_mode(&unit, MODE);
+    unit
+}
+
+/// Everything the event could have changed that Juju or the next event
+/// sees: the store (the local file's bytes, or Juju's charm state), the
+/// committed relation data, and the files of the host's directory.
+fn snapshot(unit: &Unit) -> Value {
+    let local = std::fs::read(store_path(unit))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .ok();
+    let state = unit.state();
+    json!({
+        "local": local,
+        "charm-state": state["charm-state"],
+        "relations": state["relations"],
+        "files": host_files(unit),
+    })
+}
+
+/// The names in the charm's `.wasm-charm/` (a leftover temporary file
+/// would show here).
+fn host_files(unit: &Unit) -> BTreeSet<String> {
+    std::fs::read_dir(unit.charm_dir().join(".wasm-charm"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What an event reached, without the wall-clock times: every scope's
+/// current status, the statuses written, the stored data.
+fn reached(unit: &Unit, store: Store) -> Value {
+    let doc: Value = match store {
+        Store::Local => hostile_charm::store(unit),
+        Store::Juju => {
+            let state = unit.state();
+            let text = state["charm-state"]["wasm-charm.store"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no store in Juju's state: {state:#}"))
+                .to_string();
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("the juju store: {e}"))
+        }
+    };
+    let current = |target: &str| -> Value {
+        doc[target]
+            .as_object()
+            .map(|scopes| {
+                scopes
+                    .iter()
+                    // A cleared scope is kept for its history only.
+                    .filter(|(_, scope)| !scope["current"].is_null())
+                    .map(|(name, scope)| (name.clone(), scope["current"].clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    json!({
+        "unit": current("unit"),
+        "app": current("app"),
+        "written": doc["written"],
+        "data": doc["data"],
+        "juju-status": unit.state()["status"],
+        "relations": unit.state()["relations"],
+    })
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+// ------------------------------------------------------------ hook tools
+
+/// What a row of the hook-tool table must show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Exit 1 (Juju retries), stderr naming the tool (or, for a hang, the
+    /// deadline that cut it), nothing of the event kept.
+    Fails,
+    /// A call the charm made: the handler gets the error, returns it, and
+    /// its scope is blocked with a message naming the tool (the charm's
+    /// `on-error: block`); exit 0. The next event heals the scope.
+    Blocks,
+    /// The fault cannot change the outcome: exit 0, and the event reached
+    /// what it reaches without it.
+    Absorbed,
+}
+
+/// The tools one event of the unit calls, in the order first called, and
+/// whether each answer is read as JSON.
+fn tools_called(store: Store) -> Vec<(String, bool)> {
+    let unit = installed(store);
+    unit.clear_calls();
+    assert_success(&unit.dispatch("config-changed"));
+    let mut seen: Vec<(String, bool)> = Vec::new();
+    for call in unit.calls() {
+        let json = call.iter().any(|a| a == "--format=json");
+        match seen.iter_mut().find(|(t, _)| *t == call[0]) {
+            Some((_, j)) => *j |= json,
+            None => seen.push((call[0].clone(), json)),
+        }
+    }
+    seen
+}
+
+/// The rule. The host's own calls (statuses, relation data, the store)
+/// fail the hook however they fail, so that Juju retries it whole. A call
+/// the charm made is an error value for its handler (blocked under the
+/// default `on-error: block`), unless it hangs: then the handler's deadline
+/// fails the hook. `juju-log` is best effort: a log line lost must not fail
+/// the event, nor make every retry fail the same way; the line is printed
+/// on stderr instead.
+fn expected(tool: &str, fault: Fault) -> Expect {
+    match (tool, fault) {
+        ("juju-log", _) => Expect::Absorbed,
+        (_, Fault::Hang) => Expect::Fails,
+        // The first read is the component's `charm()`, which ignores a
+        // failed one; a failed read is not cached, so the handler's own
+        // read asks again and gets the config.
+        ("config-get", Fault::Missing) => Expect::Blocks,
+        ("config-get", _) => Expect::Absorbed,
+        ("config-get" | "relation-ids" | "relation-list" | "relation-get" | "is-leader", _) => {
+            Expect::Blocks
+        }
+        _ => Expect::Fails,
+    }
+}
+
+/// The unit scopes of `reached` (see [`reached`]), without their ages
+/// (a scope blocked in between is a new problem, and younger).
+fn unit_scopes(reached: &Value) -> Value {
+    let mut scopes = reached["unit"].clone();
+    for current in scopes
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|m| m.values_mut())
+    {
+        if let Some(c) = current.as_object_mut() {
+            c.remove("since");
+        }
+    }
+    scopes
+}
+
+/// One row: `fault` at the first call of `tool` during `config-changed`.
+fn tool_row(store: Store, tool: &str, fault: Fault, control: &Value) -> Result<(), String> {
+    let unit = installed(store);
+    let before = snapshot(&unit);
+    faults::inject(&unit, tool, 1, fault);
+    let out = unit.dispatch("config-changed");
+    let row = format!("{tool} {fault:?} ({store:?} store)");
+    let expect = expected(tool, fault);
+    match expect {
+        Expect::Fails => {
+            if out.status.code() != Some(1) {
+                return Err(format!("{row}: expected exit 1, got {}", text(&out)));
+            }
+            let err = String::from_utf8_lossy(&out.stderr);
+            let named = err.contains(tool)
+                || (fault == Fault::Hang && err.contains("exceeded its time limit"));
+            if !named {
+                return Err(format!(
+                    "{row}: stderr does not name {tool}: {}",
+                    text(&out)
+                ));
+            }
+            let after = snapshot(&unit);
+            if after != before {
+                return Err(format!(
+                    "{row}: the failed event changed what it must not:\nbefore {before:#}\nafter {after:#}"
+                ));
+            }
+        }
+        Expect::Blocks => {
+            if !out.status.success() {
+                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
+            }
+            let got = reached(&unit, store);
+            let blocked =
+                unit_scopes(&got)
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .any(|(name, current)| {
+                        name.starts_with("handler/")
+                            && current["status"] == "blocked"
+                            && current["message"]
+                                .as_str()
+                                .is_some_and(|m| m.contains(tool))
+                    });
+            if !blocked {
+                return Err(format!(
+                    "{row}: no handler scope is blocked naming {tool}: {:#}",
+                    unit_scopes(&got)
+                ));
+            }
+        }
+        Expect::Absorbed => {
+            if !out.status.success() {
+                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
+            }
+            let got = reached(&unit, store);
+            if &got != control {
+                return Err(format!(
+                    "{row}: absorbed, yet reached\n{got:#}\ninstead of\n{control:#}"
+                ));
+            }
+        }
+    }
+    // The next event (Juju's retry) is whole once the tool answers again.
+    faults::restore(&unit, tool);
+    let retry = unit.dispatch("config-changed");
+    if !retry.status.success() {
+        return Err(format!("{row}: the retry failed: {}", text(&retry)));
+    }
+    let got = reached(&unit, store);
+    // After a blocked handler the retry is one more event of the charm (its
+    // count moved on); its scopes are healed all the same.
+    let (got, want) = match expect {
+        Expect::Fails => (&got, control),
+        Expect::Blocks => (&unit_scopes(&got), &unit_scopes(control)),
+        Expect::Absorbed => return Ok(()),
+    };
+    if got != want {
+        return Err(format!(
+            "{row}: the retry reached\n{got:#}\ninstead of\n{want:#}"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `rows` on a few threads at once (each row is its own unit and
+/// processes; a hanging tool makes a row last its deadline), and fails
+/// with every row that did not hold.
+fn run_rows<R: Sync>(rows: &[R], run: impl Fn(&R) -> Result<(), String> + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(row) = rows.get(i) else { break };
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(row)))
+                            .unwrap_or_else(|p| {
+                                Err(p
+                                    .downcast_ref::<String>()
+                                    .cloned()
+                                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                    .unwrap_or_else(|| "panicked".into()))
+                            });
+                    if let Err(e) = result {
+                        failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    assert!(
+        failures.is_empty(),
+        "{} of {} rows failed:\n\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Every tool one event calls, failing in each way at its first call. A
+/// broken-JSON answer is tried only on tools whose answer is read as JSON
+/// (for the others, stdout is not an answer). The hanging rows take the
+/// charm's handler deadline (5 s) or the host's own budget (30 s).
+#[test]
+fn every_hook_tool_failing_every_way() {
+    let mut rows = Vec::new();
+    for store in [Store::Local, Store::Juju] {
+        let control_unit = installed(store);
+        assert_success(&control_unit.dispatch("config-changed"));
+        let control = reached(&control_unit, store);
+        for (tool, json) in tools_called(store) {
+            // The local unit covers the tools both call.
+            if store == Store::Juju && !tool.starts_with("state-") {
+                continue;
+            }
+            for fault in Fault::ALL {
+                if fault == Fault::BrokenJson && !json {
+                    continue;
+                }
+                rows.push((store, tool.clone(), fault, control.clone()));
+            }
+        }
+    }
+    let tools: BTreeSet<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+    for must in [
+        "config-get",
+        "relation-set",
+        "status-set",
+        "juju-log",
+        "is-leader",
+        "state-get",
+        "state-set",
+    ] {
+        assert!(tools.contains(must), "the event calls no {must}: {tools:?}");
+    }
+    run_rows(&rows, |(store, tool, fault, control)| {
+        tool_row(*store, tool, *fault, control)
+    });
+}
