@@ -38,10 +38,18 @@ enum Store {
 /// A leader unit of the hostile charm with a `db` relation, its store kept
 /// as `store` says, after its `install` (mode `ok`), switched to [`MODE`].
 fn installed(store: Store) -> Unit {
+    installed_recording(store, false)
+}
+
+/// As [`installed`], recording its events when `record` says so.
+fn installed_recording(store: Store, record: bool) -> Unit {
     let unit = unit("ok");
     add_db_relation(&unit);
     if store == Store::Juju {
         unit.append_to("wasm-charm.yaml", "store: juju\n");
+    }
+    if record {
+        unit.append_to("wasm-charm.yaml", "record: true\n");
     }
     assert_success(&unit.dispatch("install"));
     set_mode(&unit, MODE);
@@ -172,9 +180,7 @@ fn expected(tool: &str, fault: Fault) -> Expect {
         // read asks again and gets the config.
         ("config-get", Fault::Missing) => Expect::Blocks,
         ("config-get", _) => Expect::Absorbed,
-        ("config-get" | "relation-ids" | "relation-list" | "relation-get" | "is-leader", _) => {
-            Expect::Blocks
-        }
+        ("relation-ids" | "relation-list" | "relation-get" | "is-leader", _) => Expect::Blocks,
         _ => Expect::Fails,
     }
 }
@@ -358,5 +364,210 @@ fn every_hook_tool_failing_every_way() {
     }
     run_rows(&rows, |(store, tool, fault, control)| {
         tool_row(*store, tool, *fault, control)
+    });
+}
+
+// ------------------------------------------------------------ files
+
+/// What the host writes, each under the directory a row mounts a tmpfs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// `.wasm-charm/scopes.json` (and its lock), on a tmpfs over `.wasm-charm`.
+    Store,
+    /// `.wasm-charm/recording.jsonl`, on the same tmpfs, filled so that the
+    /// store (written first, one block) still fits and the recording does not.
+    Recording,
+    /// `.wasm-charm/cache/`, on a tmpfs of its own, the native artifact
+    /// removed so that the host compiles and writes it again.
+    Cache,
+}
+
+/// How the file system refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    Full,
+    ReadOnly,
+}
+
+fn recording_path(unit: &Unit) -> std::path::PathBuf {
+    unit.charm_dir().join(".wasm-charm/recording.jsonl")
+}
+
+fn native_artifacts(unit: &Unit) -> Vec<String> {
+    std::fs::read_dir(unit.charm_dir().join(".wasm-charm/cache"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".native.cwasm"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every name under the host's directory, the cache's included.
+fn all_host_files(unit: &Unit) -> BTreeSet<String> {
+    let cache = unit.charm_dir().join(".wasm-charm/cache");
+    let mut names = host_files(unit);
+    if let Ok(entries) = std::fs::read_dir(cache) {
+        names.extend(
+            entries
+                .flatten()
+                .map(|e| format!("cache/{}", e.file_name().to_string_lossy())),
+        );
+    }
+    names.remove("filler");
+    names.remove("cache/filler");
+    names
+}
+
+fn file_row(written: Written, refusal: Refusal, control: &Value) -> Result<(), String> {
+    let row = format!("{written:?} on a {refusal:?} file system");
+    let unit = installed_recording(Store::Local, true);
+    let host_dir = unit.charm_dir().join(".wasm-charm");
+    let mounted = match written {
+        Written::Store | Written::Recording => host_dir.clone(),
+        Written::Cache => host_dir.join("cache"),
+    };
+    if written == Written::Cache {
+        for name in native_artifacts(&unit) {
+            std::fs::remove_file(host_dir.join("cache").join(name)).map_err(|e| e.to_string())?;
+        }
+    }
+    let tmpfs = faults::Tmpfs::over(&mounted, "8m")?;
+    match refusal {
+        Refusal::Full if written == Written::Recording => {
+            // One block free: the new copy of the store (or of the
+            // component's id) takes it while the old one exists, and frees
+            // the old one's; the recording with one more event needs two.
+            tmpfs.fill(4096);
+        }
+        Refusal::Full => tmpfs.fill(0),
+        Refusal::ReadOnly => tmpfs.read_only(true),
+    }
+    let store_before = std::fs::read(store_path(&unit)).map_err(|e| e.to_string())?;
+    let recording_before = std::fs::read(recording_path(&unit)).map_err(|e| e.to_string())?;
+    let files_before = all_host_files(&unit);
+    unit.clear_debug_log();
+
+    let out = unit.dispatch("config-changed");
+    let store_after = std::fs::read(store_path(&unit)).map_err(|e| e.to_string())?;
+    let recording_after = std::fs::read(recording_path(&unit)).map_err(|e| e.to_string())?;
+    if all_host_files(&unit) != files_before {
+        return Err(format!(
+            "{row}: files were left behind: {:?} instead of {files_before:?}",
+            all_host_files(&unit)
+        ));
+    }
+    match written {
+        Written::Store => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            if out.status.code() != Some(1) || !err.contains(".wasm-charm/") {
+                return Err(format!(
+                    "{row}: expected exit 1 naming the file: {}",
+                    text(&out)
+                ));
+            }
+            if store_after != store_before {
+                return Err(format!("{row}: the store changed"));
+            }
+        }
+        Written::Recording => {
+            if !out.status.success() {
+                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
+            }
+            if &reached(&unit, Store::Local) != control {
+                return Err(format!("{row}: the event did not reach what it reaches"));
+            }
+            if recording_after != recording_before {
+                return Err(format!("{row}: the recording changed"));
+            }
+            let warned = unit.debug_log().lines().any(|l| {
+                l.starts_with("WARNING recording the event failed: ")
+                    && l.contains("recording.jsonl")
+            });
+            if !warned {
+                return Err(format!(
+                    "{row}: no warning naming the recording: {}",
+                    unit.debug_log()
+                ));
+            }
+        }
+        Written::Cache => {
+            if !out.status.success() {
+                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
+            }
+            if &reached(&unit, Store::Local) != control {
+                return Err(format!("{row}: the event did not reach what it reaches"));
+            }
+            if !native_artifacts(&unit).is_empty() {
+                return Err(format!(
+                    "{row}: an artifact was written on a refusing file system"
+                ));
+            }
+        }
+    }
+
+    // The file system takes writes again: the next event is whole.
+    match refusal {
+        Refusal::Full => tmpfs.unfill(),
+        Refusal::ReadOnly => tmpfs.read_only(false),
+    }
+    let next = unit.dispatch("config-changed");
+    if !next.status.success() {
+        return Err(format!("{row}: the next event failed: {}", text(&next)));
+    }
+    match written {
+        Written::Store => {
+            if &reached(&unit, Store::Local) != control {
+                return Err(format!(
+                    "{row}: the retry did not reach what the event reaches"
+                ));
+            }
+        }
+        Written::Recording => {
+            let text = std::fs::read_to_string(recording_path(&unit)).map_err(|e| e.to_string())?;
+            let before = String::from_utf8_lossy(&recording_before).lines().count();
+            if text.lines().count() != before + 1
+                || !text.starts_with(&*String::from_utf8_lossy(&recording_before))
+            {
+                return Err(format!(
+                    "{row}: the next event was not added whole to the recording"
+                ));
+            }
+        }
+        Written::Cache => {
+            if native_artifacts(&unit).len() != 1 {
+                return Err(format!(
+                    "{row}: the next event did not cache the artifact again"
+                ));
+            }
+        }
+    }
+    drop(tmpfs);
+    Ok(())
+}
+
+/// The store, the recording and the artifact cache on a full and on a
+/// read-only file system (a tmpfs mounted over the directory: the test
+/// needs root or `CAP_SYS_ADMIN`). The store refused fails the hook naming
+/// the file and keeps the old one byte for byte; the recording and the
+/// cache are best effort and fail no hook; nothing is left half-written.
+/// A read-only `.wasm-charm` is a refused store (the store's lock is taken
+/// first), so the recording is refused by a full file system only.
+#[test]
+fn writes_to_a_full_or_read_only_file_system() {
+    let control_unit = installed_recording(Store::Local, true);
+    assert_success(&control_unit.dispatch("config-changed"));
+    let control = reached(&control_unit, Store::Local);
+    let rows = [
+        (Written::Store, Refusal::Full),
+        (Written::Store, Refusal::ReadOnly),
+        (Written::Recording, Refusal::Full),
+        (Written::Cache, Refusal::Full),
+        (Written::Cache, Refusal::ReadOnly),
+    ];
+    run_rows(&rows, |(written, refusal)| {
+        file_row(*written, *refusal, &control)
     });
 }

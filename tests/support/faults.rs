@@ -117,3 +117,126 @@ pub fn restore(unit: &Unit, tool: &str) {
     let _ = fs::remove_file(&path);
     std::os::unix::fs::symlink(target, &path).expect("restore the tool");
 }
+
+/// A small tmpfs mounted over a directory of a unit (needs root, or
+/// `CAP_SYS_ADMIN`), holding what the directory held: to make the host's
+/// writes there meet a full or a read-only file system. Unmounted on drop,
+/// the directory's content copied back first, so a failing test leaves
+/// nothing mounted.
+pub struct Tmpfs {
+    dir: PathBuf,
+    filler: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs of `size` (`mount -t tmpfs -o size=…`) over `dir`,
+    /// with a copy of what `dir` held. `Err`: mounting is not permitted
+    /// here (the message says why).
+    pub fn over(dir: &std::path::Path, size: &str) -> Result<Tmpfs, String> {
+        let saved = dir.with_extension("saved");
+        copy_dir(dir, &saved).map_err(|e| format!("copy {}: {e}", dir.display()))?;
+        let out = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0755"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs over {} failed: {}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let fs = Tmpfs {
+            dir: dir.to_path_buf(),
+            filler: dir.join("filler"),
+        };
+        copy_dir(&saved, dir).map_err(|e| format!("fill {}: {e}", dir.display()))?;
+        let _ = fs::remove_dir_all(&saved);
+        Ok(fs)
+    }
+
+    /// Fills the file system until `leave` bytes are free (a multiple of
+    /// its block size).
+    pub fn fill(&self, leave: u64) {
+        let out = std::process::Command::new("stat")
+            .args(["-f", "-c", "%a %S"])
+            .arg(&self.dir)
+            .output()
+            .expect("run stat -f");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut words = text
+            .split_whitespace()
+            .map(|w| w.parse::<u64>().unwrap_or(0));
+        let (avail, block) = (words.next().unwrap_or(0), words.next().unwrap_or(4096));
+        let bytes = (avail * block).saturating_sub(leave);
+        fs::write(&self.filler, vec![0u8; bytes as usize]).expect("write the filler");
+    }
+
+    /// Frees what [`Tmpfs::fill`] took.
+    pub fn unfill(&self) {
+        let _ = fs::remove_file(&self.filler);
+    }
+
+    /// Remounts it read-only (`true`) or read-write.
+    pub fn read_only(&self, ro: bool) {
+        assert!(
+            self.remount(ro),
+            "mount -o remount,{} {} failed",
+            if ro { "ro" } else { "rw" },
+            self.dir.display()
+        );
+    }
+
+    fn remount(&self, ro: bool) -> bool {
+        let how = if ro { "remount,ro" } else { "remount,rw" };
+        std::process::Command::new("mount")
+            .args(["-o", how])
+            .arg(&self.dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+/// Declare the `Tmpfs` after the unit it is mounted in, so that it is
+/// unmounted before the unit's directory is removed.
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        self.remount(false);
+        self.unfill();
+        let unmounted = std::process::Command::new("umount")
+            .arg(&self.dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !unmounted {
+            // Busy (a process of the test still in it): detach it now, it
+            // goes when the last user does.
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.dir)
+                .status();
+        }
+    }
+}
+
+/// Copies the regular files and directories under `from` into `to`.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else if kind.is_file() {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
