@@ -16,6 +16,8 @@
 mod faults;
 #[path = "support/hostile.rs"]
 mod hostile_charm;
+#[path = "support/reserved_port.rs"]
+mod reserved_port;
 mod support;
 
 use faults::Fault;
@@ -569,5 +571,213 @@ fn writes_to_a_full_or_read_only_file_system() {
     ];
     run_rows(&rows, |(written, refusal)| {
         file_row(*written, *refusal, &control)
+    });
+}
+
+// ------------------------------------------------------------ the artifact cache
+
+/// What happens to `.wasm-charm/cache/` between two events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CacheDamage {
+    /// The whole directory removed.
+    Deleted,
+    /// The native artifact cut to half its length (a torn copy).
+    NativeTruncated,
+    /// The native artifact overwritten with other bytes.
+    NativeGarbage,
+    /// The cached handler declarations not JSON.
+    HandlersGarbage,
+    /// The component's cached id (stat stamp and hash) not one.
+    IdGarbage,
+}
+
+fn cache_file(unit: &Unit, suffix: &str) -> std::path::PathBuf {
+    let cache = unit.charm_dir().join(".wasm-charm/cache");
+    std::fs::read_dir(&cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no *{suffix} in {}", cache.display()))
+}
+
+fn damage(unit: &Unit, how: CacheDamage) {
+    let write = |suffix: &str, bytes: &[u8]| {
+        std::fs::write(cache_file(unit, suffix), bytes).expect("damage the cache");
+    };
+    match how {
+        CacheDamage::Deleted => {
+            std::fs::remove_dir_all(unit.charm_dir().join(".wasm-charm/cache"))
+                .expect("delete the cache");
+        }
+        CacheDamage::NativeTruncated => {
+            let path = cache_file(unit, ".native.cwasm");
+            let bytes = std::fs::read(&path).expect("read the artifact");
+            std::fs::write(&path, &bytes[..bytes.len() / 2]).expect("truncate it");
+        }
+        CacheDamage::NativeGarbage => write(".native.cwasm", &[0x5a; 4096]),
+        CacheDamage::HandlersGarbage => write(".handlers.json", b"{\"handlers\": [tru"),
+        CacheDamage::IdGarbage => write("component.id", b"not a stamp\n"),
+    }
+}
+
+/// The cache after the damage was repaired: the native artifact of the
+/// component (whose hash names it), its declarations as JSON, its id, and
+/// no temporary file.
+fn cache_whole(unit: &Unit) -> Result<(), String> {
+    let wasm = std::fs::read(unit.charm_dir().join("charm.wasm")).map_err(|e| e.to_string())?;
+    let id =
+        std::fs::read_to_string(cache_file(unit, "component.id")).map_err(|e| e.to_string())?;
+    let sha = id.split_whitespace().last().unwrap_or_default().to_string();
+    let native = cache_file(unit, ".native.cwasm");
+    let handlers = std::fs::read(cache_file(unit, ".handlers.json")).map_err(|e| e.to_string())?;
+    let names: Vec<String> = all_host_files(unit).into_iter().collect();
+    if names.iter().any(|n| n.ends_with(".tmp")) {
+        return Err(format!("a temporary file was left: {names:?}"));
+    }
+    if !native.to_string_lossy().contains(&sha) || sha.len() != 64 {
+        return Err(format!(
+            "the id {id:?} does not name the artifact {}",
+            native.display()
+        ));
+    }
+    serde_json::from_slice::<Value>(&handlers).map_err(|e| format!("handlers: {e}"))?;
+    if std::fs::metadata(&native).map_or(0, |m| m.len()) < 4096 || wasm.is_empty() {
+        return Err("the artifact is not whole".into());
+    }
+    Ok(())
+}
+
+/// The artifact cache deleted or damaged between events, with the `dispatch`
+/// the tests pack (the CLI, which can compile): the event runs and reaches
+/// what it reaches on a whole cache, the cache is whole again after it, and
+/// the next event runs on it. (The shipped dispatch cannot compile: it runs
+/// the portable artifact, or fails naming `wasm-charm pack`;
+/// `tests/pack.rs` shows it.)
+#[test]
+fn the_artifact_cache_deleted_or_damaged_between_events() {
+    let control_unit = installed(Store::Local);
+    assert_success(&control_unit.dispatch("config-changed"));
+    let control = reached(&control_unit, Store::Local);
+    let rows = [
+        CacheDamage::Deleted,
+        CacheDamage::NativeTruncated,
+        CacheDamage::NativeGarbage,
+        CacheDamage::HandlersGarbage,
+        CacheDamage::IdGarbage,
+    ];
+    run_rows(&rows, |how| {
+        let row = format!("cache {how:?}");
+        let unit = installed(Store::Local);
+        damage(&unit, *how);
+        let out = unit.dispatch("config-changed");
+        if !out.status.success() {
+            return Err(format!("{row}: expected exit 0, got {}", text(&out)));
+        }
+        if reached(&unit, Store::Local) != control {
+            return Err(format!("{row}: the event did not reach what it reaches"));
+        }
+        cache_whole(&unit).map_err(|e| format!("{row}: {e}"))?;
+        let next = unit.dispatch("update-status");
+        if !next.status.success() {
+            return Err(format!("{row}: the next event failed: {}", text(&next)));
+        }
+        Ok(())
+    });
+}
+
+// ------------------------------------------------------------ the clock
+
+/// Moves every time the store keeps of its probes by `ms` (negative:
+/// back): the store is the probes' only memory of time between events, so
+/// moving it back is the clock jumping forward, and moving it on is the
+/// clock jumping back.
+fn shift_probe_times(store: &mut Value, ms: i64) {
+    let shift = |v: &mut Value| {
+        if let Some(t) = v.as_u64() {
+            *v = json!(t.saturating_add_signed(ms));
+        }
+    };
+    for probe in store["probes"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|m| m.values_mut())
+    {
+        shift(&mut probe["grace_start"]);
+        shift(&mut probe["failing_since"]);
+        shift(&mut probe["last"]["at"]);
+        shift(&mut probe["last"]["since"]);
+    }
+}
+
+fn rewrite_store(unit: &Unit, f: impl FnOnce(&mut Value)) {
+    let mut doc = hostile_charm::store(unit);
+    f(&mut doc);
+    let text = serde_json::to_string_pretty(&doc).expect("encode the store");
+    std::fs::write(store_path(unit), text).expect("write the store");
+}
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// The wall clock jumping between events, under a failing gated probe
+/// whose grace period is 60 s: each row jumps, runs `update-status`, and
+/// checks the probe's scope, then lets 61 s pass (by the store) and checks
+/// that the grace period ends as it would have without the jump.
+/// (Deadlines are monotonic `Instant`s, which a jump of the wall clock does
+/// not move; the probes' clock is injected in the host's own tests,
+/// `probe::clock::ManualClock`.)
+#[test]
+fn the_clock_jumping_between_events() {
+    let closed = reserved_port::ReservedPort::on(std::net::Ipv4Addr::LOCALHOST.into(), 0)
+        .expect("reserve a port");
+    // (jump in ms, the probe's status right after it)
+    let rows: [(&str, i64, &str); 4] = [
+        ("forward a day", DAY_MS, "blocked"),
+        ("forward a minute", 61_000, "blocked"),
+        ("back a day", -DAY_MS, "maintenance"),
+        ("back a year", -365 * DAY_MS, "maintenance"),
+    ];
+    run_rows(&rows, |(name, jump, right_after)| {
+        let row = format!("clock {name}");
+        let unit = unit("ok");
+        unit.append_to(
+            "wasm-charm.yaml",
+            &format!(
+                "probes:\n  down:\n    tcp: 127.0.0.1:{}\n    timeout: 500ms\n    retries: 0\n    grace: 60s\n",
+                closed.port
+            ),
+        );
+        assert_success(&unit.dispatch("install"));
+        let probe = |unit: &Unit| {
+            hostile_charm::store(unit)["unit"]["probe/down"]["current"]["status"]
+                .as_str()
+                .unwrap_or("none")
+                .to_string()
+        };
+        if probe(&unit) != "maintenance" {
+            return Err(format!("{row}: the probe starts as {}", probe(&unit)));
+        }
+        rewrite_store(&unit, |s| shift_probe_times(s, -jump));
+        let out = unit.dispatch("update-status");
+        if !out.status.success() {
+            return Err(format!("{row}: update-status failed: {}", text(&out)));
+        }
+        if probe(&unit) != *right_after {
+            return Err(format!(
+                "{row}: the probe is {} right after the jump",
+                probe(&unit)
+            ));
+        }
+        // 61 s later the grace period is over, whatever the jump did.
+        rewrite_store(&unit, |s| shift_probe_times(s, -61_000));
+        assert_success(&unit.dispatch("update-status"));
+        if probe(&unit) != "blocked" {
+            return Err(format!(
+                "{row}: 61 s after the jump the probe is {}",
+                probe(&unit)
+            ));
+        }
+        Ok(())
     });
 }
