@@ -74,6 +74,17 @@ impl<'de> Deserialize<'de> for WrittenBy {
     }
 }
 
+/// A store document (as JSON) without its marker, to compare what two
+/// hosts kept whatever their formats.
+pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
+    let mut doc = doc.clone();
+    if let Some(map) = doc.as_object_mut() {
+        map.remove("format");
+        map.remove("release");
+    }
+    doc
+}
+
 /// How a refused document's writer is named in the message.
 pub fn writer(release: &Option<String>) -> String {
     match release {
