@@ -252,6 +252,8 @@ mod tests {
             env: Default::default(),
             backend: Backend::Local,
             store: None,
+            store_previous: false,
+            store_left_sha256: None,
             store_error: None,
             calls: calls.clone(),
             probes: vec![],

@@ -77,7 +77,12 @@ impl<'de> Deserialize<'de> for WrittenBy {
 /// A store document (as JSON) without its marker, to compare what two
 /// hosts kept whatever their formats.
 pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
-    let mut doc = doc.clone();
+    // Read as a store and written again where it is one: an absent
+    // `current` and a `null` one are the same cleared scope.
+    let mut doc = serde_json::from_value::<super::store::ScopeStore>(doc.clone())
+        .ok()
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_else(|| doc.clone());
     if let Some(map) = doc.as_object_mut() {
         map.remove("format");
         map.remove("release");
