@@ -36,17 +36,18 @@ pub struct Recorded {
     pub env: BTreeMap<String, String>,
     /// Where the scope store was kept.
     pub backend: Backend,
-    /// The local store as loaded before the event (the juju store is read
-    /// through `state-get`, one of the calls).
+    /// The hash of the store the event left (`store_once::sha256`). Before
+    /// `store`: the first key of the line with this name is this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub store: Option<Value>,
+    pub store_left_sha256: Option<String>,
     /// The store as loaded is the one the event before this one in the
     /// file left (`store` is then absent; see `store_once`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub store_previous: bool,
-    /// The hash of the store the event left (`store_once::sha256`).
+    /// The local store as loaded before the event (the juju store is read
+    /// through `state-get`, one of the calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub store_left_sha256: Option<String>,
+    pub store: Option<Value>,
     /// Why the store could not be loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,

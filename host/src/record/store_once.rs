@@ -100,18 +100,16 @@ pub fn compact(rec: &mut Recorded) {
 /// Whether the event before `rec` in the file left the store `rec`
 /// loaded: `last_line` is that event's document.
 pub fn follows(rec: &Recorded, last_line: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "kebab-case")]
-    struct Left {
-        #[serde(default)]
-        store_left_sha256: Option<String>,
-    }
     let Some(loaded) = &rec.store else {
         return false;
     };
-    serde_json::from_str::<Left>(last_line)
-        .ok()
-        .and_then(|l| l.store_left_sha256)
+    // Found, not parsed: the line may hold a whole store. Inside a JSON
+    // string a quote is escaped, so this is a key; the first such key is
+    // the event's own, which comes before its store, calls and outcome.
+    const KEY: &str = "\"store-left-sha256\":\"";
+    last_line
+        .find(KEY)
+        .and_then(|at| last_line.get(at + KEY.len()..at + KEY.len() + 64))
         .is_some_and(|sha| sha == sha256(loaded))
 }
 
