@@ -16,6 +16,8 @@
 mod faults;
 #[path = "support/hostile.rs"]
 mod hostile_charm;
+// `listen` is not used here.
+#[allow(dead_code)]
 #[path = "support/reserved_port.rs"]
 mod reserved_port;
 mod support;
@@ -461,54 +463,10 @@ fn file_row(written: Written, refusal: Refusal, control: &Value) -> Result<(), S
             all_host_files(&unit)
         ));
     }
-    match written {
-        Written::Store => {
-            let err = String::from_utf8_lossy(&out.stderr);
-            if out.status.code() != Some(1) || !err.contains(".wasm-charm/") {
-                return Err(format!(
-                    "{row}: expected exit 1 naming the file: {}",
-                    text(&out)
-                ));
-            }
-            if store_after != store_before {
-                return Err(format!("{row}: the store changed"));
-            }
-        }
-        Written::Recording => {
-            if !out.status.success() {
-                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
-            }
-            if &reached(&unit, Store::Local) != control {
-                return Err(format!("{row}: the event did not reach what it reaches"));
-            }
-            if recording_after != recording_before {
-                return Err(format!("{row}: the recording changed"));
-            }
-            let warned = unit.debug_log().lines().any(|l| {
-                l.starts_with("WARNING recording the event failed: ")
-                    && l.contains("recording.jsonl")
-            });
-            if !warned {
-                return Err(format!(
-                    "{row}: no warning naming the recording: {}",
-                    unit.debug_log()
-                ));
-            }
-        }
-        Written::Cache => {
-            if !out.status.success() {
-                return Err(format!("{row}: expected exit 0, got {}", text(&out)));
-            }
-            if &reached(&unit, Store::Local) != control {
-                return Err(format!("{row}: the event did not reach what it reaches"));
-            }
-            if !native_artifacts(&unit).is_empty() {
-                return Err(format!(
-                    "{row}: an artifact was written on a refusing file system"
-                ));
-            }
-        }
-    }
+    let before = (store_before.as_slice(), recording_before.as_slice());
+    let after = (store_after.as_slice(), recording_after.as_slice());
+    check_refused(&unit, written, &out, before, after, control)
+        .map_err(|e| format!("{row}: {e}"))?;
 
     // The file system takes writes again: the next event is whole.
     match refusal {
@@ -519,34 +477,98 @@ fn file_row(written: Written, refusal: Refusal, control: &Value) -> Result<(), S
     if !next.status.success() {
         return Err(format!("{row}: the next event failed: {}", text(&next)));
     }
+    check_next(&unit, written, &recording_before, control).map_err(|e| format!("{row}: {e}"))?;
+    drop(tmpfs);
+    Ok(())
+}
+
+/// What the event on a refusing file system must have done: `before` and
+/// `after` are the store's and the recording's bytes.
+fn check_refused(
+    unit: &Unit,
+    written: Written,
+    out: &Output,
+    before: (&[u8], &[u8]),
+    after: (&[u8], &[u8]),
+    control: &Value,
+) -> Result<(), String> {
+    let (store_before, recording_before) = before;
+    let (store_after, recording_after) = after;
     match written {
         Written::Store => {
-            if &reached(&unit, Store::Local) != control {
-                return Err(format!(
-                    "{row}: the retry did not reach what the event reaches"
-                ));
+            let err = String::from_utf8_lossy(&out.stderr);
+            if out.status.code() != Some(1) || !err.contains(".wasm-charm/") {
+                return Err(format!("expected exit 1 naming the file: {}", text(out)));
+            }
+            if store_after != store_before {
+                return Err("the store changed".to_string());
             }
         }
         Written::Recording => {
-            let text = std::fs::read_to_string(recording_path(&unit)).map_err(|e| e.to_string())?;
-            let before = String::from_utf8_lossy(&recording_before).lines().count();
-            if text.lines().count() != before + 1
-                || !text.starts_with(&*String::from_utf8_lossy(&recording_before))
-            {
+            if !out.status.success() {
+                return Err(format!("expected exit 0, got {}", text(out)));
+            }
+            if &reached(unit, Store::Local) != control {
+                return Err("the event did not reach what it reaches".to_string());
+            }
+            if recording_after != recording_before {
+                return Err("the recording changed".to_string());
+            }
+            let warned = unit.debug_log().lines().any(|l| {
+                l.starts_with("WARNING recording the event failed: ")
+                    && l.contains("recording.jsonl")
+            });
+            if !warned {
                 return Err(format!(
-                    "{row}: the next event was not added whole to the recording"
+                    "no warning naming the recording: {}",
+                    unit.debug_log()
                 ));
             }
         }
         Written::Cache => {
-            if native_artifacts(&unit).len() != 1 {
-                return Err(format!(
-                    "{row}: the next event did not cache the artifact again"
-                ));
+            if !out.status.success() {
+                return Err(format!("expected exit 0, got {}", text(out)));
+            }
+            if &reached(unit, Store::Local) != control {
+                return Err("the event did not reach what it reaches".to_string());
+            }
+            if !native_artifacts(unit).is_empty() {
+                return Err("an artifact was written on a refusing file system".to_string());
             }
         }
     }
-    drop(tmpfs);
+
+    Ok(())
+}
+
+/// What the next event, with room again, must have done.
+fn check_next(
+    unit: &Unit,
+    written: Written,
+    recording_before: &[u8],
+    control: &Value,
+) -> Result<(), String> {
+    match written {
+        Written::Store => {
+            if &reached(unit, Store::Local) != control {
+                return Err("the retry did not reach what the event reaches".to_string());
+            }
+        }
+        Written::Recording => {
+            let text = std::fs::read_to_string(recording_path(unit)).map_err(|e| e.to_string())?;
+            let before = String::from_utf8_lossy(recording_before).lines().count();
+            if text.lines().count() != before + 1
+                || !text.starts_with(&*String::from_utf8_lossy(recording_before))
+            {
+                return Err("the next event was not added whole to the recording".to_string());
+            }
+        }
+        Written::Cache => {
+            if native_artifacts(unit).len() != 1 {
+                return Err("the next event did not cache the artifact again".to_string());
+            }
+        }
+    }
     Ok(())
 }
 

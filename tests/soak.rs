@@ -297,7 +297,105 @@ fn mean(rows: &[PerEvent], f: impl Fn(&PerEvent) -> f64) -> f64 {
     rows.iter().map(f).sum::<f64>() / rows.len() as f64
 }
 
+/// The model as event `n` of the mix finds it (the relation `db:<relation>`
+/// added before it is created, gone once it is broken, the mode its
+/// handlers run in), and the event: its hook or action and environment.
+fn prepare(state: &mut SimState, n: usize, relation: usize) -> (String, Vec<(String, String)>) {
+    let id = format!("db:{relation}");
+    if n % 10 == 3 {
+        let added: SimState = serde_json::from_value(json!({"relations": {"db:0": {
+            "app": "pg", "units": ["pg/0"], "app-data": {"k": "v"},
+            "unit-data": {"pg/0": {}}, "local-unit-data": {}, "local-app-data": {},
+        }}}))
+        .expect("a relation");
+        let r = added
+            .model
+            .relations
+            .into_values()
+            .next()
+            .expect("the relation");
+        state.model.relations.insert(id.clone(), r);
+    }
+    let (dispatch_path, extra, mode) = event_of(n, relation);
+    state.model.config.insert("mode".into(), json!(mode));
+    if n % 10 == 9 {
+        // Broken: gone from the model as the hook runs.
+        state.model.relations.remove(&id);
+    }
+    state.model.unit = Some("hostile/0".into());
+    state.last_event = Default::default();
+    (dispatch_path, extra)
+}
+
+/// One event as `juju::run` runs it (see the module's documentation), on
+/// the simulated Juju's tools in memory over `state`, its calls counted in
+/// `calls`; the state Juju then keeps, and why the event failed, if it did.
+fn dispatch_in_process(
+    charm_dir: &Path,
+    state_dir: &Path,
+    root: &wasm_charm_host::workload_root::WorkloadRoot,
+    state: SimState,
+    env: &JujuEnv,
+    calls: &Arc<AtomicUsize>,
+) -> (SimState, Result<(), String>) {
+    let charm = CharmDir::load(charm_dir).expect("the charm directory");
+    let now = wasm_charm_host::juju::unix_now();
+    let sim = Simulator {
+        charm: &charm,
+        root: root.clone(),
+        state_dir: state_dir.to_path_buf(),
+        origin: state_dir.join("soak"),
+        prober: Default::default(),
+    };
+    let before = state.clone();
+    let shared = Arc::new(Mutex::new(state));
+    let simulated: Arc<dyn HookTools> = Arc::new(
+        sim.tools(env, &shared, "hostile/0".into(), now)
+            .expect("the tools"),
+    );
+    let recorder = Recorder::start(
+        charm_dir,
+        env,
+        wasm_charm_host::record::format::Backend::Local,
+        charm.manifest.record.expect("record: true"),
+        now,
+    );
+    let tools = recorder.tools(Arc::new(Counting {
+        inner: simulated,
+        calls: calls.clone(),
+    }));
+    let machine = recorder.machine(Arc::new(wasm_charm_host::workload::SystemMachine::default()));
+    let mut prober = wasm_charm_host::probe::Prober::default();
+    recorder.probes(&mut prober);
+    let mut backend: Box<dyn ScopeBackend> = recorder.backend(Box::new(
+        StoreFile::lock(charm_dir).expect("lock the store"),
+    ));
+    let result = wasm_charm_host::dispatch::run_event(
+        &charm,
+        env,
+        wasm_charm_host::dispatch::OnMachine { root, machine },
+        tools,
+        backend.as_mut(),
+        &prober,
+        now,
+    );
+    drop(backend);
+    let recorded = recorder
+        .finish(&result)
+        .map_err(|why| format!("recording: {why}"));
+    let succeeded = matches!(&result, Ok(r) if r.failures.is_empty());
+    let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let next = end_hook(&before, after, env, succeeded, now).state;
+    let outcome = match result {
+        Ok(r) if r.failures.is_empty() => recorded,
+        Ok(r) => Err(r.failures.join("; ")),
+        Err(e) => Err(format!("{e:#}")),
+    };
+    (next, outcome)
+}
+
 #[test]
+#[allow(clippy::too_many_lines)] // one unit's life, read top to bottom
 fn ten_thousand_mixed_events_leave_the_unit_bounded() {
     let started = Instant::now();
     // On a tmpfs where there is one: the fsyncs of the store and the
@@ -343,90 +441,20 @@ fn ten_thousand_mixed_events_leave_the_unit_bounded() {
         }
         if n % 10 == 3 {
             relation += 1;
-            let added: SimState = serde_json::from_value(json!({"relations": {"db:0": {
-                "app": "pg", "units": ["pg/0"], "app-data": {"k": "v"},
-                "unit-data": {"pg/0": {}}, "local-unit-data": {}, "local-app-data": {},
-            }}}))
-            .expect("a relation");
-            let r = added
-                .model
-                .relations
-                .into_values()
-                .next()
-                .expect("the relation");
-            state.model.relations.insert(format!("db:{relation}"), r);
         }
-        let (dispatch_path, extra, mode) = event_of(n, relation);
-        state.model.config.insert("mode".into(), json!(mode));
-        if n % 10 == 9 {
-            // Broken: gone from the model as the hook runs.
-            state.model.relations.remove(&format!("db:{relation}"));
-        }
-        state.model.unit = Some("hostile/0".into());
-        state.last_event = Default::default();
+        let (dispatch_path, extra) = prepare(&mut state, n, relation);
 
         let calls = Arc::new(AtomicUsize::new(0));
         let bytes_before = written();
-        // juju::run, step for step (see the module's documentation).
         let env = juju_env(&charm_dir, &dispatch_path, &extra, n);
-        let charm = CharmDir::load(&charm_dir).expect("the charm directory");
-        let now = wasm_charm_host::juju::unix_now();
-        let sim = Simulator {
-            charm: &charm,
-            root: root.clone(),
-            state_dir: dir.path().to_path_buf(),
-            origin: dir.path().join("soak"),
-            prober: Default::default(),
-        };
-        let before = state.clone();
-        let shared = Arc::new(Mutex::new(state));
-        let simulated: Arc<dyn HookTools> = Arc::new(
-            sim.tools(&env, &shared, "hostile/0".into(), now)
-                .expect("the tools"),
-        );
-        let recorder = Recorder::start(
-            &charm_dir,
-            &env,
-            wasm_charm_host::record::format::Backend::Local,
-            charm.manifest.record.expect("record: true"),
-            now,
-        );
-        let tools = recorder.tools(Arc::new(Counting {
-            inner: simulated,
-            calls: calls.clone(),
-        }));
-        let machine =
-            recorder.machine(Arc::new(wasm_charm_host::workload::SystemMachine::default()));
-        let mut prober = wasm_charm_host::probe::Prober::default();
-        recorder.probes(&mut prober);
-        let mut backend: Box<dyn ScopeBackend> = recorder.backend(Box::new(
-            StoreFile::lock(&charm_dir).expect("lock the store"),
-        ));
-        let result = wasm_charm_host::dispatch::run_event(
-            &charm,
-            &env,
-            wasm_charm_host::dispatch::OnMachine {
-                root: &root,
-                machine,
-            },
-            tools,
-            backend.as_mut(),
-            &prober,
-            now,
-        );
-        drop(backend);
-        if let Err(why) = recorder.finish(&result) {
-            failed.push(format!("event {n}: recording: {why}"));
+        let (next, result) =
+            dispatch_in_process(&charm_dir, dir.path(), &root, state, &env, &calls);
+        state = next;
+        if let Err(why) = result
+            && failed.len() < 10
+        {
+            failed.push(format!("event {n} ({dispatch_path}): {why}"));
         }
-        let succeeded = matches!(&result, Ok(r) if r.failures.is_empty());
-        if !succeeded && failed.len() < 10 {
-            failed.push(format!(
-                "event {n} ({dispatch_path}): {result:?}",
-                result = result.map(|r| r.failures)
-            ));
-        }
-        let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        state = end_hook(&before, after, &env, succeeded, now).state;
         port.drain();
 
         per_event.push(PerEvent {

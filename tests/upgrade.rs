@@ -15,6 +15,8 @@
 
 #[path = "support/hostile.rs"]
 mod hostile_charm;
+// `listen` is not used here.
+#[allow(dead_code)]
 #[path = "support/reserved_port.rs"]
 mod reserved_port;
 mod support;
