@@ -398,3 +398,75 @@ fn a_juju_store_is_read_back_through_the_recorded_calls() {
         "event 1 (install): same\nevent 2 (config-changed): same\n"
     );
 }
+
+/// A store near Juju's 2 MiB (960 KiB of stored data and 150 scopes with
+/// their histories: about 1.9 MB as the recording keeps it) within the
+/// recording's default bounds (2 MiB): the first event holds the store
+/// once, the next ones only their changes, so every event is recorded,
+/// and each replays the same.
+#[test]
+fn a_store_near_2_mib_records_and_replays_several_events() {
+    let unit = Unit::on_simulator(&packed("tests/guests/hostile"), "hostile/0");
+    unit.update_state(|s| {
+        s["leader"] = json!(true);
+        s["config"] = json!({"mode": "stored-write"});
+    });
+    unit.append_to("wasm-charm.yaml", "record: true\n");
+    let value = "v".repeat(64 << 10);
+    let data: serde_json::Map<String, Value> = (0..15)
+        .map(|i| (format!("fill-{i:02}"), json!(value.clone())))
+        .collect();
+    let message = "m".repeat(480);
+    let scopes: serde_json::Map<String, Value> = (0..150)
+        .map(|i| {
+            let history: Vec<Value> = (0..10)
+                .map(|h| json!({"status": "waiting", "message": format!("{h} {message}"), "event": "install", "time": 1}))
+                .collect();
+            let current = json!({"status": "waiting", "message": format!("9 {message}"), "since": 1});
+            (format!("scope-{i:03}"), json!({"current": current, "history": history}))
+        })
+        .collect();
+    let store = json!({"format": 2, "clock": 1, "unit": scopes, "data": data});
+    let size = serde_json::to_string(&store).expect("encode").len();
+    assert!(
+        (1_800_000..2_000_000).contains(&size),
+        "the store is {size} bytes"
+    );
+    let host = unit.charm_dir().join(".wasm-charm");
+    std::fs::create_dir_all(&host).expect("create .wasm-charm");
+    std::fs::write(host.join("scopes.json"), store.to_string()).expect("write the store");
+
+    for hook in [
+        "config-changed",
+        "update-status",
+        "config-changed",
+        "leader-elected",
+    ] {
+        assert_success(&unit.dispatch(hook));
+    }
+    assert!(
+        !unit.debug_log().contains("recording the event failed"),
+        "{}",
+        unit.debug_log()
+    );
+    let path = recording(&unit);
+    let recorded = events(&path);
+    assert_eq!(recorded.len(), 4, "every event is recorded");
+    let file = std::fs::metadata(&path).expect("the recording").len();
+    assert!(file <= 2 << 20, "the recording is {file} bytes");
+    assert!(recorded[0]["store"].is_object());
+    assert!(
+        recorded[1..]
+            .iter()
+            .all(|e| e["store-previous"] == json!(true))
+    );
+    let out = replay(&[&path]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches(": same").count(), 4, "{stdout}");
+    // The stored count moved on with each event: the changes were replayed.
+    assert!(
+        stdout.contains("event 4 (leader-elected): same"),
+        "{stdout}"
+    );
+}

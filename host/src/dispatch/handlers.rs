@@ -49,12 +49,18 @@ impl EventRun<'_, '_> {
         let (ctx, files) = (self.ctx, self.files.clone());
         let limits = ctx.charm.manifest.limits_of(&handler.name);
         states.begin(&self.store);
+        // Only the calls this handler makes are its.
+        let cut = self.cut.clone();
+        cut.take();
         let runtime = match self.runtime() {
             Ok(rt) => rt,
             Err(e) => return Err(Halt::fail(states, format!("{e:#}"))),
         };
-        let (outcome, instance, output) =
+        let (mut outcome, instance, output) =
             runtime.run(&handler.name, &ctx.event, states, &limits, &files);
+        if let Outcome::Trapped(why) = outcome {
+            outcome = Outcome::Trapped(super::cut_calls::naming_the_cut(why, &cut.take()));
+        }
         let mut warnings = Vec::new();
         let (mut states, writes) = match instance {
             Some(instance) => instance.finish(&mut warnings),

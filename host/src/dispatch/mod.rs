@@ -20,6 +20,7 @@
 //! way an event ends early; what a handler's end means is the pure
 //! [`policy`].
 
+mod cut_calls;
 mod declarations;
 mod handlers;
 mod policy;
@@ -96,6 +97,8 @@ pub fn run_event(
 struct EventRun<'c, 'e> {
     ctx: &'e EventContext<'c>,
     tools: Arc<dyn HookTools>,
+    /// The same tools, seen for the calls a deadline cut.
+    cut: Arc<cut_calls::CutCalls>,
     prober: &'e Prober,
     machine: Arc<dyn Machine>,
     guest_lines: Arc<GuestLines>,
@@ -174,10 +177,12 @@ impl<'c, 'e> EventRun<'c, 'e> {
         let component = crate::runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?;
         let files = Preopens::new(&ctx.charm.manifest.workload.files, &ctx.workload_root)
             .map_err(anyhow::Error::msg)?;
+        let cut = Arc::new(cut_calls::CutCalls::new(tools));
         Ok(EventRun {
             component,
             ctx,
-            tools,
+            tools: cut.clone(),
+            cut,
             prober,
             machine,
             guest_lines: Arc::default(),

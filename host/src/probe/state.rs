@@ -119,9 +119,12 @@ impl ProbeState {
         let was_failing = self.last.as_ref().is_some_and(|l| !l.healthy);
         let (failing_since, grace_start) = if was_failing {
             // A restart noted during this failure moved `grace_start` on.
+            // A kept time after `now` is the wall clock having jumped back:
+            // the grace period starts again now, rather than lasting the
+            // jump's length on top of itself.
             (
-                self.failing_since.unwrap_or(now),
-                self.grace_start.unwrap_or(now),
+                self.failing_since.unwrap_or(now).min(now),
+                self.grace_start.unwrap_or(now).min(now),
             )
         } else {
             (now, now)

@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The version of the document; a replay refuses a newer one.
-pub const FORMAT: u32 = 1;
+/// The version of the document; a replay refuses a newer one. Format 2
+/// keeps the store once, then its changes (`store_once`); 1 is read too.
+pub const FORMAT: u32 = 2;
 
 /// One event, as the host saw it and what it did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,6 +36,14 @@ pub struct Recorded {
     pub env: BTreeMap<String, String>,
     /// Where the scope store was kept.
     pub backend: Backend,
+    /// The hash of the store the event left (`store_once::sha256`). Before
+    /// `store`: the first key of the line with this name is this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_left_sha256: Option<String>,
+    /// The store as loaded is the one the event before this one in the
+    /// file left (`store` is then absent; see `store_once`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_previous: bool,
     /// The local store as loaded before the event (the juju store is read
     /// through `state-get`, one of the calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +64,29 @@ pub struct Recorded {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workload: Vec<WorkloadCall>,
     pub outcome: Outcome,
+}
+
+impl Recorded {
+    /// An event of this host, before anything of it is known.
+    pub fn empty() -> Recorded {
+        Recorded {
+            format: FORMAT,
+            host: env!("CARGO_PKG_VERSION").to_string(),
+            event: None,
+            time: 0,
+            env: BTreeMap::new(),
+            backend: Backend::Local,
+            store: None,
+            store_previous: false,
+            store_left_sha256: None,
+            store_error: None,
+            calls: Vec::new(),
+            probes: Vec::new(),
+            clock: Vec::new(),
+            workload: Vec::new(),
+            outcome: Outcome::default(),
+        }
+    }
 }
 
 /// Where an event's scope store was kept.
@@ -455,6 +487,10 @@ pub struct Outcome {
     /// The store the event left (as loaded, when it failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<Value>,
+    /// Instead of `store`, for a local store: the changes from the store
+    /// as loaded (a JSON merge patch, `store_once`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_changes: Option<Value>,
 }
 
 /// One handler's end.
@@ -526,6 +562,7 @@ impl Outcome {
                 .is_none()
                 .then(|| serde_json::to_value(&report.store).ok())
                 .flatten(),
+            store_changes: None,
         }
     }
 }
@@ -572,9 +609,9 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
             message,
         };
         let doc: Recorded = serde_json::from_str(line).map_err(|e| error(e.to_string()))?;
-        if doc.format != FORMAT {
+        if !(1..=FORMAT).contains(&doc.format) {
             return Err(error(format!(
-                "field `format`: {} is not {FORMAT}, the format this host reads{}",
+                "field `format`: {} is not 1 to {FORMAT}, the formats this host reads{}",
                 doc.format,
                 if doc.format > FORMAT {
                     " (written by a newer host)"
@@ -583,9 +620,68 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
                 }
             )));
         }
-        events.push(doc);
+        events.push((i + 1, doc));
     }
+    let (lines, mut events): (Vec<usize>, Vec<Recorded>) = events.into_iter().unzip();
+    super::store_once::resolve(&mut events).map_err(|n| LineError {
+        line: lines[n],
+        message: "field `store-previous`: no event before it left a store".to_string(),
+    })?;
     Ok(events)
+}
+
+/// The recording's text once `rec` is added to `old`, its store kept once
+/// (`store_once`): as [`append`], the first event kept holding its whole
+/// store.
+pub fn append_event(old: &str, mut rec: Recorded, bounds: Bounds) -> Result<String, String> {
+    super::store_once::compact(&mut rec);
+    let old_lines: Vec<&str> = old.lines().filter(|l| !l.trim().is_empty()).collect();
+    if let Some(last) = old_lines.last()
+        && super::store_once::follows(&rec, last)
+    {
+        rec.store = None;
+        rec.store_previous = true;
+    }
+    let line = serde_json::to_string(&rec).map_err(|e| format!("cannot encode the event: {e}"))?;
+    let mut text = append(old, &line, bounds)?;
+    // The oldest event kept must hold its whole store.
+    loop {
+        let kept: Vec<&str> = text.lines().collect();
+        let dropped = old_lines.len() + 1 - kept.len();
+        let Some(first) = kept.first() else {
+            return Ok(text);
+        };
+        if dropped == 0 {
+            return Ok(text);
+        }
+        let whole = match super::store_once::materialize(&old_lines[..dropped], first) {
+            Some(None) => return Ok(text),
+            Some(Some(whole)) => Some(whole),
+            None => None,
+        };
+        let rest = &kept[1..];
+        let size = whole.as_ref().map_or(0, |w| w.len() + 1)
+            + rest.iter().map(|l| l.len() + 1).sum::<usize>();
+        let mut next = String::with_capacity(size);
+        match whole {
+            Some(whole) if size <= bounds.bytes => {
+                next.push_str(&whole);
+                next.push('\n');
+            }
+            // Too large with its store, or its store cannot be made: it
+            // goes too, and the next one is made whole instead.
+            _ => {}
+        }
+        let done = !next.is_empty();
+        for l in rest {
+            next.push_str(l);
+            next.push('\n');
+        }
+        if done || rest.is_empty() {
+            return Ok(next);
+        }
+        text = next;
+    }
 }
 
 /// The recording's text once `line` (one event's document, no newline) is

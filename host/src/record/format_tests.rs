@@ -39,6 +39,8 @@ fn event(n: u64) -> Recorded {
         env: [("JUJU_UNIT_NAME".to_string(), "a/0".to_string())].into(),
         backend: Backend::Local,
         store: None,
+        store_previous: false,
+        store_left_sha256: None,
         store_error: None,
         calls: vec![ToolCall::new(
             "config-get",
@@ -82,7 +84,7 @@ fn a_bad_line_is_named() {
     let e = parse(&format!("{good}\n{{\"format\": 1}}\n")).unwrap_err();
     assert_eq!(e.line, 2);
     assert!(e.message.contains("missing field `host`"), "{e}");
-    let newer = good.replace("\"format\":1", "\"format\":9");
+    let newer = good.replace("\"format\":2", "\"format\":9");
     let e = parse(&newer).unwrap_err();
     assert_eq!(e.line, 1);
     assert!(e.message.contains("field `format`: 9"), "{e}");
@@ -172,5 +174,38 @@ proptest! {
         if n < old_kept.len() && n + 1 < events {
             prop_assert!(text.len() + old_kept[old_kept.len() - n - 1].len() + 1 > bytes);
         }
+    }
+}
+
+/// A store kept once: each event after the first says only that it loaded
+/// what the one before it left, and its changes; dropping the oldest makes
+/// the next one whole; reading gives every event its whole stores back.
+#[test]
+fn the_store_is_kept_once_and_the_first_event_kept_is_whole() {
+    let big = "x".repeat(3000);
+    let store = |n: u64| serde_json::json!({"format": 2, "clock": n, "data": {"big": big, "n": n.to_string()}});
+    let bounds = Bounds {
+        events: 3,
+        bytes: 1 << 20,
+    };
+    let mut text = String::new();
+    for n in 0..5u64 {
+        let mut rec = event(n);
+        rec.store = Some(store(n));
+        rec.outcome.store = Some(store(n + 1));
+        text = append_event(&text, rec, bounds).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains(&big), "the first event kept is whole");
+        assert!(
+            lines[1..].iter().all(|l| !l.contains(&big)),
+            "the others hold changes only"
+        );
+    }
+    let events = parse(&text).unwrap();
+    let times: Vec<u64> = events.iter().map(|e| e.time).collect();
+    assert_eq!(times, [2, 3, 4]);
+    for e in &events {
+        assert_eq!(e.store, Some(store(e.time)));
+        assert_eq!(e.outcome.store, Some(store(e.time + 1)));
     }
 }

@@ -21,6 +21,7 @@
 
 pub mod format;
 pub mod recorder;
+pub mod store_once;
 
 pub use format::{FORMAT, Recorded};
 pub use recorder::Recorder;

@@ -58,19 +58,10 @@ impl Recorder {
     ) -> Recorder {
         Recorder {
             shared: Arc::new(Mutex::new(Recorded {
-                format: format::FORMAT,
-                host: env!("CARGO_PKG_VERSION").to_string(),
-                event: None,
                 time: now,
                 env: env.vars().clone(),
                 backend,
-                store: None,
-                store_error: None,
-                calls: Vec::new(),
-                probes: Vec::new(),
-                clock: Vec::new(),
-                workload: Vec::new(),
-                outcome: format::Outcome::default(),
+                ..Recorded::empty()
             })),
             bounds,
             path: path(charm_dir),
@@ -116,11 +107,11 @@ impl Recorder {
     /// the bounds. `Err` says why it could not be (for a warning; the
     /// event's outcome stands).
     pub fn finish(self, result: &anyhow::Result<Report>) -> Result<(), String> {
-        let line = {
+        let rec = {
             let mut rec = lock(&self.shared);
             rec.outcome = format::Outcome::of(result);
             rec.event = result.as_ref().ok().and_then(|r| r.event.clone());
-            serde_json::to_string(&*rec).map_err(|e| format!("cannot encode the event: {e}"))?
+            std::mem::replace(&mut *rec, format::Recorded::empty())
         };
         let shown = self.path.display();
         let dir = crate::atomic_file::parent(&self.path);
@@ -131,7 +122,8 @@ impl Recorder {
             // Not replaced: it may be an operator's file, or readable later.
             Err(e) => return Err(format!("{shown}: cannot read it: {e}")),
         };
-        let text = format::append(&old, &line, self.bounds).map_err(|e| format!("{shown}: {e}"))?;
+        let text =
+            format::append_event(&old, rec, self.bounds).map_err(|e| format!("{shown}: {e}"))?;
         // The temporary file is created 0600 and renamed over the old one;
         // set again in case an umask-free tool made the old one wider.
         crate::atomic_file::write(&self.path, text.as_bytes())

@@ -63,8 +63,9 @@ pub fn identify(path: &Path, state_dir: &Path) -> std::io::Result<ComponentId> {
     let meta = std::fs::metadata(path)?;
     let stamp = stamp(&meta);
     let id_file = state_dir.join(CACHE_DIR).join(ID_FILE);
-    if let Ok(saved) = std::fs::read_to_string(&id_file)
-        && let Some((saved_stamp, sha)) = saved.trim_end().rsplit_once(' ')
+    let saved = std::fs::read_to_string(&id_file).unwrap_or_default();
+    let saved = saved.trim_end().rsplit_once(' ');
+    if let Some((saved_stamp, sha)) = saved
         && saved_stamp == stamp
         && sha.len() == 64
     {
@@ -76,6 +77,12 @@ pub fn identify(path: &Path, state_dir: &Path) -> std::io::Result<ComponentId> {
     }
     let bytes = std::fs::read(path)?;
     let sha256 = hex(&Sha256::digest(&bytes));
+    // Another component than the one last identified (an upgrade-charm):
+    // the old one's artifacts are never loaded again. Juju's deployer
+    // removes those the old charm shipped, not those a host compiled.
+    if saved.is_some_and(|(_, old)| old != sha256) {
+        remove_stale(&state_dir.join(CACHE_DIR), &sha256);
+    }
     // Best effort: a read-only charm directory only costs a hash per event.
     let _ = write_atomic(&id_file, format!("{stamp} {sha256}\n").as_bytes());
     Ok(ComponentId {
@@ -312,7 +319,6 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Entries of older components: the artifacts and declarations of the
 /// component `sha256` stay, everything else can go; a leftover temporary
 /// file is a crashed write.
-#[cfg(feature = "compile")]
 fn remove_stale(dir: &Path, sha256: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

@@ -11,6 +11,7 @@ pub mod store_choice;
 pub mod store_chunks;
 pub mod store_file;
 pub mod store_juju;
+pub mod store_release;
 
 use crate::bindings::status::Host;
 use crate::bindings::{Priority, Status, StatusKind, Target as WitTarget};

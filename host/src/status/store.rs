@@ -9,8 +9,9 @@ use super::merge::{Band, Kind, ScopeView, Written};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The document format this host writes and reads.
-pub const FORMAT: u32 = 1;
+/// The document format this host writes (it reads `store_release::OLDEST`
+/// and later too).
+pub use super::store_release::FORMAT;
 /// Changes kept per scope.
 pub const HISTORY: usize = 10;
 /// Cleared scopes kept (for their history) before the oldest are dropped.
@@ -74,6 +75,10 @@ pub struct Scope {
 #[serde(deny_unknown_fields)]
 pub struct ScopeStore {
     pub format: u32,
+    /// The release of the host that saved it (`store_release`), as read;
+    /// always written as this host's.
+    #[serde(default)]
+    pub release: super::store_release::WrittenBy,
     /// Logical clock, advanced by every change.
     pub clock: u64,
     #[serde(default)]
@@ -104,6 +109,7 @@ impl Default for ScopeStore {
     fn default() -> Self {
         ScopeStore {
             format: FORMAT,
+            release: Default::default(),
             clock: 0,
             unit: BTreeMap::new(),
             app: BTreeMap::new(),
@@ -118,9 +124,12 @@ impl Default for ScopeStore {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum DecodeError {
     #[error(
-        "the scope store was written by a newer wasm-charm (format {found}, this host reads {FORMAT}); upgrade the host or restore the store"
+        "the scope store was written by {} (format {found}; this host, wasm-charm {}, reads formats {} to {FORMAT}); upgrade the host or restore the store",
+        super::store_release::writer(release),
+        super::store_release::RELEASE,
+        super::store_release::OLDEST
     )]
-    Newer { found: u32 },
+    Newer { found: u32, release: Option<String> },
     #[error("the scope store has format {found}, which this host does not read")]
     Unknown { found: u32 },
     #[error("the scope store is not valid: {0}")]
@@ -129,11 +138,7 @@ pub enum DecodeError {
 
 /// Whether this host reads documents of format `found`.
 pub fn check_format(found: u32) -> Result<(), DecodeError> {
-    match found {
-        FORMAT => Ok(()),
-        found if found > FORMAT => Err(DecodeError::Newer { found }),
-        found => Err(DecodeError::Unknown { found }),
-    }
+    super::store_release::check(found, None)
 }
 
 /// A change a handler (or the host) asks for.
@@ -177,22 +182,23 @@ impl ScopeStore {
         rechecked != *before
     }
 
-    /// Decode a document, refusing formats this host does not know.
+    /// Decode a document, refusing formats this host does not know (its
+    /// marker is read first: `store_release`).
     pub fn decode(bytes: &[u8]) -> Result<ScopeStore, DecodeError> {
-        #[derive(Deserialize)]
-        struct Probe {
-            format: u32,
-        }
-        let probe: Probe =
+        let marker = super::store_release::read(bytes)?;
+        super::store_release::check(marker.format, marker.release.as_deref())?;
+        let mut store: ScopeStore =
             serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))?;
-        check_format(probe.format)?;
-        serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))
+        // Read, it is this host's to save, in this host's format.
+        store.format = FORMAT;
+        Ok(store)
     }
 
-    /// Encode the document as it is stored, locally and in Juju's charm
-    /// state alike: compact JSON. Pretty-printing doubles the bytes (33 MB
-    /// against 20 MB at 100,000 scopes) and the time to write and sync
-    /// them; people read the store through `wasm-charm status` ([`Self::show`]).
+    /// Encode the document as it is stored, with its marker, locally and in
+    /// Juju's charm state alike: compact JSON. Pretty-printing doubles the
+    /// bytes (33 MB against 20 MB at 100,000 scopes) and the time to write
+    /// and sync them; people read the store through `wasm-charm status`
+    /// ([`Self::show`]).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         // Into memory, only the writer could fail, and a Vec does not.

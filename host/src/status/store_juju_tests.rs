@@ -184,11 +184,17 @@ fn a_state_that_cannot_be_read_is_an_error_and_is_left_alone() {
     assert_eq!(juju.state(), torn);
 
     // A document of a newer host: named, not replaced.
-    let newer = encode(&store).replace("\"format\":1", "\"format\":9");
+    let release = crate::status::store_release::RELEASE;
+    let newer = encode(&store)
+        .replace("\"format\":2", "\"format\":9")
+        .replace(
+            &format!("\"release\":\"{release}\""),
+            "\"release\":\"9.1.0\"",
+        );
     let juju = StateTools::holding(store_chunks::split(&newer));
     let e = JujuStore::new(juju.tools()).load().unwrap_err().to_string();
     assert!(
-        e.starts_with("Juju's charm state (keys `wasm-charm.store`…): the scope store was written by a newer wasm-charm (format 9"),
+        e.starts_with("Juju's charm state (keys `wasm-charm.store`…): the scope store was written by wasm-charm 9.1.0 (format 9;"),
         "{e}"
     );
 

@@ -140,9 +140,23 @@ fn history_and_cleared_scopes_are_bounded() {
 #[test]
 fn decode_refuses_what_it_cannot_read() {
     assert!(matches!(
-        ScopeStore::decode(b"{\"format\": 2, \"clock\": 0}"),
-        Err(DecodeError::Newer { found: 2 })
+        ScopeStore::decode(b"{\"format\": 3, \"release\": \"9.0.0\", \"clock\": 0}"),
+        Err(DecodeError::Newer { found: 3, release: Some(r) }) if r == "9.0.0"
     ));
+    // Format 1, before the release marker, is read, and saved as format 2
+    // with this host's release.
+    let old = ScopeStore::decode(b"{\"format\": 1, \"clock\": 0}").unwrap();
+    assert_eq!(old.format, FORMAT);
+    let saved = String::from_utf8(old.encode()).unwrap();
+    let release = super::super::store_release::RELEASE;
+    assert!(
+        saved.contains(&format!("\"release\": \"{release}\"")),
+        "{saved}"
+    );
+    assert!(
+        saved.contains("\"format\": 2") && saved.contains("\"release\""),
+        "{saved}"
+    );
     assert!(matches!(
         ScopeStore::decode(b"{\"format\": 0, \"clock\": 0}"),
         Err(DecodeError::Unknown { found: 0 })

@@ -57,6 +57,21 @@ fn grace_from_the_first_failure_then_blocked_and_healed() {
 }
 
 #[test]
+fn a_clock_jumping_back_restarts_the_grace_instead_of_stretching_it() {
+    let spec = spec(Duration::from_secs(60));
+    let fail = Check::unhealthy(DOWN);
+    let (s, _) = ProbeState::default().evaluate(&spec, &fail, at(86_400));
+    // The clock jumps a day back: still within a grace period, which starts
+    // again at the jump and ends 60 s after it, not a day later.
+    let (s, st) = s.evaluate(&spec, &fail, at(10));
+    assert_eq!(kind(&st), Some(Kind::Maintenance));
+    assert_eq!(s.grace_start, Some(millis(at(10))));
+    assert_eq!(s.failing_since, Some(millis(at(10))));
+    let (_, st) = s.evaluate(&spec, &fail, at(70));
+    assert_eq!(kind(&st), Some(Kind::Blocked));
+}
+
+#[test]
 fn waiting_runs_no_grace_and_the_first_real_failure_starts_it() {
     let spec = spec(Duration::from_secs(60));
     let waiting = Check::waiting("waiting for Pebble in web");

@@ -233,6 +233,22 @@ fn hostile(event: &Event) -> Outcome {
             }
             Ok(None)
         }
+        // every tool an ordinary event calls, for the fault tables
+        // (tests/faults.rs): relation data, leadership, a log line, an app
+        // scope and stored data, each event's app status a new one.
+        "everything" => {
+            write_db_relations()?;
+            let leader = model::is_leader()?;
+            log::warning("everything: a log line");
+            let count: u32 = stored::get("count")?.unwrap_or(0);
+            stored::set("count", &(count + 1))?;
+            status::set(
+                Target::App,
+                "app-scope",
+                Status::waiting(format!("leader={leader}, event {}", count + 1)),
+            )?;
+            Ok(None)
+        }
         // the charm's own data
         "stored-write" => stored_write(event),
         "stored-relation-write" => {

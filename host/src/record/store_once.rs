@@ -1,0 +1,175 @@
+//! The store in a recording once, then only its changes (issue 20): a unit
+//! whose store is near Juju's 2 MiB still records its events within the
+//! recording's bounds.
+//!
+//! Each event of a local store keeps the store as loaded (`store`), unless
+//! it is the store the event before it in the file left: then only
+//! `store-previous: true`, the file's events being consecutive. What the
+//! event left is kept as the changes from what it loaded
+//! (`outcome.store-changes`, a JSON merge patch: RFC 7386, `null` removes
+//! a key), with the hash of what it left (`store-left-sha256`) for the
+//! next event to compare with. The oldest event of the file always holds
+//! its whole store: when older events are dropped, the first one kept gets
+//! the store back ([`materialize`]). Reading a file ([`resolve`]) turns
+//! every event back into whole stores, as recordings of format 1 have them.
+//! Pure.
+
+use super::format::Recorded;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// The hash the store `doc` is compared by.
+pub fn sha256(doc: &Value) -> String {
+    // serde_json's maps are sorted: one document, one text.
+    let text = serde_json::to_string(doc).unwrap_or_default();
+    crate::runtime::cache::hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// The merge patch that makes `from` into `to`.
+pub fn diff(from: &Value, to: &Value) -> Value {
+    match (from, to) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut patch = Map::new();
+            for (k, v) in b {
+                match a.get(k) {
+                    Some(old) if old == v => {}
+                    Some(old @ Value::Object(_)) if v.is_object() => {
+                        patch.insert(k.clone(), diff(old, v));
+                    }
+                    _ => {
+                        patch.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                patch.insert(k.clone(), Value::Null);
+            }
+            Value::Object(patch)
+        }
+        _ => to.clone(),
+    }
+}
+
+/// `doc` with the merge patch `patch` applied.
+pub fn apply(doc: &mut Value, patch: &Value) {
+    let Value::Object(changes) = patch else {
+        *doc = patch.clone();
+        return;
+    };
+    if !doc.is_object() {
+        *doc = Value::Object(Map::new());
+    }
+    if let Value::Object(map) = doc {
+        for (k, v) in changes {
+            if v.is_null() {
+                map.remove(k);
+            } else {
+                apply(map.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+/// The store `rec` left: what it loaded with its changes, or (format 1,
+/// or a juju store) the whole store its outcome holds.
+pub fn left(rec: &Recorded, loaded: Option<&Value>) -> Option<Value> {
+    match (&rec.outcome.store_changes, loaded) {
+        (Some(changes), Some(loaded)) => {
+            let mut doc = loaded.clone();
+            apply(&mut doc, changes);
+            Some(doc)
+        }
+        _ => rec.outcome.store.clone(),
+    }
+}
+
+/// Keep `rec`'s store once: its outcome's store as changes from what it
+/// loaded, and the hash of what it left. Only for an event that loaded a
+/// store (a local one).
+pub fn compact(rec: &mut Recorded) {
+    let Some(loaded) = &rec.store else {
+        return;
+    };
+    let Some(left) = rec.outcome.store.take() else {
+        return;
+    };
+    rec.store_left_sha256 = Some(sha256(&left));
+    rec.outcome.store_changes = Some(diff(loaded, &left));
+}
+
+/// Whether the event before `rec` in the file left the store `rec`
+/// loaded: `last_line` is that event's document.
+pub fn follows(rec: &Recorded, last_line: &str) -> bool {
+    let Some(loaded) = &rec.store else {
+        return false;
+    };
+    // Found, not parsed: the line may hold a whole store. Inside a JSON
+    // string a quote is escaped, so this is a key; the first such key is
+    // the event's own, which comes before its store, calls and outcome.
+    const KEY: &str = "\"store-left-sha256\":\"";
+    last_line
+        .find(KEY)
+        .and_then(|at| last_line.get(at + KEY.len()..at + KEY.len() + 64))
+        .is_some_and(|sha| sha == sha256(loaded))
+}
+
+/// The line of `first` (the oldest event kept) holding its whole store,
+/// when it holds only `store-previous`: `dropped` are the events dropped
+/// before it, oldest first, whose first holds its whole store. `None`:
+/// `first` needs nothing, or its store cannot be made (then it goes too).
+pub fn materialize(dropped: &[&str], first: &str) -> Option<Option<String>> {
+    let mut rec: Recorded = serde_json::from_str(first).ok()?;
+    if !rec.store_previous {
+        return Some(None);
+    }
+    let mut store: Option<Value> = None;
+    for line in dropped {
+        let old: Recorded = serde_json::from_str(line).ok()?;
+        let loaded = if old.store_previous {
+            store.take()
+        } else {
+            old.store.clone()
+        };
+        store = left(&old, loaded.as_ref());
+    }
+    rec.store = Some(store?);
+    rec.store_previous = false;
+    serde_json::to_string(&rec).ok().map(Some)
+}
+
+/// Every event of a file read back with whole stores: `store` as loaded,
+/// `outcome.store` as left. `Err(n)`: event `n` (0 the first) says the
+/// event before it left its store, and there is none.
+pub fn resolve(events: &mut [Recorded]) -> Result<(), usize> {
+    let mut previous: Option<Value> = None;
+    for (n, rec) in events.iter_mut().enumerate() {
+        if rec.store_previous {
+            rec.store = Some(previous.take().ok_or(n)?);
+            rec.store_previous = false;
+        }
+        let left = left(rec, rec.store.as_ref());
+        if rec.outcome.store_changes.take().is_some() {
+            rec.outcome.store = left.clone();
+        }
+        previous = left;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_patch_makes_one_document_the_other() {
+        let a = json!({"unit": {"x": {"current": {"status": "blocked"}}, "y": {}}, "clock": 1});
+        let b = json!({"unit": {"x": {"current": null}, "z": {"h": [1]}}, "clock": 2});
+        let p = diff(&a, &b);
+        let mut c = a.clone();
+        apply(&mut c, &p);
+        // `null` removes: a cleared `current` is read back as absent.
+        assert_eq!(c, json!({"unit": {"x": {}, "z": {"h": [1]}}, "clock": 2}));
+        assert_eq!(diff(&a, &a), json!({}));
+    }
+}

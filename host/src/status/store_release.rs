@@ -1,0 +1,119 @@
+//! Which format a scope store document has, and which release wrote it:
+//! the two keys every host reads first, before the rest of the document, so
+//! that a store written by a newer host is refused naming that host's
+//! release, untouched.
+//!
+//! Format 2 is format 1 with `release` (the writer's version). A host of
+//! format 1 (0.1.0 before the marker) reads `format` alone, and refuses a
+//! format-2 document as written by a newer host; this one reads both
+//! formats and writes 2. A future encoding should keep `format` and
+//! `release` readable as the first keys of a JSON object, which is all
+//! [`read`] needs.
+
+use super::store::DecodeError;
+use serde::Deserialize;
+
+/// The document format this host writes.
+pub const FORMAT: u32 = 2;
+/// The oldest format this host reads.
+pub const OLDEST: u32 = 1;
+/// This host's release, written into every document it saves.
+pub const RELEASE: &str = env!("CARGO_PKG_VERSION");
+
+/// The marker of a document: its format and, from format 2, the release
+/// that wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Marker {
+    pub format: u32,
+    #[serde(default)]
+    pub release: Option<String>,
+}
+
+/// The marker of the document `bytes`, read without the rest of it.
+pub fn read(bytes: &[u8]) -> Result<Marker, DecodeError> {
+    serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))
+}
+
+/// Whether this host reads a document of format `found`, written by
+/// `release` (when the document says).
+pub fn check(found: u32, release: Option<&str>) -> Result<(), DecodeError> {
+    match found {
+        f if (OLDEST..=FORMAT).contains(&f) => Ok(()),
+        f if f > FORMAT => Err(DecodeError::Newer {
+            found: f,
+            release: release.map(str::to_string),
+        }),
+        f => Err(DecodeError::Unknown { found: f }),
+    }
+}
+
+/// The release a document says saved it: kept as read, written as this
+/// host's (whoever writes the document now is this host), and never part
+/// of a store's equality (two stores saying the same are the same store,
+/// whichever release last saved them).
+#[derive(Debug, Clone, Default)]
+pub struct WrittenBy(pub Option<String>);
+
+impl PartialEq for WrittenBy {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for WrittenBy {}
+
+impl serde::Serialize for WrittenBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(RELEASE)
+    }
+}
+
+impl<'de> Deserialize<'de> for WrittenBy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Option::<String>::deserialize(d).map(WrittenBy)
+    }
+}
+
+/// A store document (as JSON) without its marker, to compare what two
+/// hosts kept whatever their formats.
+pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
+    // Read as a store and written again where it is one: an absent
+    // `current` and a `null` one are the same cleared scope.
+    let mut doc = serde_json::from_value::<super::store::ScopeStore>(doc.clone())
+        .ok()
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_else(|| doc.clone());
+    if let Some(map) = doc.as_object_mut() {
+        map.remove("format");
+        map.remove("release");
+    }
+    doc
+}
+
+/// How a refused document's writer is named in the message.
+pub fn writer(release: &Option<String>) -> String {
+    match release {
+        Some(r) => format!("wasm-charm {r}"),
+        None => "a newer wasm-charm".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_formats_read_and_a_newer_one_names_its_release() {
+        assert_eq!(check(1, None), Ok(()));
+        assert_eq!(check(2, Some(RELEASE)), Ok(()));
+        let e = check(3, Some("9.1.0")).unwrap_err();
+        assert!(e.to_string().contains("written by wasm-charm 9.1.0"), "{e}");
+        assert!(e.to_string().contains("(format 3;"), "{e}");
+        assert!(matches!(
+            check(0, None),
+            Err(DecodeError::Unknown { found: 0 })
+        ));
+        let m = read(br#"{"format": 3, "release": "9.1.0", "whatever": [1]}"#).unwrap();
+        assert_eq!(m.release.as_deref(), Some("9.1.0"));
+    }
+}
