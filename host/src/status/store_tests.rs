@@ -150,11 +150,11 @@ fn decode_refuses_what_it_cannot_read() {
     let saved = String::from_utf8(old.encode()).unwrap();
     let release = super::super::store_release::RELEASE;
     assert!(
-        saved.contains(&format!("\"release\": \"{release}\"")),
+        saved.contains(&format!("\"release\":\"{release}\"")),
         "{saved}"
     );
     assert!(
-        saved.contains("\"format\": 2") && saved.contains("\"release\""),
+        saved.contains("\"format\":2") && saved.contains("\"release\""),
         "{saved}"
     );
     assert!(matches!(
