@@ -27,10 +27,13 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+/// A fuzz target: its name and its entry point.
+pub type Target = (&'static str, fn(&[u8]));
+
 /// The target names, as `fuzz/fuzz_targets/<name>.rs` and the corpus
 /// folders spell them, with their entry point.
-pub fn targets() -> Vec<(&'static str, fn(&[u8]))> {
-    let mut all: Vec<(&'static str, fn(&[u8]))> = vec![
+pub fn targets() -> Vec<Target> {
+    let mut all: Vec<Target> = vec![
         ("juju_env", juju_env),
         ("charm_yaml", charm_yaml),
         ("manifest", manifest),
