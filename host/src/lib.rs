@@ -27,6 +27,8 @@ pub mod deadline;
 pub mod dispatch;
 pub mod duration;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hook_tools;
 pub mod http;
 #[cfg(feature = "cli")]

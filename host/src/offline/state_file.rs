@@ -107,12 +107,19 @@ pub fn default_state_path(charm: &Path) -> anyhow::Result<PathBuf> {
 
 pub fn load_state(path: &Path) -> anyhow::Result<StateFile> {
     match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(StateFile::default()),
-        Ok(text) => serde_saphyr::from_str(&text)
+        Ok(text) => parse_state(&text)
             .with_context(|| format!("{}: not a valid state file", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StateFile::default()),
         Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
     }
+}
+
+/// A state file's text; blank text is the empty state (a new file).
+pub fn parse_state(text: &str) -> Result<StateFile, serde_saphyr::Error> {
+    if text.trim().is_empty() {
+        return Ok(StateFile::default());
+    }
+    serde_saphyr::from_str(text)
 }
 
 pub(crate) fn save_state(

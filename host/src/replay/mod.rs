@@ -119,7 +119,7 @@ fn run(args: &ReplayArgs) -> anyhow::Result<bool> {
 }
 
 /// The store an event loaded, as the replay's backend will give it.
-fn loaded_store(rec: &Recorded) -> Result<Option<Result<ScopeStore, String>>, String> {
+pub fn loaded_store(rec: &Recorded) -> Result<Option<Result<ScopeStore, String>>, String> {
     if rec.backend == Backend::Juju {
         return Ok(None);
     }

@@ -137,8 +137,13 @@ pub fn load(path: &Path) -> Bad<Scenario> {
     let file = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| BadFile(format!("{file}: cannot read: {e}")))?;
-    let doc: Value =
-        serde_saphyr::from_str(&text).map_err(|e| BadFile(format!("{file}: not YAML: {e}")))?;
+    parse_text(path, &text)
+}
+
+/// Check a scenario file's text; `path` names it as in [`parse`].
+pub fn parse_text(path: &Path, text: &str) -> Bad<Scenario> {
+    let doc: Value = serde_saphyr::from_str(text)
+        .map_err(|e| BadFile(format!("{}: not YAML: {e}", path.display())))?;
     parse(path, doc)
 }
 
