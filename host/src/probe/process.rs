@@ -27,6 +27,20 @@ struct Proc {
 }
 
 impl Proc {
+    /// Whether it is a live process `name` whose `comm` is `name` as the
+    /// kernel cuts it: its `comm` is `name`, or it is cut and `argv[0]` is
+    /// `name`. The cheap first look; a process that renamed itself is
+    /// found by the pass over every command line.
+    fn matches_cut(&mut self, proc: &Path, name: &str) -> bool {
+        let cut = &name.as_bytes()[..name.len().min(COMM_LEN)];
+        if self.comm.as_bytes() != cut {
+            return false;
+        }
+        let by_comm = name.len() <= COMM_LEN;
+        self.argv0(proc)
+            .is_some_and(|argv0| by_comm || argv0 == name.as_bytes())
+    }
+
     /// Whether it lives, reading its command line (and, without one, its
     /// state) the first time.
     fn argv0(&mut self, proc: &Path) -> Option<&[u8]> {
@@ -56,7 +70,9 @@ impl SharedScan {
     ///
     /// A `comm` is cheap for the kernel to give, a command line is not (it
     /// is read from the process's memory): the table is read by `comm`
-    /// first, and the command lines only when no `comm` is the name.
+    /// first (a longer name by its first 15 bytes, then the command lines
+    /// of those processes), and every command line only when that found
+    /// nothing.
     pub(crate) fn find(&self, proc: &Path, name: &str, deadline: Instant) -> Seen {
         let mut scan = self
             .0
@@ -69,12 +85,9 @@ impl SharedScan {
                 ..Scan::default()
             };
         }
-        let by_comm = name.len() <= COMM_LEN;
-        if by_comm {
-            for p in &mut scan.seen {
-                if p.comm == name && p.argv0(proc).is_some() {
-                    return up(name, &p.pid);
-                }
+        for p in &mut scan.seen {
+            if p.matches_cut(proc, name) {
+                return up(name, &p.pid);
             }
         }
         if !scan.done {
@@ -133,7 +146,7 @@ fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Optio
             comm,
             life: None,
         };
-        let found = name.len() <= COMM_LEN && p.comm == name && p.argv0(proc).is_some();
+        let found = p.matches_cut(proc, name);
         scan.seen.push(p);
         if found {
             return Some(up(name, pid));

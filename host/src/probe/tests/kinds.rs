@@ -1,7 +1,9 @@
 //! Each kind against a real thing the test starts and stops; systemctl
 //! against the stand-in (tests/probe-fixtures/systemctl).
 
-use super::support::{ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_zombie};
+use super::support::{
+    ChildGuard, HttpServer, ReservedPort, SystemctlStandIn, wait_comm, wait_zombie,
+};
 use crate::charm_dir::probes::{HostPort, HttpTarget, ProbeSpec, Target};
 use crate::probe::run::{Prober, attempt, run_all};
 use crate::probe::state::millis;
@@ -197,6 +199,7 @@ fn process_by_comm_started_and_killed() {
     );
     let mut child = ChildGuard::spawn(Command::new(&exe).arg("600"));
     let pid = child.pid();
+    wait_comm(pid, &name);
     assert_eq!(
         once(&spec, &env),
         Check::healthy(format!("process {name} running (pid {pid})"))
@@ -229,6 +232,7 @@ fn process_by_the_base_name_of_argv0() {
             .arg0(format!("/opt/svc/bin/{name}"))
             .arg("600"),
     );
+    wait_comm(child.pid(), "sleep");
     assert_eq!(
         once(&spec, &env),
         Check::healthy(format!("process {name} running (pid {})", child.pid()))

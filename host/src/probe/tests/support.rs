@@ -145,6 +145,21 @@ pub fn wait_zombie(pid: u32) {
     panic!("process {pid} did not become a zombie");
 }
 
+/// Wait (bounded) until the process `pid` shows `comm`: a spawn returns
+/// once the child's exec has begun, and the kernel names the process a
+/// moment later, so a probe made at once can still see the parent's name.
+pub fn wait_comm(pid: u32, comm: &str) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < end {
+        let now = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if now.trim_end() == comm {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("process {pid} is not named {comm}");
+}
+
 /// The systemctl stand-in copied into a directory of its own, with the unit
 /// states the test sets.
 pub struct SystemctlStandIn {
