@@ -16,7 +16,6 @@ use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 use crate::duration::show_duration;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -86,13 +85,11 @@ fn attempt_sharing(
 }
 
 /// One attempt of a TCP or HTTP probe, on the caller's runtime.
-fn network_attempt(spec: &ProbeSpec, deadline: Instant) -> impl Future<Output = Seen> + '_ {
-    async move {
-        match &spec.target {
-            Target::Tcp(addr) => tcp::attempt(addr, deadline).await,
-            Target::Http(target) => http::attempt(target, deadline).await,
-            other => Seen::Unknown(format!("{other}: not a network probe")),
-        }
+async fn network_attempt(spec: &ProbeSpec, deadline: Instant) -> Seen {
+    match &spec.target {
+        Target::Tcp(addr) => tcp::attempt(addr, deadline).await,
+        Target::Http(target) => http::attempt(target, deadline).await,
+        other => Seen::Unknown(format!("{other}: not a network probe")),
     }
 }
 
