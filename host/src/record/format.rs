@@ -6,6 +6,8 @@
 //! stdin) are kept as UTF-8 with replacement characters: hook tools speak
 //! text, and a replay needs only what the host made of it.
 
+pub mod store_once;
+
 use super::Bounds;
 use crate::bindings::workload::{CommandOutput, Exit, ServiceStatus, ToolFailure, WorkloadError};
 use crate::hook_tools::ToolOutput;
@@ -623,7 +625,7 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
         events.push((i + 1, doc));
     }
     let (lines, mut events): (Vec<usize>, Vec<Recorded>) = events.into_iter().unzip();
-    super::store_once::resolve(&mut events).map_err(|n| LineError {
+    store_once::resolve(&mut events).map_err(|n| LineError {
         line: lines[n],
         message: "field `store-previous`: no event before it left a store".to_string(),
     })?;
@@ -634,10 +636,10 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
 /// (`store_once`): as [`append`], the first event kept holding its whole
 /// store.
 pub fn append_event(old: &str, mut rec: Recorded, bounds: Bounds) -> Result<String, String> {
-    super::store_once::compact(&mut rec);
+    store_once::compact(&mut rec);
     let old_lines: Vec<&str> = old.lines().filter(|l| !l.trim().is_empty()).collect();
     if let Some(last) = old_lines.last()
-        && super::store_once::follows(&rec, last)
+        && store_once::follows(&rec, last)
     {
         rec.store = None;
         rec.store_previous = true;
@@ -654,7 +656,7 @@ pub fn append_event(old: &str, mut rec: Recorded, bounds: Bounds) -> Result<Stri
         if dropped == 0 {
             return Ok(text);
         }
-        let whole = match super::store_once::materialize(&old_lines[..dropped], first) {
+        let whole = match store_once::materialize(&old_lines[..dropped], first) {
             Some(None) => return Ok(text),
             Some(Some(whole)) => Some(whole),
             None => None,

@@ -21,7 +21,6 @@
 
 pub mod format;
 pub mod recorder;
-pub mod store_once;
 
 pub use format::{FORMAT, Recorded};
 pub use recorder::Recorder;

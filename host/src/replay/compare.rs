@@ -84,8 +84,7 @@ pub fn compare(
     ));
     // Which host saved the store is no difference of the event's: a
     // recording of an older release replays the same on this one.
-    let unmarked =
-        |v: &Option<serde_json::Value>| v.as_ref().map(crate::status::store_release::unmarked);
+    let unmarked = |v: &Option<serde_json::Value>| v.as_ref().map(crate::status::store::unmarked);
     let (was_store, store) = (unmarked(&was.store), unmarked(&outcome.store));
     if was_store != store {
         let pretty = |v: &Option<serde_json::Value>| -> Vec<String> {

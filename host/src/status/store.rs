@@ -120,21 +120,7 @@ impl Default for ScopeStore {
     }
 }
 
-/// A store document that cannot be used. Never replaced by an empty store.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum DecodeError {
-    #[error(
-        "the scope store was written by {} (format {found}; this host, wasm-charm {}, reads formats {} to {FORMAT}); upgrade the host or restore the store",
-        super::store_release::writer(release),
-        super::store_release::RELEASE,
-        super::store_release::OLDEST
-    )]
-    Newer { found: u32, release: Option<String> },
-    #[error("the scope store has format {found}, which this host does not read")]
-    Unknown { found: u32 },
-    #[error("the scope store is not valid: {0}")]
-    Invalid(String),
-}
+pub use super::store_release::DecodeError;
 
 /// Whether this host reads documents of format `found`.
 pub fn check_format(found: u32) -> Result<(), DecodeError> {
@@ -351,6 +337,22 @@ impl ScopeStore {
             .map(|(n, _)| n.clone())
             .collect()
     }
+}
+
+/// A store document (as JSON) without its marker (`store_release`), to
+/// compare what two hosts kept whatever their formats.
+pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
+    // Read as a store and written again where it is one: an absent
+    // `current` and a `null` one are the same cleared scope.
+    let mut doc = serde_json::from_value::<ScopeStore>(doc.clone())
+        .ok()
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or_else(|| doc.clone());
+    if let Some(map) = doc.as_object_mut() {
+        map.remove("format");
+        map.remove("release");
+    }
+    doc
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 //! `release` readable as the first keys of a JSON object, which is all
 //! [`read`] needs.
 
-use super::store::DecodeError;
 use serde::Deserialize;
 
 /// The document format this host writes.
@@ -19,6 +18,20 @@ pub const FORMAT: u32 = 2;
 pub const OLDEST: u32 = 1;
 /// This host's release, written into every document it saves.
 pub const RELEASE: &str = env!("CARGO_PKG_VERSION");
+
+/// A store document that cannot be used. Never replaced by an empty store.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum DecodeError {
+    #[error(
+        "the scope store was written by {} (format {found}; this host, wasm-charm {RELEASE}, reads formats {OLDEST} to {FORMAT}); upgrade the host or restore the store",
+        writer(release)
+    )]
+    Newer { found: u32, release: Option<String> },
+    #[error("the scope store has format {found}, which this host does not read")]
+    Unknown { found: u32 },
+    #[error("the scope store is not valid: {0}")]
+    Invalid(String),
+}
 
 /// The marker of a document: its format and, from format 2, the release
 /// that wrote it.
@@ -72,22 +85,6 @@ impl<'de> Deserialize<'de> for WrittenBy {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Option::<String>::deserialize(d).map(WrittenBy)
     }
-}
-
-/// A store document (as JSON) without its marker, to compare what two
-/// hosts kept whatever their formats.
-pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
-    // Read as a store and written again where it is one: an absent
-    // `current` and a `null` one are the same cleared scope.
-    let mut doc = serde_json::from_value::<super::store::ScopeStore>(doc.clone())
-        .ok()
-        .and_then(|s| serde_json::to_value(s).ok())
-        .unwrap_or_else(|| doc.clone());
-    if let Some(map) = doc.as_object_mut() {
-        map.remove("format");
-        map.remove("release");
-    }
-    doc
 }
 
 /// How a refused document's writer is named in the message.

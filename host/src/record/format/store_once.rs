@@ -14,7 +14,7 @@
 //! every event back into whole stores, as recordings of format 1 have them.
 //! Pure.
 
-use super::format::Recorded;
+use super::Recorded;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
