@@ -188,21 +188,31 @@ fn a_new_kubernetes_project_tests_packs_and_runs_on_its_own() {
 #[test]
 fn init_refuses_an_unknown_profile() {
     let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("mycharm");
+    refused_option(dir.path(), "--profile", "k8s", "machine, kubernetes");
+}
+
+/// `init` with `flag value` is a usage error (exit 2) naming the value and
+/// the possible ones, and makes nothing; the project it would have made.
+fn refused_option(dir: &Path, flag: &str, value: &str, possible: &str) -> PathBuf {
+    let project = dir.join("mycharm");
     let out = wasm_charm(&[
         "init".as_ref(),
         project.as_os_str(),
-        "--profile".as_ref(),
-        "k8s".as_ref(),
+        flag.as_ref(),
+        value.as_ref(),
     ]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid value 'k8s' for '--profile"), "{err}");
     assert!(
-        err.contains("[possible values: machine, kubernetes]"),
+        err.contains(&format!("invalid value '{value}' for '{flag}")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("[possible values: {possible}]")),
         "{err}"
     );
     assert!(!project.exists());
+    project
 }
 
 #[test]
@@ -336,18 +346,7 @@ fn a_new_python_kubernetes_project_tests_on_its_own() {
 #[test]
 fn init_refuses_an_unknown_language() {
     let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("mycharm");
-    let out = wasm_charm(&[
-        "init".as_ref(),
-        project.as_os_str(),
-        "--language".as_ref(),
-        "go".as_ref(),
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid value 'go' for '--language"), "{err}");
-    assert!(err.contains("[possible values: rust, python]"), "{err}");
-    assert!(!project.exists());
+    let project = refused_option(dir.path(), "--language", "go", "rust, python");
 
     // A Python project's SDK is a source tree on disk, not a git URL.
     let out = wasm_charm(&[

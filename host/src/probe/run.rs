@@ -206,8 +206,23 @@ impl Prober {
         if let Some(outcome) = self.given(name) {
             return outcome;
         }
+        self.retried(name, spec, budget, None)
+    }
+
+    /// Probe `name`'s attempts with their retries, `first` the attempt
+    /// already made if any; the tap sees the outcome.
+    fn retried(
+        &self,
+        name: &str,
+        spec: &ProbeSpec,
+        budget: Instant,
+        first: Option<Check>,
+    ) -> Outcome {
+        let mut first = first;
         let outcome = with_retries(spec, self.clock.as_ref(), budget, |deadline| {
-            attempt(spec, &self.env, deadline)
+            first
+                .take()
+                .unwrap_or_else(|| attempt(spec, &self.env, deadline))
         });
         self.seen(name, &outcome);
         outcome
@@ -250,14 +265,7 @@ impl Prober {
         }
         let prober = self.clone();
         spawn_probe(name, &spec.target.to_string(), tx, move |name| {
-            let mut first = Some(first);
-            let outcome = with_retries(&spec, prober.clock.as_ref(), end, |deadline| {
-                first
-                    .take()
-                    .unwrap_or_else(|| attempt(&spec, &prober.env, deadline))
-            });
-            prober.seen(name, &outcome);
-            outcome
+            prober.retried(name, &spec, end, Some(first))
         });
     }
 }
@@ -370,11 +378,7 @@ pub fn run_all(
                 let target = spec.target.to_string();
                 let alone = prober.clone();
                 spawn_probe(name, &target, &tx, move |name| {
-                    let outcome = with_retries(&spec, alone.clock.as_ref(), end, |deadline| {
-                        attempt(&spec, &alone.env, deadline)
-                    });
-                    alone.seen(name, &outcome);
-                    outcome
+                    alone.retried(name, &spec, end, None)
                 });
             }
         }
