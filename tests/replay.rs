@@ -13,6 +13,8 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use support::{Unit, assert_success, packed};
+use wasm_charm_host::status::store::ScopeStore;
+use wasm_charm_host::status::{store_chunks, store_juju};
 
 const ON: (&str, &str) = ("WASM_CHARM_RECORD", "on");
 
@@ -399,19 +401,9 @@ fn a_juju_store_is_read_back_through_the_recorded_calls() {
     );
 }
 
-/// A store near Juju's 2 MiB (960 KiB of stored data and 150 scopes with
-/// their histories: about 1.9 MB as the recording keeps it) within the
-/// recording's default bounds (2 MiB): the first event holds the store
-/// once, the next ones only their changes, so every event is recorded,
-/// and each replays the same.
-#[test]
-fn a_store_near_2_mib_records_and_replays_several_events() {
-    let unit = Unit::on_simulator(&packed("tests/guests/hostile"), "hostile/0");
-    unit.update_state(|s| {
-        s["leader"] = json!(true);
-        s["config"] = json!({"mode": "stored-write"});
-    });
-    unit.append_to("wasm-charm.yaml", "record: true\n");
+/// A store near Juju's 2 MiB: 960 KiB of stored data and 150 scopes with
+/// their histories, about 1.9 MB.
+fn store_near_2_mib() -> Value {
     let value = "v".repeat(64 << 10);
     let data: serde_json::Map<String, Value> = (0..15)
         .map(|i| (format!("fill-{i:02}"), json!(value.clone())))
@@ -432,9 +424,35 @@ fn a_store_near_2_mib_records_and_replays_several_events() {
         (1_800_000..2_000_000).contains(&size),
         "the store is {size} bytes"
     );
-    let host = unit.charm_dir().join(".wasm-charm");
-    std::fs::create_dir_all(&host).expect("create .wasm-charm");
-    std::fs::write(host.join("scopes.json"), store.to_string()).expect("write the store");
+    store
+}
+
+/// The hostile charm writing stored data each event, recording, with
+/// `store` holding the store of [`store_near_2_mib`]: run four events, then
+/// check that each was recorded within the default bounds (2 MiB), the
+/// first holding the store once and the next ones only their changes, and
+/// that each replays the same.
+fn records_and_replays_a_store_near_2_mib(store: &str) {
+    let unit = Unit::on_simulator(&packed("tests/guests/hostile"), "hostile/0");
+    unit.update_state(|s| {
+        s["leader"] = json!(true);
+        s["config"] = json!({"mode": "stored-write"});
+    });
+    unit.append_to(
+        "wasm-charm.yaml",
+        &format!("record: true\nstore: {store}\n"),
+    );
+    let doc = store_near_2_mib();
+    if store == "juju" {
+        // Cut into Juju's charm state as the host's save cuts it.
+        let store = ScopeStore::decode(doc.to_string().as_bytes()).expect("a store");
+        let keys = store_chunks::split(&store_juju::encode(&store));
+        unit.update_state(|s| s["charm-state"] = json!(keys));
+    } else {
+        let host = unit.charm_dir().join(".wasm-charm");
+        std::fs::create_dir_all(&host).expect("create .wasm-charm");
+        std::fs::write(host.join("scopes.json"), doc.to_string()).expect("write the store");
+    }
 
     for hook in [
         "config-changed",
@@ -469,4 +487,17 @@ fn a_store_near_2_mib_records_and_replays_several_events() {
         stdout.contains("event 4 (leader-elected): same"),
         "{stdout}"
     );
+}
+
+#[test]
+fn a_local_store_near_2_mib_records_and_replays_several_events() {
+    records_and_replays_a_store_near_2_mib("local");
+}
+
+/// In Juju's charm state the store is also in every `state-get` answer and
+/// `state-set` input: those calls keep only the other keys, the store's
+/// being made again from the recorded stores when the file is read.
+#[test]
+fn a_juju_store_near_2_mib_records_and_replays_several_events() {
+    records_and_replays_a_store_near_2_mib("juju");
 }

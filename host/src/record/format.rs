@@ -6,6 +6,7 @@
 //! stdin) are kept as UTF-8 with replacement characters: hook tools speak
 //! text, and a replay needs only what the host made of it.
 
+pub mod state_once;
 pub mod store_once;
 
 use super::Bounds;
@@ -46,8 +47,9 @@ pub struct Recorded {
     /// file left (`store` is then absent; see `store_once`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub store_previous: bool,
-    /// The local store as loaded before the event (the juju store is read
-    /// through `state-get`, one of the calls).
+    /// The store as loaded before the event, local or juju (a juju store
+    /// is read through `state-get`, one of the calls, which then leaves
+    /// the store's keys out: `state_once`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<Value>,
     /// Why the store could not be loaded.
@@ -107,6 +109,11 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<String>,
     pub answer: ToolAnswer,
+    /// The store's keys of Juju's charm state are left out of this call's
+    /// answer (`state-get`) or input (`state-set`): the event's stores
+    /// make them again (`state_once`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_keys_omitted: bool,
 }
 
 impl ToolCall {
@@ -134,6 +141,7 @@ impl ToolCall {
             argv,
             stdin: stdin.map(|s| String::from_utf8_lossy(s).into_owned()),
             answer,
+            store_keys_omitted: false,
         }
     }
 
@@ -629,6 +637,12 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
         line: lines[n],
         message: "field `store-previous`: no event before it left a store".to_string(),
     })?;
+    for (line, rec) in lines.iter().zip(&mut events) {
+        state_once::restore(rec).map_err(|message| LineError {
+            line: *line,
+            message,
+        })?;
+    }
     Ok(events)
 }
 
@@ -636,6 +650,7 @@ pub fn parse(text: &str) -> Result<Vec<Recorded>, LineError> {
 /// (`store_once`): as [`append`], the first event kept holding its whole
 /// store.
 pub fn append_event(old: &str, mut rec: Recorded, bounds: Bounds) -> Result<String, String> {
+    state_once::omit(&mut rec);
     store_once::compact(&mut rec);
     let old_lines: Vec<&str> = old.lines().filter(|l| !l.trim().is_empty()).collect();
     if let Some(last) = old_lines.last()

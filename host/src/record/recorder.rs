@@ -262,12 +262,12 @@ struct Stored<'a> {
 impl ScopeBackend for Stored<'_> {
     fn load(&mut self) -> anyhow::Result<ScopeStore> {
         let loaded = self.inner.load();
+        // A juju store is kept too: its keys then leave the charm-state
+        // calls (`format::state_once`), and it is recorded once.
         let mut rec = lock(&self.shared);
-        if rec.backend == Backend::Local {
-            match &loaded {
-                Ok(store) => rec.store = serde_json::to_value(store).ok(),
-                Err(e) => rec.store_error = Some(format!("{e:#}")),
-            }
+        match &loaded {
+            Ok(store) => rec.store = serde_json::to_value(store).ok(),
+            Err(e) => rec.store_error = Some(format!("{e:#}")),
         }
         loaded
     }
