@@ -38,6 +38,7 @@ pub mod inspect;
 pub mod interfaces;
 pub mod juju;
 pub mod juju_env;
+pub mod merge_patch;
 pub mod model;
 #[cfg(feature = "cli")]
 pub mod offline;

@@ -526,21 +526,26 @@ fn check(doc: &Map<String, Value>) -> Result<(), Error> {
 }
 
 /// Merge `patch` into `into` as a JSON merge patch (RFC 7386): maps key by
-/// key, `null` removing its key, anything else replacing. (The host's
-/// scenario steps edit a state the same way, with their own copy: this
-/// crate builds no host code.)
+/// key, `null` removing its key, anything else replacing (a map patching a
+/// non-map starts from `{}`). The host's scenario steps edit a state with
+/// `wasm_charm_host::merge_patch::apply`, the same rule; this crate builds
+/// no host code, so it keeps this copy, checked against the RFC's examples.
 fn merge_patch(into: &mut Value, patch: &Value) {
-    match (into, patch) {
-        (Value::Object(into), Value::Object(patch)) => {
-            for (k, v) in patch {
-                if v.is_null() {
-                    into.remove(k);
-                } else {
-                    merge_patch(into.entry(k.clone()).or_insert(Value::Null), v);
-                }
+    let Value::Object(changes) = patch else {
+        *into = patch.clone();
+        return;
+    };
+    if !into.is_object() {
+        *into = Value::Object(Map::new());
+    }
+    if let Value::Object(map) = into {
+        for (k, v) in changes {
+            if v.is_null() {
+                map.remove(k);
+            } else {
+                merge_patch(map.entry(k.clone()).or_insert(Value::Null), v);
             }
         }
-        (into, patch) => *into = patch.clone(),
     }
 }
 

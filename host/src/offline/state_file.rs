@@ -139,26 +139,6 @@ pub(crate) fn save_state(
         .with_context(|| format!("{}: cannot write", path.display()))
 }
 
-/// Merge `patch` into `into` as a JSON merge patch (RFC 7386): maps key by
-/// key, `null` removing its key, anything else replacing. How a scenario
-/// step and the harness edit a section of the state without wiping the
-/// rest of it.
-pub fn merge_patch(into: &mut serde_json::Value, patch: &serde_json::Value) {
-    use serde_json::Value;
-    match (into, patch) {
-        (Value::Object(into), Value::Object(patch)) => {
-            for (k, v) in patch {
-                if v.is_null() {
-                    into.remove(k);
-                } else {
-                    merge_patch(into.entry(k.clone()).or_insert(Value::Null), v);
-                }
-            }
-        }
-        (into, patch) => *into = patch.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

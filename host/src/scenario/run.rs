@@ -184,7 +184,7 @@ fn change_containers(
     changes: &serde_json::Map<String, Value>,
 ) -> Result<(), String> {
     let mut all = serde_json::to_value(&state.sim.model.containers).map_err(|e| e.to_string())?;
-    crate::offline::state_file::merge_patch(&mut all, &Value::Object(changes.clone()));
+    crate::merge_patch::apply(&mut all, &Value::Object(changes.clone()));
     state.sim.model.containers = serde_json::from_value(all).map_err(|e| e.to_string())?;
     Ok(())
 }

@@ -15,7 +15,8 @@
 //! Pure.
 
 use super::Recorded;
-use serde_json::{Map, Value};
+use crate::merge_patch::{apply, diff};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The hash the store `doc` is compared by.
@@ -23,51 +24,6 @@ pub fn sha256(doc: &Value) -> String {
     // serde_json's maps are sorted: one document, one text.
     let text = serde_json::to_string(doc).unwrap_or_default();
     crate::runtime::cache::hex(&Sha256::digest(text.as_bytes()))
-}
-
-/// The merge patch that makes `from` into `to`.
-pub fn diff(from: &Value, to: &Value) -> Value {
-    match (from, to) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut patch = Map::new();
-            for (k, v) in b {
-                match a.get(k) {
-                    Some(old) if old == v => {}
-                    Some(old @ Value::Object(_)) if v.is_object() => {
-                        patch.insert(k.clone(), diff(old, v));
-                    }
-                    _ => {
-                        patch.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-            for k in a.keys().filter(|k| !b.contains_key(*k)) {
-                patch.insert(k.clone(), Value::Null);
-            }
-            Value::Object(patch)
-        }
-        _ => to.clone(),
-    }
-}
-
-/// `doc` with the merge patch `patch` applied.
-pub fn apply(doc: &mut Value, patch: &Value) {
-    let Value::Object(changes) = patch else {
-        *doc = patch.clone();
-        return;
-    };
-    if !doc.is_object() {
-        *doc = Value::Object(Map::new());
-    }
-    if let Value::Object(map) = doc {
-        for (k, v) in changes {
-            if v.is_null() {
-                map.remove(k);
-            } else {
-                apply(map.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    }
 }
 
 /// The store `rec` left: what it loaded with its changes, or (format 1,
@@ -154,22 +110,4 @@ pub fn resolve(events: &mut [Recorded]) -> Result<(), usize> {
         previous = left;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_patch_makes_one_document_the_other() {
-        let a = json!({"unit": {"x": {"current": {"status": "blocked"}}, "y": {}}, "clock": 1});
-        let b = json!({"unit": {"x": {"current": null}, "z": {"h": [1]}}, "clock": 2});
-        let p = diff(&a, &b);
-        let mut c = a.clone();
-        apply(&mut c, &p);
-        // `null` removes: a cleared `current` is read back as absent.
-        assert_eq!(c, json!({"unit": {"x": {}, "z": {"h": [1]}}, "clock": 2}));
-        assert_eq!(diff(&a, &a), json!({}));
-    }
 }
