@@ -17,7 +17,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// file (buffered): a large document is never held whole in memory.
 pub fn write_with(
     path: &Path,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut Filling<'_>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let dir = parent(path);
     let name = path
@@ -30,13 +30,91 @@ pub fn write_with(
         .suffix(".tmp")
         .tempfile_in(dir)?;
     {
-        let mut buffered = std::io::BufWriter::with_capacity(64 << 10, tmp.as_file_mut());
-        fill(&mut buffered)?;
-        buffered.flush()?;
+        let mut filling = Filling(std::io::BufWriter::with_capacity(
+            BUFFER,
+            WritingBack::new(tmp.as_file_mut()),
+        ));
+        fill(&mut filling)?;
+        filling.flush()?;
     }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// Where [`write_with`]'s content goes: the temporary file, buffered. A
+/// type of its own rather than `dyn Write`, so that an encoder writing many
+/// small pieces reaches the buffer without a call through a vtable each.
+pub struct Filling<'a>(std::io::BufWriter<WritingBack<'a>>);
+
+impl std::io::Write for Filling<'_> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// The buffer's size.
+const BUFFER: usize = 64 << 10;
+
+/// How much is written before its writeback to disk is started.
+const WRITEBACK_STEP: u64 = 2 << 20;
+
+/// A file whose every [`WRITEBACK_STEP`] written is sent to disk at once
+/// (`sync_file_range`, without waiting): a large document's writeback then
+/// runs while the rest is encoded, and the `fsync` at the end waits for
+/// its last piece only.
+struct WritingBack<'a> {
+    file: &'a mut std::fs::File,
+    written: u64,
+    started: u64,
+}
+
+impl<'a> WritingBack<'a> {
+    fn new(file: &'a mut std::fs::File) -> Self {
+        WritingBack {
+            file,
+            written: 0,
+            started: 0,
+        }
+    }
+}
+
+impl std::io::Write for WritingBack<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.started >= WRITEBACK_STEP {
+            use std::os::fd::AsRawFd as _;
+            // Only a hint: the fsync at the end is what makes it durable, so
+            // a file system that cannot do this loses nothing.
+            // SAFETY: the descriptor is the file's, open for this borrow;
+            // the call reads its arguments only.
+            unsafe {
+                libc::sync_file_range(
+                    self.file.as_raw_fd(),
+                    self.started as _,
+                    (self.written - self.started) as _,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// The directory holding `path` (`.` for a bare file name).
