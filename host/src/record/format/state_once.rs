@@ -74,6 +74,49 @@ fn apply(state: &mut State, argv: &[String], set: Option<&State>) {
     }
 }
 
+/// Walk `rec`'s charm-state calls with the state as the event saw it.
+/// For each `state-get` that exited 0 and each `state-set` with an input,
+/// `each` gets its text (answer or input), its `store_keys_omitted`, and
+/// the store's keys it carries when it is the cut of the event's stores
+/// (`cut`: of the store loaded, for `state-get`; the save's plan over the
+/// state so far, for `state-set`); it gives back the call's whole map.
+fn walk(
+    rec: &mut Recorded,
+    loaded: &ScopeStore,
+    mut each: impl FnMut(&mut String, &mut bool, Option<State>) -> Option<State>,
+) {
+    let cut = store_chunks::split(&store_juju::encode(loaded));
+    let left = store_of(rec.outcome.store.as_ref());
+    let mut state: Option<State> = None;
+    for call in &mut rec.calls {
+        let get = is(&call.argv, &GET);
+        let (text, keys) = if get {
+            match &mut call.answer {
+                ToolAnswer::Exited {
+                    code: 0, stdout, ..
+                } => (Some(stdout), Some(cut.clone())),
+                _ => (None, None),
+            }
+        } else if is(&call.argv, &SET) {
+            let keys = match (&state, &left) {
+                (Some(now), Some(left)) => planned(now, left),
+                _ => None,
+            };
+            (call.stdin.as_mut(), keys)
+        } else {
+            (None, None)
+        };
+        let whole = text.and_then(|t| each(t, &mut call.store_keys_omitted, keys));
+        if get {
+            if whole.is_some() {
+                state = whole;
+            }
+        } else if let Some(now) = &mut state {
+            apply(now, &call.argv, whole.as_ref());
+        }
+    }
+}
+
 /// Leave the store's keys out of `rec`'s charm-state calls, where they can
 /// be made again from its stores. Before `store_once::compact` (which
 /// needs the store the event left whole).
@@ -84,50 +127,15 @@ pub fn omit(rec: &mut Recorded) {
     let Some(loaded) = store_of(rec.store.as_ref()) else {
         return;
     };
-    let left = store_of(rec.outcome.store.as_ref());
-    let mut state: Option<State> = None;
-    for call in &mut rec.calls {
-        if is(&call.argv, &GET) {
-            let ToolAnswer::Exited {
-                code: 0, stdout, ..
-            } = &mut call.answer
-            else {
-                continue;
-            };
-            let Some((whole, newline)) = parse(stdout) else {
-                continue;
-            };
-            state = Some(whole.clone());
-            let (rest, keys) = split_off(whole);
-            if !keys.is_empty()
-                && keys == store_chunks::split(&store_juju::encode(&loaded))
-                && *stdout == text(&rest.clone().into_iter().chain(keys).collect(), newline)
-            {
-                *stdout = text(&rest, newline);
-                call.store_keys_omitted = true;
-            }
-            continue;
+    walk(rec, &loaded, |held, omitted, cut| {
+        let (whole, newline) = parse(held)?;
+        let (rest, keys) = split_off(whole.clone());
+        if !keys.is_empty() && cut.as_ref() == Some(&keys) && *held == text(&whole, newline) {
+            *held = text(&rest, newline);
+            *omitted = true;
         }
-        let mut set = None;
-        if is(&call.argv, &SET)
-            && let Some(stdin) = &mut call.stdin
-            && let Some((whole, newline)) = parse(stdin)
-        {
-            set = Some(whole.clone());
-            let (rest, keys) = split_off(whole);
-            if let (Some(now), Some(left)) = (&state, &left)
-                && !keys.is_empty()
-                && planned(now, left).as_ref() == Some(&keys)
-                && *stdin == text(&rest.clone().into_iter().chain(keys).collect(), newline)
-            {
-                *stdin = text(&rest, newline);
-                call.store_keys_omitted = true;
-            }
-        }
-        if let Some(now) = &mut state {
-            apply(now, &call.argv, set.as_ref());
-        }
-    }
+        Some(whole)
+    });
 }
 
 /// Put the store's keys back into every call of `rec` that left them out,
@@ -139,47 +147,21 @@ pub fn restore(rec: &mut Recorded) -> Result<(), String> {
     }
     let loaded = store_of(rec.store.as_ref())
         .ok_or("field `store`: missing or not a store, and a call's store keys are omitted")?;
-    let left = store_of(rec.outcome.store.as_ref());
-    let mut state: Option<State> = None;
-    for call in &mut rec.calls {
-        if is(&call.argv, &GET) {
-            if let ToolAnswer::Exited {
-                code: 0, stdout, ..
-            } = &mut call.answer
-                && let Some((mut whole, newline)) = parse(stdout)
-            {
-                if call.store_keys_omitted {
-                    whole.extend(store_chunks::split(&store_juju::encode(&loaded)));
-                    *stdout = text(&whole, newline);
-                    call.store_keys_omitted = false;
-                }
-                state = Some(whole);
-            }
-            continue;
+    walk(rec, &loaded, |held, omitted, cut| {
+        let (mut whole, newline) = parse(held)?;
+        if *omitted && let Some(keys) = cut {
+            whole.extend(keys);
+            *held = text(&whole, newline);
+            *omitted = false;
         }
-        let mut set = None;
-        if is(&call.argv, &SET)
-            && let Some(stdin) = &mut call.stdin
-            && let Some((mut whole, newline)) = parse(stdin)
-        {
-            if call.store_keys_omitted {
-                let keys = match (&state, &left) {
-                    (Some(now), Some(left)) => planned(now, left),
-                    _ => None,
-                }
-                .ok_or("a `state-set` omits the store's keys, and the event left no store")?;
-                whole.extend(keys);
-                *stdin = text(&whole, newline);
-                call.store_keys_omitted = false;
-            }
-            set = Some(whole);
-        }
-        if let Some(now) = &mut state {
-            apply(now, &call.argv, set.as_ref());
-        }
-    }
+        Some(whole)
+    });
     match rec.calls.iter().any(|c| c.store_keys_omitted) {
-        true => Err("a call omits the store's keys, and no `state-get` came before it".into()),
+        true => Err(
+            "a call omits the store's keys, and neither a `state-get` before it \
+                     nor the store the event left makes them"
+                .into(),
+        ),
         false => Ok(()),
     }
 }
