@@ -529,7 +529,7 @@ fn check(doc: &Map<String, Value>) -> Result<(), Error> {
 /// key, `null` removing its key, anything else replacing (a map patching a
 /// non-map starts from `{}`). The host's scenario steps edit a state with
 /// `wasm_charm_host::merge_patch::apply`, the same rule; this crate builds
-/// no host code, so it keeps this copy, checked against the RFC's examples.
+/// no host code, so it keeps this copy, checked against the same RFC table.
 fn merge_patch(into: &mut Value, patch: &Value) {
     let Value::Object(changes) = patch else {
         *into = patch.clone();
