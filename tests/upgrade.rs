@@ -263,7 +263,7 @@ fn a_store_of_a_newer_release_is_refused_untouched_naming_it() {
     for store in [Store::Local, Store::Juju] {
         let unit = unit_like_the_fixtures(store.name(), &closed);
         let mut newer = fixture_store(store);
-        newer["format"] = json!(3);
+        newer["format"] = json!(4);
         newer["release"] = json!("9.4.1");
         let text = serde_json::to_string(&newer).expect("encode");
         match store {
@@ -287,7 +287,7 @@ fn a_store_of_a_newer_release_is_refused_untouched_naming_it() {
         assert_failure(&out);
         let err = stderr(&out);
         assert!(
-            err.contains("written by wasm-charm 9.4.1 (format 3;")
+            err.contains("written by wasm-charm 9.4.1 (format 4;")
                 && err.contains(&format!(
                     "this host, wasm-charm {}",
                     env!("CARGO_PKG_VERSION")

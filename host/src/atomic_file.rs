@@ -117,6 +117,40 @@ impl std::io::Write for WritingBack<'_> {
     }
 }
 
+/// Write `bytes` to `path` at offset `at`, cutting off whatever followed
+/// `at` first (a line a crash tore), and make it durable: an append that a
+/// crash leaves whole or torn at its end, never elsewhere. The file is
+/// created if missing (then its directory is fsynced too, so the new name
+/// survives a power loss).
+pub fn append_at(path: &Path, at: u64, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt as _;
+    let created = !path.exists();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    if file.metadata()?.len() != at {
+        file.set_len(at)?;
+    }
+    file.write_all_at(bytes, at)?;
+    // The length changed: fdatasync writes it with the data.
+    file.sync_data()?;
+    if created {
+        std::fs::File::open(parent(path))?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Remove `path` durably (the directory fsynced); a missing file is fine.
+pub fn remove(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => std::fs::File::open(parent(path))?.sync_all(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// The directory holding `path` (`.` for a bare file name).
 pub fn parent(path: &Path) -> &Path {
     path.parent()

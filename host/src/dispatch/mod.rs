@@ -285,7 +285,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
     /// found what they found before.
     fn persist(self, done: Done, backend: &mut dyn ScopeBackend) -> anyhow::Result<Report> {
         if self.store.worth_saving_over(&self.loaded) {
-            backend.save(&self.store)?;
+            backend.save(&self.store, &self.loaded)?;
         }
         let action = done.states.get::<ActionInterface>();
         Ok(Report {

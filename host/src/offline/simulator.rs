@@ -195,7 +195,7 @@ impl ScopeBackend for StateBackend {
         check_format(store.format).context("the state file's `scopes`")?;
         Ok(store)
     }
-    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
+    fn save(&mut self, store: &ScopeStore, _loaded: &ScopeStore) -> anyhow::Result<()> {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -90,7 +90,7 @@ fn read_charm_store(charm: &Path, path: &Path, choice: StoreChoice) -> anyhow::R
     eprintln!("reading the charm's store {}", path.display());
     Ok(
         match crate::status::store_file::StoreFile::lock_shared(charm)? {
-            Some(file) => file.load()?,
+            Some(mut file) => file.load()?,
             None => {
                 if choice == StoreChoice::Auto {
                     eprintln!(

@@ -14,15 +14,16 @@ pub trait ScopeBackend {
     fn check(&mut self, _planned: &dyn Fn() -> ScopeStore) -> anyhow::Result<()> {
         Ok(())
     }
-    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()>;
+    /// Save `store`, which the event made of `loaded` (what `load` gave).
+    fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> anyhow::Result<()>;
 }
 
 impl ScopeBackend for store_file::StoreFile {
     fn load(&mut self) -> anyhow::Result<ScopeStore> {
         Ok(store_file::StoreFile::load(self)?)
     }
-    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
-        Ok(store_file::StoreFile::save(self, store)?)
+    fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> anyhow::Result<()> {
+        Ok(store_file::StoreFile::save(self, store, loaded)?)
     }
 }
 
@@ -39,7 +40,8 @@ impl ScopeBackend for store_juju::JujuStore {
     fn check(&mut self, planned: &dyn Fn() -> ScopeStore) -> anyhow::Result<()> {
         Ok(store_juju::JujuStore::check(self, &planned())?)
     }
-    fn save(&mut self, store: &ScopeStore) -> anyhow::Result<()> {
+    /// It compares with the store it loaded itself.
+    fn save(&mut self, store: &ScopeStore, _loaded: &ScopeStore) -> anyhow::Result<()> {
         Ok(store_juju::JujuStore::save(self, store)?)
     }
 }

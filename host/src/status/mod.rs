@@ -10,6 +10,7 @@ pub mod store;
 pub mod store_choice;
 pub mod store_chunks;
 pub mod store_file;
+pub mod store_journal;
 pub mod store_juju;
 pub mod store_release;
 

@@ -99,6 +99,22 @@ pub struct ScopeStore {
     pub data: crate::stored::Data,
 }
 
+/// The document as written: the store's fields, its format chosen by the
+/// writer. Keys and what is left out as [`ScopeStore`]'s.
+#[derive(Serialize)]
+struct Document<'a> {
+    format: u32,
+    release: &'a super::store_release::WrittenBy,
+    clock: u64,
+    unit: &'a BTreeMap<String, Scope>,
+    app: &'a BTreeMap<String, Scope>,
+    written: &'a WrittenStatuses,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    probes: &'a BTreeMap<String, crate::probe::ProbeState>,
+    #[serde(skip_serializing_if = "crate::stored::Data::is_empty")]
+    data: &'a crate::stored::Data,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WrittenStatuses {
     pub unit: Option<Written>,
@@ -171,13 +187,18 @@ impl ScopeStore {
     /// Decode a document, refusing formats this host does not know (its
     /// marker is read first: `store_release`).
     pub fn decode(bytes: &[u8]) -> Result<ScopeStore, DecodeError> {
+        Self::decode_marked(bytes).map(|(store, _)| store)
+    }
+
+    /// [`Self::decode`], and the format the document was marked with.
+    pub fn decode_marked(bytes: &[u8]) -> Result<(ScopeStore, u32), DecodeError> {
         let marker = super::store_release::read(bytes)?;
         super::store_release::check(marker.format, marker.release.as_deref())?;
         let mut store: ScopeStore =
             serde_json::from_slice(bytes).map_err(|e| DecodeError::Invalid(e.to_string()))?;
         // Read, it is this host's to save, in this host's format.
         store.format = FORMAT;
-        Ok(store)
+        Ok((store, marker.format))
     }
 
     /// Encode the document as it is stored, with its marker, locally and in
@@ -193,10 +214,26 @@ impl ScopeStore {
     }
 
     /// [`Self::encode`] into `w`, as it goes.
-    pub fn encode_to(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+    pub fn encode_to(&self, w: impl std::io::Write) -> std::io::Result<()> {
+        self.encode_as(FORMAT, w)
+    }
+
+    /// [`Self::encode_to`], marked as format `format` (`store_release`): a
+    /// document a journal may continue is marked as such.
+    pub fn encode_as(&self, format: u32, mut w: impl std::io::Write) -> std::io::Result<()> {
+        let document = Document {
+            format,
+            release: &self.release,
+            clock: self.clock,
+            unit: &self.unit,
+            app: &self.app,
+            written: &self.written,
+            probes: &self.probes,
+            data: &self.data,
+        };
         // Maps with string keys and plain values always serialise: an error
         // is the writer's.
-        serde_json::to_writer(&mut w, self).map_err(std::io::Error::other)?;
+        serde_json::to_writer(&mut w, &document).map_err(std::io::Error::other)?;
         w.write_all(b"\n")
     }
 
@@ -302,13 +339,17 @@ impl ScopeStore {
                 }
             }
         };
+        let cleared = change.status.is_none();
         scope.history.push(change);
         if scope.history.len() > HISTORY {
             let excess = scope.history.len() - HISTORY;
             scope.history.drain(..excess);
         }
         self.clock = clock;
-        self.prune_cleared(target);
+        // Only a clear adds a cleared scope (the walk is over every scope).
+        if cleared {
+            self.prune_cleared(target);
+        }
     }
 
     /// Drop the cleared scopes beyond [`CLEARED_KEPT`], oldest change first,

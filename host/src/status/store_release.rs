@@ -5,15 +5,21 @@
 //!
 //! Format 2 is format 1 with `release` (the writer's version). A host of
 //! format 1 (0.1.0 before the marker) reads `format` alone, and refuses a
-//! format-2 document as written by a newer host; this one reads both
-//! formats and writes 2. A future encoding should keep `format` and
-//! `release` readable as the first keys of a JSON object, which is all
-//! [`read`] needs.
+//! format-2 document as written by a newer host. Format 3 is format 2 whose
+//! later changes may be in a journal beside it (`store_journal`, for large
+//! local stores): a host that reads no journal must not take the document
+//! alone for the store, and refuses it as written by a newer host. This
+//! one reads all three and writes 2, or 3 for a document it journals. A
+//! future encoding should keep `format` and `release` readable as the
+//! first keys of a JSON object, which is all [`read`] needs.
 
 use serde::Deserialize;
 
 /// The document format this host writes.
 pub const FORMAT: u32 = 2;
+/// The format of a document this host journals (the local backend, large
+/// stores): format 2, and a journal may hold later changes.
+pub const JOURNALED: u32 = 3;
 /// The oldest format this host reads.
 pub const OLDEST: u32 = 1;
 /// This host's release, written into every document it saves.
@@ -23,7 +29,7 @@ pub const RELEASE: &str = env!("CARGO_PKG_VERSION");
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum DecodeError {
     #[error(
-        "the scope store was written by {} (format {found}; this host, wasm-charm {RELEASE}, reads formats {OLDEST} to {FORMAT}); upgrade the host or restore the store",
+        "the scope store was written by {} (format {found}; this host, wasm-charm {RELEASE}, reads formats {OLDEST} to {JOURNALED}); upgrade the host or restore the store",
         writer(release)
     )]
     Newer { found: u32, release: Option<String> },
@@ -51,8 +57,8 @@ pub fn read(bytes: &[u8]) -> Result<Marker, DecodeError> {
 /// `release` (when the document says).
 pub fn check(found: u32, release: Option<&str>) -> Result<(), DecodeError> {
     match found {
-        f if (OLDEST..=FORMAT).contains(&f) => Ok(()),
-        f if f > FORMAT => Err(DecodeError::Newer {
+        f if (OLDEST..=JOURNALED).contains(&f) => Ok(()),
+        f if f > JOURNALED => Err(DecodeError::Newer {
             found: f,
             release: release.map(str::to_string),
         }),
@@ -103,9 +109,10 @@ mod tests {
     fn both_formats_read_and_a_newer_one_names_its_release() {
         assert_eq!(check(1, None), Ok(()));
         assert_eq!(check(2, Some(RELEASE)), Ok(()));
-        let e = check(3, Some("9.1.0")).unwrap_err();
+        assert_eq!(check(3, Some(RELEASE)), Ok(()));
+        let e = check(4, Some("9.1.0")).unwrap_err();
         assert!(e.to_string().contains("written by wasm-charm 9.1.0"), "{e}");
-        assert!(e.to_string().contains("(format 3;"), "{e}");
+        assert!(e.to_string().contains("(format 4;"), "{e}");
         assert!(matches!(
             check(0, None),
             Err(DecodeError::Unknown { found: 0 })

@@ -138,11 +138,30 @@ fn history_and_cleared_scopes_are_bounded() {
 }
 
 #[test]
+fn the_document_is_the_store_serialised_with_the_format_chosen() {
+    let mut s = ScopeStore::default();
+    s.apply(set(Target::Unit, "a", Kind::Blocked, "m"), "e", 1);
+    s.data = [("k".to_string(), "v".to_string())].into_iter().collect();
+    let derived = format!("{}\n", serde_json::to_string(&s).unwrap());
+    assert_eq!(String::from_utf8(s.encode()).unwrap(), derived);
+    let mut marked = Vec::new();
+    s.encode_as(3, &mut marked).unwrap();
+    let marked = String::from_utf8(marked).unwrap();
+    assert!(marked.starts_with("{\"format\":3,"), "{marked}");
+    assert_eq!(marked.replacen("\"format\":3", "\"format\":2", 1), derived);
+}
+
+#[test]
 fn decode_refuses_what_it_cannot_read() {
     assert!(matches!(
-        ScopeStore::decode(b"{\"format\": 3, \"release\": \"9.0.0\", \"clock\": 0}"),
-        Err(DecodeError::Newer { found: 3, release: Some(r) }) if r == "9.0.0"
+        ScopeStore::decode(b"{\"format\": 4, \"release\": \"9.0.0\", \"clock\": 0}"),
+        Err(DecodeError::Newer { found: 4, release: Some(r) }) if r == "9.0.0"
     ));
+    // A journaled document (format 3) is read, and says what it was marked.
+    let (journaled, marked) =
+        ScopeStore::decode_marked(b"{\"format\": 3, \"release\": \"0.1.0\", \"clock\": 7}")
+            .unwrap();
+    assert_eq!((journaled.clock, journaled.format, marked), (7, FORMAT, 3));
     // Format 1, before the release marker, is read, and saved as format 2
     // with this host's release.
     let old = ScopeStore::decode(b"{\"format\": 1, \"clock\": 0}").unwrap();

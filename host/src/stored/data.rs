@@ -83,12 +83,34 @@ impl<'de> Deserialize<'de> for Data {
 /// One handler's changes, not yet applied: per key, the new value, or `None`
 /// to remove it. One entry per key, however often the handler wrote it, so
 /// the changes are bounded by the keys the data may hold.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// In the store's journal, the map itself: `{"key": "value", "gone": null}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct Changes(pub(super) BTreeMap<String, Option<String>>);
 
 impl Changes {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The changes that make `after` of `before`: each key whose value
+    /// differs, with its new value, or `None` for one removed.
+    pub fn between(before: &Data, after: &Data) -> Changes {
+        if Arc::ptr_eq(&before.0, &after.0) {
+            return Changes::default();
+        }
+        let mut changes = BTreeMap::new();
+        for (key, value) in after.0.iter() {
+            if before.0.get(key) != Some(value) {
+                changes.insert(key.clone(), Some(value.clone()));
+            }
+        }
+        for key in before.0.keys() {
+            if !after.0.contains_key(key) {
+                changes.insert(key.clone(), None);
+            }
+        }
+        Changes(changes)
     }
 }
 
@@ -124,6 +146,27 @@ mod tests {
         assert_ne!(Arc::as_ptr(&data.0), before, "shared: copied");
         assert_eq!(reader.len(), 2, "what the reader holds does not change");
         assert_eq!(data.len(), 3);
+    }
+
+    #[test]
+    fn the_changes_between_two_data_make_one_of_the_other() {
+        let before: Data = [("a", "1"), ("b", "2"), ("c", "3")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let after: Data = [("a", "1"), ("b", "20"), ("d", "4")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let between = Changes::between(&before, &after);
+        assert_eq!(
+            between,
+            changes(&[("b", Some("20")), ("c", None), ("d", Some("4"))])
+        );
+        let mut made = before.clone();
+        made.apply(between);
+        assert_eq!(made, after);
+        assert!(Changes::between(&after, &after.clone()).is_empty());
     }
 
     #[test]
