@@ -84,7 +84,15 @@ fn main() -> std::process::ExitCode {
     if args.get(1).is_some_and(|a| a == measure::SPAWNER) {
         return measure::spawner_main(&args[2..]);
     }
-    // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
+    // `cargo bench` passes `--bench`; other arguments name the sections to
+    // run (`events`, `first`, `probes`, `record`, `flood`, `python`,
+    // `store`), all when none is named.
+    let named: Vec<String> = args[1..]
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |section: &str| named.is_empty() || named.iter().any(|n| n == section);
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -94,6 +102,13 @@ fn main() -> std::process::ExitCode {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/bench"));
     std::fs::create_dir_all(&dir).unwrap();
+    // What `pack` builds the static dispatch with (rustup's musl target, a
+    // musl C compiler) and what the Python rows need, on a fresh machine as
+    // on one set up already (then it only checks).
+    run_ok(
+        Command::new(root.join("scripts/setup-toolchain")).arg("--tests"),
+        "scripts/setup-toolchain --tests",
+    );
     let (peer, host, wasm) = setup(&root, &dir);
 
     println!(
@@ -113,14 +128,28 @@ fn main() -> std::process::ExitCode {
             println!("shipped {line}");
         }
     }
-    for event in paired::EVENTS {
-        paired::event_row(&peer, &wasm, event, runs, "");
+    if wanted("events") {
+        for event in paired::EVENTS {
+            paired::event_row(&peer, &wasm, event, runs, "");
+        }
     }
-    paired::first_event_row(&peer, &wasm.with_extension("charm"), &dir, runs);
-    probes::probe_scenario(&peer, &wasm, &dir, runs);
-    record::record_scenario(&peer, &wasm, &dir, runs);
-    flood::flood_row(&root, &host, &peer, &dir, runs);
-    python::python_rows(&root, &host, &peer, &dir, runs);
-    store::store_row(&dir, runs);
+    if wanted("first") {
+        paired::first_event_row(&peer, &wasm.with_extension("charm"), &dir, runs);
+    }
+    if wanted("probes") {
+        probes::probe_scenario(&peer, &wasm, &dir, runs);
+    }
+    if wanted("record") {
+        record::record_scenario(&peer, &wasm, &dir, runs);
+    }
+    if wanted("flood") {
+        flood::flood_row(&root, &host, &peer, &dir, runs);
+    }
+    if wanted("python") {
+        python::python_rows(&root, &host, &peer, &dir, runs);
+    }
+    if wanted("store") {
+        store::store_row(&dir, runs);
+    }
     std::process::ExitCode::SUCCESS
 }

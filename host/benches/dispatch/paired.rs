@@ -229,7 +229,7 @@ pub fn first_event_row(peer: &Path, charm_file: &Path, dir: &Path, runs: usize) 
 }
 
 /// Extract the `.charm` (a zip) into `to`, with the modes it stores.
-fn unpack(charm_file: &Path, to: &Path) {
+pub fn unpack(charm_file: &Path, to: &Path) {
     let file =
         std::fs::File::open(charm_file).unwrap_or_else(|e| panic!("{}: {e}", charm_file.display()));
     let mut zip = zip::ZipArchive::new(file)
