@@ -306,3 +306,83 @@ fn leadership(project: &str) {
         set("active", "")
     );
 }
+
+/// A store past 1 MiB (here by data an older host stored, which decoding
+/// does not bound) is written whole once more, marked as journaled, and
+/// from then on each event that changes it appends its change to the
+/// journal beside it: the document stays as it was, and the next event,
+/// `wasm-charm status` and the statuses Juju gets all see the journaled
+/// changes.
+#[test]
+fn a_large_store_journals_each_event_and_every_reader_replays_it() {
+    let unit = gateway(RUST, true);
+    assert_success(&unit.dispatch("install"));
+    let host = unit.charm_dir().join(".wasm-charm");
+    let document = host.join("scopes.json");
+    let journal = host.join("scopes.journal");
+    let mut store: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&document).unwrap()).unwrap();
+    let big = "x".repeat(60 << 10);
+    for i in 0..20 {
+        store["data"][format!("k{i}")] = json!(big);
+    }
+    std::fs::write(&document, serde_json::to_vec(&store).unwrap()).unwrap();
+    let marked = |bytes: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(bytes).unwrap()["format"].clone()
+    };
+
+    // Written whole: the document it replaces was large, so it is marked.
+    unit.update_state(|s| s["config"]["kind"] = json!("ingress"));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        set("blocked", "Waiting for istio-pilot relation")
+    );
+    let rewritten = std::fs::read(&document).unwrap();
+    assert_eq!(marked(&rewritten), json!(3));
+    assert!(!journal.exists());
+
+    // Two events journaled: the config breaks, then is fixed again.
+    unit.update_state(|s| s["config"]["kind"] = json!(""));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        set("blocked", "Waiting for istio-pilot relation (+1 more)")
+    );
+    unit.update_state(|s| s["config"]["kind"] = json!("egress"));
+    assert_eq!(
+        status_sets(&unit, |u| u.dispatch("config-changed")),
+        set("blocked", "Waiting for istio-pilot relation")
+    );
+    assert_eq!(
+        std::fs::read(&document).unwrap(),
+        rewritten,
+        "not rewritten"
+    );
+    let lines = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(lines.lines().count(), 3, "a header and two events: {lines}");
+    assert!(
+        lines.len() < 8 << 10,
+        "the changes only: {} bytes",
+        lines.len()
+    );
+
+    // `wasm-charm status` reads the store the last event left.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .args(["status", "--json"])
+        .arg(unit.charm_dir())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let history = shown["unit"]["handler/config"]["history"]
+        .as_array()
+        .unwrap();
+    // The config handler clears its scope once the config is right: set at
+    // install, cleared, set and cleared again by the two journaled events.
+    let statuses: Vec<Option<&str>> = history.iter().map(|c| c["status"].as_str()).collect();
+    assert_eq!(
+        statuses,
+        [Some("blocked"), None, Some("blocked"), None],
+        "{history:?}"
+    );
+    assert_eq!(shown["data"]["k19"].as_str().map(str::len), Some(60 << 10));
+}
