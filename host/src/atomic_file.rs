@@ -39,7 +39,7 @@ pub fn write_with(
     }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
-    std::fs::File::open(dir)?.sync_all()
+    sync_parent(path)
 }
 
 /// Where [`write_with`]'s content goes: the temporary file, buffered. A
@@ -137,7 +137,7 @@ pub fn append_at(path: &Path, at: u64, bytes: &[u8]) -> std::io::Result<()> {
     // The length changed: fdatasync writes it with the data.
     file.sync_data()?;
     if created {
-        std::fs::File::open(parent(path))?.sync_all()?;
+        sync_parent(path)?;
     }
     Ok(())
 }
@@ -145,10 +145,15 @@ pub fn append_at(path: &Path, at: u64, bytes: &[u8]) -> std::io::Result<()> {
 /// Remove `path` durably (the directory fsynced); a missing file is fine.
 pub fn remove(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
-        Ok(()) => std::fs::File::open(parent(path))?.sync_all(),
+        Ok(()) => sync_parent(path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// Make a change of `path`'s name durable: fsync the directory holding it.
+fn sync_parent(path: &Path) -> std::io::Result<()> {
+    std::fs::File::open(parent(path))?.sync_all()
 }
 
 /// The directory holding `path` (`.` for a bare file name).

@@ -398,4 +398,4 @@ pub fn unmarked(doc: &serde_json::Value) -> serde_json::Value {
 
 #[cfg(test)]
 #[path = "store_tests.rs"]
-mod tests;
+pub(crate) mod tests;

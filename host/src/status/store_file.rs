@@ -59,8 +59,8 @@ pub struct StoreFile {
 struct OnDisk {
     /// The document's length and format (`None`: no document yet).
     base: Option<(u64, u32)>,
-    /// The journal's header and the bytes of its complete lines.
-    journal: Option<(Header, u64)>,
+    /// The bytes of the journal's complete lines (its header among them).
+    journal: Option<u64>,
 }
 
 /// Where the store of `charm_dir` is kept.
@@ -155,12 +155,12 @@ impl StoreFile {
     }
 
     /// Replay the journal, if any, onto `store` (read from a document of
-    /// `base`): its header and the length of its complete lines.
+    /// `base`): the length of its complete lines.
     fn replay(
         &self,
         store: &mut ScopeStore,
         base: Option<(u64, u32)>,
-    ) -> Result<Option<(Header, u64)>, StoreFileError> {
+    ) -> Result<Option<u64>, StoreFileError> {
         let path = self.journal_path();
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
@@ -197,7 +197,7 @@ impl StoreFile {
         for entry in read.entries {
             store_journal::apply(store, entry);
         }
-        Ok(Some((header, read.valid as u64)))
+        Ok(Some(read.valid as u64))
     }
 
     /// Save `store`, which the event made of `loaded` (what [`Self::load`]
@@ -218,36 +218,39 @@ impl StoreFile {
                 })
             }
         };
-        let entry = || store_journal::line(&store_journal::entry(loaded, store));
-        if let Some((bytes, format)) = found.base
-            && bytes >= self.journal_from
-            && format == JOURNALED
-        {
-            let (header, at) = found
-                .journal
-                .unwrap_or_else(|| (Header::new(bytes, loaded.clock), 0));
+        let journaled = found
+            .base
+            .filter(|&(bytes, format)| bytes >= self.journal_from && format == JOURNALED);
+        // The walk that finds the change, made once, and only when a
+        // journal is to have it.
+        let entry = if journaled.is_some() || found.journal.is_some() {
+            store_journal::line(&store_journal::entry(loaded, store))
+        } else {
+            Vec::new()
+        };
+        if let Some((bytes, _)) = journaled {
+            let at = found.journal.unwrap_or(0);
             let mut line = if at == 0 {
-                store_journal::line(&header)
+                store_journal::line(&Header::new(bytes, loaded.clock))
             } else {
                 Vec::new()
             };
-            line.extend(entry());
+            line.extend(&entry);
             let grown = at + line.len() as u64;
             if grown <= JOURNAL_MIN.max(bytes / 4) {
                 crate::atomic_file::append_at(&journal_path, at, &line)
                     .map_err(io(&journal_path))?;
                 self.found = Some(OnDisk {
-                    journal: Some((header, grown)),
+                    journal: Some(grown),
                     ..found
                 });
                 return Ok(());
             }
         }
-        if let Some((_, at)) = found.journal {
+        if let Some(at) = found.journal {
             // Its entry first: should a crash keep the journal beside the
             // document written below, replaying it there changes nothing.
-            crate::atomic_file::append_at(&journal_path, at, &entry())
-                .map_err(io(&journal_path))?;
+            crate::atomic_file::append_at(&journal_path, at, &entry).map_err(io(&journal_path))?;
         }
         // A document about as large as the last one journals its changes
         // from the next event on: it says so.
@@ -255,39 +258,14 @@ impl StoreFile {
             Some((bytes, _)) if bytes >= self.journal_from => JOURNALED,
             _ => FORMAT,
         };
-        let mut written = 0;
-        crate::atomic_file::write_with(&path, |w| {
-            let mut counting = Counting(w, &mut written);
-            store.encode_as(format, &mut counting)
-        })
-        .map_err(io(&path))?;
+        crate::atomic_file::write_with(&path, |w| store.encode_as(format, w)).map_err(io(&path))?;
+        let written = std::fs::metadata(&path).map_err(io(&path))?.len();
         crate::atomic_file::remove(&journal_path).map_err(io(&journal_path))?;
         self.found = Some(OnDisk {
             base: Some((written, format)),
             journal: None,
         });
         Ok(())
-    }
-}
-
-/// A writer that counts what passes through it.
-struct Counting<'a, W>(W, &'a mut u64);
-
-impl<W: std::io::Write> std::io::Write for Counting<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.0.write(buf)?;
-        *self.1 += n as u64;
-        Ok(n)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.write_all(buf)?;
-        *self.1 += buf.len() as u64;
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
     }
 }
 
@@ -312,20 +290,15 @@ mod tests {
         assert_eq!(a.path(), store_path(charm.path()));
     }
 
-    use crate::status::merge::{Band, Kind};
-    use crate::status::store::{Target, Write};
+    use crate::status::merge::Kind;
+    use crate::status::store::Target;
+    use crate::status::store::tests::set;
 
     /// `store` with scope `scope` set to `message`, at `clock`.
     fn with(store: &ScopeStore, scope: &str, message: &str, clock: u64) -> ScopeStore {
         let mut s = store.clone();
         s.apply(
-            Write::Set {
-                target: Target::Unit,
-                scope: scope.into(),
-                status: Kind::Blocked,
-                message: message.into(),
-                priority: Band::Normal,
-            },
+            set(Target::Unit, scope, Kind::Blocked, message),
             "config-changed",
             clock,
         );

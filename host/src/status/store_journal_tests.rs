@@ -1,5 +1,6 @@
 use super::*;
-use crate::status::merge::{Band, Kind, Written};
+use crate::status::merge::{Kind, Written};
+use crate::status::store::tests::{arb_write, set};
 use crate::status::store::{Target, Write};
 use proptest::prelude::*;
 
@@ -10,25 +11,6 @@ struct Step {
     writes: Vec<Write>,
     data: Vec<(String, Option<String>)>,
     written: Option<String>,
-}
-
-fn arb_write() -> impl Strategy<Value = Write> {
-    let target = prop_oneof![Just(Target::Unit), Just(Target::App)];
-    let kind = prop_oneof![Just(Kind::Active), Just(Kind::Blocked), Just(Kind::Waiting)];
-    prop_oneof![
-        (target.clone(), "[a-d]", kind, "\\PC{0,8}").prop_map(
-            |(target, scope, status, message)| {
-                Write::Set {
-                    target,
-                    scope,
-                    status,
-                    message,
-                    priority: Band::Normal,
-                }
-            }
-        ),
-        (target, "[a-d]").prop_map(|(target, scope)| Write::Clear { target, scope }),
-    ]
 }
 
 fn arb_step() -> impl Strategy<Value = Step> {
@@ -149,26 +131,14 @@ fn an_entry_holds_only_what_changed() {
     let mut before = ScopeStore::default();
     for i in 0..50 {
         before.apply(
-            Write::Set {
-                target: Target::Unit,
-                scope: format!("s{i}"),
-                status: Kind::Active,
-                message: "fine".into(),
-                priority: Band::Normal,
-            },
+            set(Target::Unit, &format!("s{i}"), Kind::Active, "fine"),
             "install",
             1,
         );
     }
     let mut later = before.clone();
     later.apply(
-        Write::Set {
-            target: Target::Unit,
-            scope: "s7".into(),
-            status: Kind::Blocked,
-            message: "broken".into(),
-            priority: Band::Normal,
-        },
+        set(Target::Unit, "s7", Kind::Blocked, "broken"),
         "config-changed",
         2,
     );

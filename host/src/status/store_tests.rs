@@ -2,7 +2,8 @@ use super::*;
 use crate::status::merge;
 use proptest::prelude::*;
 
-fn set(target: Target, scope: &str, status: Kind, message: &str) -> Write {
+/// A set of `scope` at normal priority (the other stores' tests build theirs with it).
+pub(crate) fn set(target: Target, scope: &str, status: Kind, message: &str) -> Write {
     Write::Set {
         target,
         scope: scope.into(),
@@ -258,7 +259,7 @@ fn a_probe_rechecked_with_the_same_result_is_not_worth_a_save() {
     assert!(after.worth_saving_over(&before));
 }
 
-fn arb_write() -> impl Strategy<Value = Write> {
+pub(crate) fn arb_write() -> impl Strategy<Value = Write> {
     let target = prop_oneof![Just(Target::Unit), Just(Target::App)];
     let kind = prop_oneof![
         Just(Kind::Active),
