@@ -93,6 +93,38 @@ fn assembles_the_charm_directory_and_replaces_a_stale_cache() {
     assert_eq!(cache_entries(&out), first);
 }
 
+/// A pack of a component packed before ships the artifacts compiled then
+/// (kept beside the component's build output, `host/src/pack/reuse.rs`),
+/// byte for byte, instead of compiling it again; the charm runs on them.
+#[test]
+fn packing_an_unchanged_component_again_ships_the_artifacts_compiled_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = workspace_root().join("examples/gateway");
+    let first = dir.path().join("first");
+    assert_success(&pack(&project, &first));
+    let second = dir.path().join("second");
+    let output = pack(&project, &second);
+    assert_success(&output);
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("reusing the artifacts compiled earlier for this component"),
+        "{err}"
+    );
+    let artifacts = cache_entries(&second);
+    assert_eq!(artifacts, cache_entries(&first));
+    assert_eq!(artifacts.len(), 2, "{artifacts:?}");
+    for name in &artifacts {
+        let cache = Path::new(".wasm-charm/cache").join(name);
+        assert!(
+            std::fs::read(first.join(&cache)).unwrap()
+                == std::fs::read(second.join(&cache)).unwrap(),
+            "{name} differs"
+        );
+    }
+    let unit = Unit::on_simulator(&second, "gateway/0");
+    assert_success(&unit.dispatch("install"));
+}
+
 #[test]
 fn refuses_what_is_not_a_charm_project_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@ pub mod elf;
 pub mod manifest;
 pub mod project;
 pub mod python;
+mod reuse;
 pub mod static_dispatch;
 
 use anyhow::{Context as _, bail};
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::runtime::cache::CACHE_DIR;
+use crate::runtime::engine::Target;
 
 const TARGET: &str = "wasm32-wasip2";
 /// Charm files copied from the project when present; metadata.yaml is required.
@@ -191,25 +193,48 @@ fn precompiled(
         .tempdir_in(parent)
         .with_context(|| format!("{}: cannot create a staging directory", parent.display()))?;
     let side_dir = side.path();
+    // What an earlier pack compiled for this very component is shipped
+    // instead of compiled again (`reuse`): the native artifact found in the
+    // cache loads as a hit, the portable one is taken as it is.
+    let kept = reuse::Kept::beside(wasm);
+    if let Some(kept) = &kept {
+        kept.take(Target::Native, &dir.join(CACHE_DIR));
+    }
     let (native, portable) = std::thread::scope(|scope| {
         let portable = arch.map(|arch| {
+            let kept = kept.as_ref();
             scope.spawn(move || {
-                crate::runtime::precompile_portable(wasm, side_dir, arch == elf::Arch::S390x)
+                let big_endian = arch == elf::Arch::S390x;
+                let target = Target::Portable { big_endian };
+                match kept.and_then(|k| k.take(target, &side_dir.join(CACHE_DIR))) {
+                    Some(path) => Ok((path, true)),
+                    None => crate::runtime::precompile_portable(wasm, side_dir, big_endian)
+                        .map(|path| (path, false)),
+                }
             })
         });
         let native = crate::runtime::precompile(wasm, dir);
         (native, portable.map(std::thread::ScopedJoinHandle::join))
     });
-    native?;
+    let mut reused = native? == crate::runtime::cache::Source::Hit;
     if let Some(portable) = portable {
-        let artifact = portable.map_err(|_| {
+        let (artifact, portable_reused) = portable.map_err(|_| {
             anyhow::anyhow!("the portable compile of {} panicked", wasm.display())
         })??;
+        reused &= portable_reused;
         let into = dir
             .join(CACHE_DIR)
             .join(artifact.file_name().unwrap_or_default());
         std::fs::rename(&artifact, &into)
             .with_context(|| format!("cannot move {} to {}", artifact.display(), into.display()))?;
+    }
+    match &kept {
+        Some(kept) if reused => eprintln!(
+            "reusing the artifacts compiled earlier for this component ({})",
+            kept.dir().display()
+        ),
+        Some(kept) => kept.keep(&dir.join(CACHE_DIR)),
+        None => {}
     }
     if arch.is_some_and(|arch| arch.machine_name() != std::env::consts::ARCH) {
         let native = dir.join(CACHE_DIR);

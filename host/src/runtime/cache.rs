@@ -239,6 +239,14 @@ impl std::fmt::Display for Unusable {
     }
 }
 
+/// Whether the artifact at `path` loads in this host's engine for `target`:
+/// wasmtime's own check of its version and settings. `pack` asks before it
+/// ships an artifact it compiled for an earlier pack.
+#[cfg(feature = "compile")]
+pub fn loads(target: Target, path: &Path) -> bool {
+    engine::engine(target).is_ok_and(|engine| deserialize(&engine, path).is_ok())
+}
+
 /// Map the artifact at `path` into `engine`.
 fn deserialize(engine: &Engine, path: &Path) -> Result<Component, Unusable> {
     if !path.is_file() {
