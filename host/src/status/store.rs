@@ -159,29 +159,63 @@ pub enum Write {
     },
 }
 
+/// The probes' states `now` and `then` are the same but for the time of a
+/// check that found what the kept one found (same result, same `since`).
+fn same_but_recheck_times(
+    now: &BTreeMap<String, crate::probe::ProbeState>,
+    then: &BTreeMap<String, crate::probe::ProbeState>,
+) -> bool {
+    now.len() == then.len()
+        && now.iter().zip(then).all(|((name, now), (was, then))| {
+            name == was
+                && match (&now.last, &then.last) {
+                    (Some(a), Some(b))
+                        if a.healthy == b.healthy && a.detail == b.detail && a.since == b.since =>
+                    {
+                        let crate::probe::ProbeState {
+                            last: _,
+                            failing_since,
+                            grace_start,
+                            gate,
+                        } = now;
+                        *failing_since == then.failing_since
+                            && *grace_start == then.grace_start
+                            && *gate == then.gate
+                    }
+                    _ => now == then,
+                }
+        })
+}
+
 impl ScopeStore {
     /// Whether `self` says more than `before` did: any change but the times
     /// at which unchanged probe results were checked again. An update-status
     /// whose probes all find what they found before then saves nothing (a
     /// write and two fsyncs saved per event); the kept `at` is the last check
     /// that changed something, while `since` stays exact.
+    ///
+    /// One walk over both stores, nothing copied: a large store pays for
+    /// this at every event.
     pub fn worth_saving_over(&self, before: &ScopeStore) -> bool {
-        if self == before {
-            return false;
-        }
-        let mut rechecked = self.clone();
-        for (name, state) in &mut rechecked.probes {
-            if let (Some(now), Some(then)) = (
-                state.last.as_mut(),
-                before.probes.get(name).and_then(|p| p.last.as_ref()),
-            ) && now.healthy == then.healthy
-                && now.detail == then.detail
-                && now.since == then.since
-            {
-                now.at = then.at;
-            }
-        }
-        rechecked != *before
+        // Every field named, so that a new one cannot be left out.
+        let ScopeStore {
+            format,
+            release,
+            clock,
+            unit,
+            app,
+            written,
+            probes,
+            data,
+        } = self;
+        *format != before.format
+            || *release != before.release
+            || *clock != before.clock
+            || *written != before.written
+            || *data != before.data
+            || !same_but_recheck_times(probes, &before.probes)
+            || *unit != before.unit
+            || *app != before.app
     }
 
     /// Decode a document, refusing formats this host does not know (its

@@ -383,3 +383,71 @@ proptest! {
         }
     }
 }
+
+/// What [`ScopeStore::worth_saving_over`] decides without copying: the
+/// store differs from `before` once each probe's check time is set back to
+/// the kept one's wherever that check found what the kept one found.
+fn worth_saving_by_definition(after: &ScopeStore, before: &ScopeStore) -> bool {
+    let mut rechecked = after.clone();
+    for (name, state) in &mut rechecked.probes {
+        if let (Some(now), Some(then)) = (
+            state.last.as_mut(),
+            before.probes.get(name).and_then(|p| p.last.as_ref()),
+        ) && now.healthy == then.healthy
+            && now.detail == then.detail
+            && now.since == then.since
+        {
+            now.at = then.at;
+        }
+    }
+    rechecked != *before
+}
+
+/// Probe states drawn from a few values each, so that a recheck finding
+/// what was found before is frequent.
+fn arb_probes() -> impl Strategy<Value = BTreeMap<String, crate::probe::ProbeState>> {
+    let last = prop::option::of((any::<bool>(), "open|closed", 0u64..3, 0u64..2).prop_map(
+        |(healthy, detail, at, since)| crate::probe::state::LastCheck {
+            healthy,
+            detail,
+            at,
+            since,
+        },
+    ));
+    let state = (
+        last,
+        prop::option::of(0u64..2),
+        prop::option::of(0u64..2),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(
+            |(last, failing_since, grace_start, gate)| crate::probe::ProbeState {
+                last,
+                failing_since,
+                grace_start,
+                gate,
+            },
+        );
+    prop::collection::btree_map("[ab]", state, 0..3)
+}
+
+proptest! {
+    /// The walk that decides whether an event saves agrees with its
+    /// definition, for any probes before and after and any scope writes.
+    #[test]
+    fn worth_saving_over_is_its_definition(
+        before_probes in arb_probes(),
+        after_probes in arb_probes(),
+        writes in prop::collection::vec(arb_write(), 0..3),
+    ) {
+        let before = ScopeStore { probes: before_probes, ..ScopeStore::default() };
+        let mut after = ScopeStore { probes: after_probes, ..before.clone() };
+        for (i, w) in writes.into_iter().enumerate() {
+            after.apply(w, "ev", i as u64 + 1);
+        }
+        prop_assert_eq!(
+            after.worth_saving_over(&before),
+            worth_saving_by_definition(&after, &before)
+        );
+    }
+}
