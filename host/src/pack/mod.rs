@@ -196,7 +196,11 @@ fn precompiled(
     // What an earlier pack compiled for this very component is shipped
     // instead of compiled again (`reuse`): the native artifact found in the
     // cache loads as a hit, the portable one is taken as it is.
-    let kept = reuse::Kept::beside(wasm);
+    // Identified here, the component is read and hashed once: the native
+    // compile below finds its identity in the same cache.
+    let kept = crate::runtime::identify(wasm, dir)
+        .ok()
+        .and_then(|id| reuse::Kept::beside(wasm, &id.sha256));
     if let Some(kept) = &kept {
         kept.take(Target::Native, &dir.join(CACHE_DIR));
     }

@@ -11,9 +11,8 @@
 //! again. Only the last component's artifacts are kept. Keeping is best
 //! effort: when it fails, the next pack compiles.
 
-use crate::runtime::cache::{self, hex};
+use crate::runtime::cache;
 use crate::runtime::engine::Target;
-use sha2::{Digest as _, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The artifacts kept for one component.
@@ -23,15 +22,13 @@ pub struct Kept {
 }
 
 impl Kept {
-    /// Those of the component at `wasm`, in `<stem>.artifacts/` beside it;
-    /// `None` when the component cannot be read (the compile that follows
-    /// says why).
-    pub fn beside(wasm: &Path) -> Option<Kept> {
-        let bytes = std::fs::read(wasm).ok()?;
+    /// Those of the component at `wasm`, whose SHA-256 is `sha256`, in
+    /// `<stem>.artifacts/` beside it.
+    pub fn beside(wasm: &Path, sha256: &str) -> Option<Kept> {
         let stem = wasm.file_stem()?.to_string_lossy();
         Some(Kept {
             dir: wasm.with_file_name(format!("{stem}.artifacts")),
-            sha256: hex(&Sha256::digest(&bytes)),
+            sha256: sha256.to_string(),
         })
     }
 
@@ -70,14 +67,7 @@ impl Kept {
                 let _ = link_or_copy(&entry.path(), &self.dir.join(&*name));
             }
         }
-        let Ok(kept) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        for entry in kept.flatten() {
-            if !entry.file_name().to_string_lossy().starts_with(&own) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
+        cache::remove_stale(&self.dir, &self.sha256);
     }
 }
 
@@ -99,13 +89,20 @@ fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest as _, Sha256};
+
+    /// The artifacts kept for the component at `wasm`, as `pack` finds them.
+    fn kept_for(wasm: &Path) -> Kept {
+        let sha256 = cache::hex(&Sha256::digest(std::fs::read(wasm).unwrap()));
+        Kept::beside(wasm, &sha256).unwrap()
+    }
 
     #[test]
     fn kept_beside_the_component_by_its_hash_and_only_the_last() {
         let dir = tempfile::tempdir().unwrap();
         let wasm = dir.path().join("charm.wasm");
         std::fs::write(&wasm, b"one").unwrap();
-        let first = Kept::beside(&wasm).unwrap();
+        let first = kept_for(&wasm);
         assert_eq!(first.dir, dir.path().join("charm.artifacts"));
         let cache = dir.path().join("cache");
         std::fs::create_dir(&cache).unwrap();
@@ -118,7 +115,7 @@ mod tests {
         assert!(!first.dir.join("component.id").exists());
 
         std::fs::write(&wasm, b"two").unwrap();
-        let second = Kept::beside(&wasm).unwrap();
+        let second = kept_for(&wasm);
         assert_ne!(second.sha256, first.sha256);
         // Not an artifact wasmtime loads: never shipped, whatever its name.
         let other = dir.path().join("other-cache");
@@ -134,7 +131,7 @@ mod tests {
         // The smallest component there is: its header alone.
         let wasm = dir.path().join("charm.wasm");
         std::fs::write(&wasm, b"\0asm\x0d\x00\x01\x00").unwrap();
-        let kept = Kept::beside(&wasm).unwrap();
+        let kept = kept_for(&wasm);
         let compiled = dir.path().join("compiled");
         for target in [Target::Native, Target::HERE_PORTABLE] {
             let bytes = std::fs::read(&wasm).unwrap();

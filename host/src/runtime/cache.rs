@@ -326,8 +326,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Entries of older components: the artifacts and declarations of the
 /// component `sha256` stay, everything else can go; a leftover temporary
-/// file is a crashed write.
-fn remove_stale(dir: &Path, sha256: &str) {
+/// file is a crashed write. Also what `pack` keeps for a component
+/// (`pack::reuse`) is pruned so.
+pub(crate) fn remove_stale(dir: &Path, sha256: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
