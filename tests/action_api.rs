@@ -8,7 +8,7 @@
 //! progress, results, a refusal and an error. `tests/guests/action-modes`
 //! makes every call, right and wrong, and fails every way.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::process::Output;

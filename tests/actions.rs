@@ -5,9 +5,8 @@
 //! a failure by `action-fail` (§2.12).
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
-mod support;
+use crate::support;
+use crate::support::reserved_port;
 
 use reserved_port::ReservedPort;
 use serde_json::{Value, json};

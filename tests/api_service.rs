@@ -27,11 +27,8 @@
 //! [`machine_lock`].
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-// Only its shared reservation is used here: the fake API listens, not the test.
-#[allow(dead_code)]
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
-mod support;
+use crate::support;
+use crate::support::reserved_port;
 
 use reserved_port::ReservedPort;
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 //! runner's keys for the suite (the clock's `after`, `tool-call-counts`,
 //! `scope-history`) refuse what is wrong and report what fails.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -3,9 +3,8 @@
 //! component, a damaged artifact cache and an incomplete Juju environment.
 //! The charm is `tests/guests/hostile` (see `tests/hostile.rs`).
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::*;
 use serde_json::json;

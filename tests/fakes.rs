@@ -5,7 +5,7 @@
 //! script calling the fake hook tools, so no wasm is involved: what the host
 //! promises under this rule is tested elsewhere, on these fakes.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::fs;

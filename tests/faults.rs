@@ -12,15 +12,10 @@
 //! byte; and the next event whole, reaching what a unit that never saw the
 //! fault reaches.
 
-#[path = "support/faults.rs"]
-mod faults;
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-// `listen` is not used here.
-#[allow(dead_code)]
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
-mod support;
+use crate::support;
+use crate::support::faults;
+use crate::support::hostile as hostile_charm;
+use crate::support::reserved_port;
 
 use faults::Fault;
 use hostile_charm::*;

@@ -10,7 +10,7 @@
 //! root and of a sibling directory, before and after.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 //! (`examples/gateway-py`), which must be indistinguishable to Juju.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Unit, assert_success, packed};

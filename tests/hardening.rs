@@ -5,9 +5,8 @@
 //! the deadline tests take about that long (one takes the host's own 30 s
 //! budget): the deadline is real wall-clock time, the property under test.
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::*;
 use serde_json::json;

@@ -6,9 +6,8 @@
 //! the operator would see: exit code, hook-tool argv, the unit log, the
 //! store file.
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::*;
 use serde_json::{Value, json};

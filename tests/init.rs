@@ -4,9 +4,8 @@
 //! packed charm answers Juju's events as the template's handler says.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-#[path = "support/new_project.rs"]
-mod new_project;
-mod support;
+use crate::support;
+use crate::support::new_project;
 
 use new_project::{lock_like_the_workspace, with_workspace_builds};
 use serde_json::json;

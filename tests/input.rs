@@ -4,9 +4,8 @@
 //! later hook). The packed `tests/guests/hostile` charm run as Juju runs it,
 //! in the `// input hardening` modes of handler `hostile`.
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::*;
 use serde_json::Value;

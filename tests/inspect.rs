@@ -4,7 +4,7 @@
 //! packages); and on a component of a WIT version this host does not
 //! implement.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

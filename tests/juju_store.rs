@@ -6,9 +6,8 @@
 //! wasm-charm.yaml, and a Kubernetes unit is one whose `JUJU_MACHINE_ID` is
 //! exported empty, as Juju exports it there.
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::{add_db_relation, set_mode, stderr, store_path};
 use serde_json::{Value, json};

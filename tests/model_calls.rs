@@ -4,7 +4,7 @@
 //! `CALL <name> <answer>`), the tools' argv, and each error path (exit 1
 //! and exit 2, `ERROR …`) as the typed error.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Unit, assert_success, packed};

@@ -2,7 +2,7 @@
 //! that event (juju-protocol §1.2–§1.4) and the test charm `model-echo` logs
 //! what its handler received, the event's Juju context included.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Unit, assert_success, packed};

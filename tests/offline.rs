@@ -2,9 +2,8 @@
 //! whose state is a YAML file an operator can read and edit.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::HOSTILE;
 use serde_json::json;

@@ -6,7 +6,7 @@
 //! state file keeps of a successful hook and of a failed one (nothing).
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! the host's real Pebble client, over a socket under the run's workload
 //! root that exists only while the event runs.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::Path;

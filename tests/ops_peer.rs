@@ -31,7 +31,7 @@
 //! directory (the venv linked), without the `.unit-state.db` that setup left.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `wasm-charm pack`: the charm directory Juju runs (DESIGN §8), its
 //! `.charm` archive, and the static `dispatch` that runs on every base.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};

@@ -5,9 +5,8 @@
 //! `WASM_CHARM_ROOT=<root>`. The test charm `pebble-calls` makes the calls
 //! its config names and logs each answer as `CALL <name> <answer>`.
 
-#[path = "support/sim_pebble.rs"]
-mod sim_pebble;
-mod support;
+use crate::support;
+use crate::support::sim_pebble;
 
 use serde_json::json;
 use sim_pebble::{SimPebble, alive};

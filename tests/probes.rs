@@ -3,11 +3,9 @@
 //! dispatched as Juju would. The port is a real listener the test opens and
 //! closes (port 0, so tests run in parallel).
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
+use crate::support::reserved_port;
 
 use hostile_charm::{assert_current, logged, set_mode, store};
 use reserved_port::ReservedPort;

@@ -3,7 +3,7 @@
 //! the component or a charm file changed, so an edit is never run stale; a
 //! directory that is neither is refused with one message, exit 2.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

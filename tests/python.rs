@@ -6,7 +6,7 @@
 //! simulated Juju, Pebble and machine), run by the pinned pytest of
 //! `scripts/setup-python` against this workspace's `wasm-charm serve`.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Stdio};
 use support::{setup_python, workspace_root};

@@ -5,7 +5,7 @@
 //! calls run twice: through the packed `dispatch` against the simulated
 //! Juju served as hook tools, and in `wasm-charm run`'s embedded simulator.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{Unit, assert_success, offline_ok, packed};

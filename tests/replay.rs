@@ -6,7 +6,7 @@
 //! named, with the diff).
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt as _;

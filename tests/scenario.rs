@@ -2,7 +2,7 @@
 //! the packed examples; a wrong expectation is reported with its step and a
 //! diff (exit 1); a bad file is refused naming the key (exit 2).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

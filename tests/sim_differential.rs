@@ -10,7 +10,7 @@
 //! `storage-add` is not in the corpus: the fake reads no metadata.yaml,
 //! which gives the new instances their kind.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! the `wasm-charm` binary under their names, the hook committed or
 //! discarded by the process's exit code.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::Path;

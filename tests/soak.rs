@@ -41,9 +41,9 @@
 //! `relation-scope` gives each a scope, cleared when it breaks). A gated
 //! `tcp` probe flaps: its port listens for 7 events, then is refused for 7.
 
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
 mod support;
+
+use support::reserved_port;
 
 use serde_json::{Value, json};
 use std::net::{Ipv4Addr, TcpListener};

@@ -6,9 +6,8 @@
 //! under `marker`, and handler `hostile` writes, reads, or writes and then
 //! fails (tests/guests/hostile).
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::*;
 use serde_json::{Value, json};

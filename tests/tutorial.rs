@@ -14,9 +14,8 @@
 //! Other blocks (setup, deployment, excerpts) are not run. The environment
 //! is `tests/init.rs`'s: this workspace's builds and the binary under test.
 
-#[path = "support/new_project.rs"]
-mod new_project;
-mod support;
+use crate::support;
+use crate::support::new_project;
 
 use new_project::{lock_like_the_workspace, with_workspace_builds};
 use std::path::{Path, PathBuf};

@@ -13,13 +13,9 @@
 //! (ignored, with `WASM_CHARM_WRITE_FIXTURES=1`) only to record a new
 //! release's unit.
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-// `listen` is not used here.
-#[allow(dead_code)]
-#[path = "support/reserved_port.rs"]
-mod reserved_port;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
+use crate::support::reserved_port;
 
 use hostile_charm::*;
 use serde_json::{Value, json};

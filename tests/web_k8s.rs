@@ -14,9 +14,8 @@
 //! instead.
 #![allow(clippy::too_many_lines)] // a test reads as one scenario
 
-#[path = "support/sim_pebble.rs"]
-mod sim_pebble;
-mod support;
+use crate::support;
+use crate::support::sim_pebble;
 
 use serde_json::{Value, json};
 use sim_pebble::{SimPebble, alive};

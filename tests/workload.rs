@@ -5,9 +5,8 @@
 //! by `wasm-charm` beside the hook tools, from the session's `machine`).
 //! Declared commands run for real (`sh`, `echo`, `env`).
 
-#[path = "support/hostile.rs"]
-mod hostile_charm;
-mod support;
+use crate::support;
+use crate::support::hostile as hostile_charm;
 
 use hostile_charm::{assert_current, logged, store, store_path};
 use serde_json::json;

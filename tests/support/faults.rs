@@ -8,9 +8,6 @@
 //! it still sees its own name and records the call). [`Fault::Missing`]
 //! removes the tool from `PATH` instead. [`restore`] puts the unit's tool
 //! back.
-//!
-//! Included with `#[path = "support/faults.rs"] mod faults;` after
-//! `mod support;`.
 #![allow(dead_code)]
 
 use crate::support::Unit;

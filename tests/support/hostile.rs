@@ -2,9 +2,6 @@
 //! hostile test charm (`tests/guests/hostile`), whose handler `hostile`
 //! misbehaves as config option `mode` says, and readers of the scope store
 //! the host keeps in `<charm>/.wasm-charm/scopes.json`.
-//!
-//! Included with `#[path = "support/hostile.rs"] mod hostile_charm;` after
-//! `mod support;`.
 #![allow(dead_code)]
 
 use crate::support::{Unit, packed};

@@ -36,9 +36,15 @@
 //!   them (as Juju would for a hook that never finished). See
 //!   `tests/fake-juju/README.md` for its state format.
 //!
-//! Each test file includes this with `mod support;`; not every test uses every
-//! item.
+//! The integration tests (`tests/integration.rs`) and the soak each include
+//! this as `mod support`; not every test uses every item.
 #![allow(dead_code)]
+
+pub mod faults;
+pub mod hostile;
+pub mod new_project;
+pub mod reserved_port;
+pub mod sim_pebble;
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -46,7 +52,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The machine's tools linked to the simulator in a simulated unit's tools
@@ -114,7 +120,9 @@ pub fn fake_juju_script() -> PathBuf {
 }
 
 /// Packs the charm project at `<workspace>/<project>` (e.g. `examples/gateway`)
-/// once per test process and returns the packed charm directory.
+/// once per test process and returns the packed charm directory. Tests
+/// asking for different projects pack them at once; tests asking for the
+/// same one wait for its single pack.
 ///
 /// Runs `wasm-charm pack <project> --out <workspace>/target/test-charms/<name>-<pid>
 /// --dispatch <the debug wasm-charm>` with
@@ -124,14 +132,19 @@ pub fn fake_juju_script() -> PathBuf {
 /// command's stderr if packing fails. Directories left by earlier test
 /// processes that are no longer running are removed first.
 pub fn packed(project: &str) -> PathBuf {
-    static PACKED: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
-    // A test that panicked while packing poisons the lock; the next one simply
-    // tries again (and shows the same error).
-    let mut packed = PACKED
+    type Slot = Arc<Mutex<Option<PathBuf>>>;
+    static PACKED: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
+    // A test that panicked while packing poisons the locks; the next one
+    // simply tries again (and shows the same error).
+    let slot = PACKED
         .get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(dir) = packed.get(project) {
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .entry(project.to_string())
+        .or_default()
+        .clone();
+    let mut packed = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(dir) = packed.as_ref() {
         return dir.clone();
     }
     let root = workspace_root();
@@ -182,7 +195,7 @@ pub fn packed(project: &str) -> PathBuf {
         "packed charm {} has no dispatch",
         dir.display()
     );
-    packed.insert(project.to_string(), dir.clone());
+    *packed = Some(dir.clone());
     dir
 }
 

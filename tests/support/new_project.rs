@@ -1,7 +1,6 @@
 //! A project `wasm-charm init` made, built and tested as its author would,
 //! but against this workspace's builds: shared by `tests/init.rs` and
-//! `tests/tutorial.rs` (each includes this file with `#[path]`, beside
-//! `mod support`).
+//! `tests/tutorial.rs`.
 
 use crate::support::workspace_root as root;
 use std::path::{Path, PathBuf};

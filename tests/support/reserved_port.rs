@@ -1,6 +1,6 @@
 //! A TCP port bound but not listening, for tests of "not listening": shared
-//! by the host's probe unit tests and the integration tests (each includes
-//! this file with `#[path]`).
+//! by the host's probe unit tests (which include this file with `#[path]`)
+//! and the integration tests.
 
 use std::net::TcpListener;
 
