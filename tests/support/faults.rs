@@ -8,7 +8,6 @@
 //! it still sees its own name and records the call). [`Fault::Missing`]
 //! removes the tool from `PATH` instead. [`restore`] puts the unit's tool
 //! back.
-#![allow(dead_code)]
 
 use crate::support::Unit;
 use std::fs;

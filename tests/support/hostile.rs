@@ -2,7 +2,6 @@
 //! hostile test charm (`tests/guests/hostile`), whose handler `hostile`
 //! misbehaves as config option `mode` says, and readers of the scope store
 //! the host keeps in `<charm>/.wasm-charm/scopes.json`.
-#![allow(dead_code)]
 
 use crate::support::{Unit, packed};
 use serde_json::{Value, json};
