@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::Instant;
 use wasm_charm_host::status::merge::{Band, Kind, merge};
 use wasm_charm_host::status::store::{ScopeStore, Target, Write};
+use wasm_charm_host::status::store_edit::StoreEdit;
 use wasm_charm_host::status::store_file::StoreFile;
-use wasm_charm_host::status::store_journal;
 
 const SCOPES: usize = 100_000;
 
@@ -48,7 +48,7 @@ pub fn store_row(dir: &Path, runs: usize) {
     for _ in 0..2 {
         let mut file = lock();
         let loaded = file.load().unwrap_or_else(|e| panic!("load: {e}"));
-        file.save(&store, &loaded)
+        file.save(&StoreEdit::between(&loaded, store.clone()))
             .unwrap_or_else(|e| panic!("save: {e}"));
     }
     let (mut loads, mut merged, mut saved, mut whole) = (vec![], vec![], vec![], vec![]);
@@ -59,9 +59,9 @@ pub fn store_row(dir: &Path, runs: usize) {
         let start = Instant::now();
         let loaded = file.load().unwrap_or_else(|e| panic!("load: {e}"));
         let after_load = Instant::now();
-        // The event's working copy: dispatch keeps the store as loaded, for
-        // the save's diff and for a failed event, which keeps nothing.
-        let mut changed = loaded.clone();
+        // The event's edit: what it changes, noted as it changes it, for the
+        // save and for a failed event, which keeps nothing.
+        let mut changed = StoreEdit::begin(loaded);
         let copied = Instant::now();
         changed.apply(
             Write::Set {
@@ -78,12 +78,11 @@ pub fn store_row(dir: &Path, runs: usize) {
         let m = merge(changed.views(Target::Unit), "ready");
         let merge_end = Instant::now();
         // What the save begins with, alone: the walk that finds the change.
-        std::hint::black_box(store_journal::entry(&loaded, &changed));
+        std::hint::black_box(changed.entry());
         let save_start = Instant::now();
         // As dispatch persists: whether the store is worth a save, then the save.
-        assert!(changed.worth_saving_over(&loaded));
-        file.save(&changed, &loaded)
-            .unwrap_or_else(|e| panic!("save: {e}"));
+        assert!(changed.worth_saving());
+        file.save(&changed).unwrap_or_else(|e| panic!("save: {e}"));
         let end = Instant::now();
         assert!(m.others >= SCOPES / 10 - 1, "every problem counted");
         loads.push((after_load - start).as_secs_f64() * 1e3);
@@ -106,9 +105,9 @@ pub fn store_row(dir: &Path, runs: usize) {
             .journal_from(u64::MAX);
         // Loaded first, as an event does: the save alone is timed.
         let loaded = file.load().unwrap_or_else(|e| panic!("load: {e}"));
+        let edit = StoreEdit::between(&loaded, store.clone());
         let start = Instant::now();
-        file.save(&store, &loaded)
-            .unwrap_or_else(|e| panic!("save: {e}"));
+        file.save(&edit).unwrap_or_else(|e| panic!("save: {e}"));
         whole.push(start.elapsed().as_secs_f64() * 1e3);
         bytes = std::fs::metadata(file.path()).map_or(0, |m| m.len());
     }
@@ -116,7 +115,7 @@ pub fn store_row(dir: &Path, runs: usize) {
     println!();
     println!("scope store of {SCOPES} scopes, in process ({bytes} bytes written whole)");
     println!(
-        "  an event changing one scope: merge {merge_ms:.2} ms, save {save_ms:.2} ms (whether to save, then its change appended to the journal; finding the change {:.2} ms of that), merge and save {:.2} ms; with the event's working copy of the store ({copy_ms:.2} ms) {:.2} ms; load {:.2} ms (document and journal of {runs} events, {journal} bytes)",
+        "  an event changing one scope: merge {merge_ms:.2} ms, save {save_ms:.2} ms (whether to save, then its change appended to the journal; finding the change {:.2} ms of that), merge and save {:.2} ms; with the event's edit begun ({copy_ms:.2} ms) {:.2} ms; load {:.2} ms (document and journal of {runs} events, {journal} bytes)",
         median(compared),
         merge_ms + save_ms,
         copy_ms + merge_ms + save_ms,

@@ -51,6 +51,7 @@ use crate::show::Report;
 use crate::status::backend::ScopeBackend;
 use crate::status::merge::{self, Merged};
 use crate::status::store::{ScopeStore, Target};
+use crate::status::store_edit::StoreEdit;
 use crate::workload::Machine;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeMap;
@@ -109,10 +110,9 @@ struct EventRun<'c, 'e> {
     /// Loaded at the first handler that runs: an event no handler observes
     /// needs neither wasmtime nor the component.
     runtime: Option<Runtime>,
-    /// The store as loaded: what a failed event leaves.
-    loaded: ScopeStore,
-    /// The store as the event changes it.
-    store: ScopeStore,
+    /// The store as the event changes it, and what it changed: a failed
+    /// event keeps the store as loaded.
+    store: StoreEdit,
     report: Report,
 }
 
@@ -188,8 +188,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
             guest_lines: Arc::default(),
             files: Arc::new(files),
             runtime: None,
-            store: loaded.clone(),
-            loaded,
+            store: StoreEdit::begin(loaded),
             report: Report {
                 event: Some(ctx.described.clone()),
                 ..Report::default()
@@ -267,7 +266,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
     ) -> Result<(), String> {
         let (unit, app) = (&statuses.unit, statuses.app.as_ref());
         let planned = || {
-            let mut planned = self.store.clone();
+            let mut planned = ScopeStore::clone(&self.store);
             status_set::remember_written(&mut planned, unit, app);
             planned
         };
@@ -284,15 +283,15 @@ impl<'c, 'e> EventRun<'c, 'e> {
     /// nothing writes nothing: no fsync on an update-status whose probes
     /// found what they found before.
     fn persist(self, done: Done, backend: &mut dyn ScopeBackend) -> anyhow::Result<Report> {
-        if self.store.worth_saving_over(&self.loaded) {
-            backend.save(&self.store, &self.loaded)?;
+        if self.store.worth_saving() {
+            backend.save(&self.store)?;
         }
         let action = done.states.get::<ActionInterface>();
         Ok(Report {
             action_failed: action.failed().map(str::to_string),
             unit: Some(done.statuses.unit),
             app: done.statuses.app,
-            store: self.store,
+            store: self.store.finish(),
             ..self.report
         })
     }
@@ -324,7 +323,7 @@ impl<'c, 'e> EventRun<'c, 'e> {
                 &format!("handlers not run, {why}: {}", not_run.join(", ")),
             );
         }
-        report.store = self.loaded;
+        report.store = self.store.revert();
         report
     }
 }

@@ -8,6 +8,7 @@ use crate::context::EventContext;
 use crate::probe::{self, Assessed, Prober};
 use crate::status::merge::Band;
 use crate::status::store::{ScopeStore, Target, Write};
+use crate::status::store_edit::StoreEdit;
 use crate::status::{handler_scope, relation_scope, unit_scope};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -76,12 +77,14 @@ pub(super) fn expired(
 /// unit with no handler running. Returns what each probe found.
 fn gate_probes(
     ctx: &EventContext,
-    store: &mut ScopeStore,
+    store: &mut StoreEdit,
     prober: &Prober,
     all: bool,
 ) -> BTreeMap<String, Assessed> {
     let specs = &ctx.charm.manifest.probes;
-    store.probes.retain(|name, _| specs.contains_key(name));
+    store
+        .probes_mut()
+        .retain(|name, _| specs.contains_key(name));
     if specs.is_empty() {
         return BTreeMap::new();
     }
@@ -96,7 +99,9 @@ fn gate_probes(
             // Run for a self-check only: nothing to judge or keep.
             continue;
         }
-        store.probes.insert(name.clone(), assessed.state.clone());
+        store
+            .probes_mut()
+            .insert(name.clone(), assessed.state.clone());
         let scope = probe::scope_name(name);
         let write = match assessed.status.clone() {
             Some(s) => Write::Set {

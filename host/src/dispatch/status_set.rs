@@ -6,6 +6,7 @@ use crate::context::EventContext;
 use crate::model::{Model, describe_error};
 use crate::status::merge::{self, Merged, Written};
 use crate::status::store::{ScopeStore, Target};
+use crate::status::store_edit::StoreEdit;
 
 /// The application status to write, on the leader only (DESIGN §4).
 ///
@@ -18,7 +19,7 @@ use crate::status::store::{ScopeStore, Target};
 /// on leader-elected (the gateway's `leader` handler does).
 pub(super) fn app_status(
     ctx: &EventContext,
-    store: &mut ScopeStore,
+    store: &mut StoreEdit,
     model: &mut Model,
 ) -> Result<Option<Merged>, String> {
     let elected = matches!(ctx.event, Event::LeaderElected);
@@ -33,13 +34,13 @@ pub(super) fn app_status(
     })?;
     if !leader {
         // Not the writer any more: a later election starts afresh.
-        store.written.app = None;
+        store.written_mut().app = None;
         return Ok(None);
     }
     if elected {
         // Another leader may have written the app status meanwhile: what this
         // unit wrote before is no longer what Juju shows.
-        store.written.app = None;
+        store.written_mut().app = None;
         if !store.has_current(Target::App) && !app_status_was_set(model) {
             // Never set by any leader: Juju still derives it from the units.
             return Ok(None);
@@ -88,7 +89,7 @@ pub(super) fn remember_written(store: &mut ScopeStore, unit: &Merged, app: Optio
 /// write failed (the event then keeps nothing, so the retry writes again).
 pub(super) fn write(
     model: &mut Model,
-    store: &mut ScopeStore,
+    store: &mut StoreEdit,
     unit: &Merged,
     app: Option<&Merged>,
 ) -> Result<Vec<Target>, String> {
@@ -97,8 +98,8 @@ pub(super) fn write(
     for (target, merged) in targets {
         let Some(merged) = merged else { continue };
         let last = match target {
-            Target::Unit => &mut store.written.unit,
-            Target::App => &mut store.written.app,
+            Target::Unit => &mut store.written_mut().unit,
+            Target::App => &mut store.written_mut().app,
         };
         if last.as_ref() == Some(&merged.written) {
             continue;

@@ -183,7 +183,7 @@ pub struct Start<'a> {
 /// Where a returned handler's writes go: the event's store, as of this
 /// event, described as its history names it.
 pub struct Keep<'a> {
-    pub store: &'a mut ScopeStore,
+    pub store: &'a mut crate::status::store_edit::StoreEdit,
     pub described: &'a str,
     /// Seconds since the Unix epoch.
     pub now: u64,

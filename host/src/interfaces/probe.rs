@@ -52,6 +52,6 @@ impl Interface for ProbeInterface {
 
     fn keep(probes: &mut Probes, choices: Choices, to: &mut Keep<'_>) {
         let now = probes.now();
-        choices.apply(probes.specs(), &mut to.store.probes, now);
+        choices.apply(probes.specs(), to.store.probes_mut(), now);
     }
 }

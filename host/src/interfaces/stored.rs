@@ -42,6 +42,6 @@ impl Interface for StoredInterface {
     }
 
     fn keep(_stored: &mut Stored, changes: Changes, to: &mut Keep<'_>) {
-        to.store.data.apply(changes);
+        to.store.data_mut().apply(changes);
     }
 }

@@ -79,7 +79,7 @@ fn writes_are_data_until_kept_and_later_handlers_read_what_was_kept() {
         machine: Arc::new(SystemMachine::default()),
         guest_lines: Arc::default(),
     };
-    let mut store = ScopeStore::default();
+    let mut store = crate::status::store_edit::StoreEdit::begin(ScopeStore::default());
     let mut warnings = Vec::new();
 
     // A handler that returned: its writes reach the store when kept.

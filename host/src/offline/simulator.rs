@@ -195,12 +195,12 @@ impl ScopeBackend for StateBackend {
         check_format(store.format).context("the state file's `scopes`")?;
         Ok(store)
     }
-    fn save(&mut self, store: &ScopeStore, _loaded: &ScopeStore) -> anyhow::Result<()> {
+    fn save(&mut self, edit: &crate::status::store_edit::StoreEdit) -> anyhow::Result<()> {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .store
-            .scopes = Some(store.clone());
+            .scopes = Some(ScopeStore::clone(edit));
         Ok(())
     }
 }

@@ -276,8 +276,8 @@ impl ScopeBackend for Stored<'_> {
         self.inner.check(planned)
     }
 
-    fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> anyhow::Result<()> {
-        self.inner.save(store, loaded)
+    fn save(&mut self, edit: &crate::status::store_edit::StoreEdit) -> anyhow::Result<()> {
+        self.inner.save(edit)
     }
 }
 

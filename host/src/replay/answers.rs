@@ -339,7 +339,7 @@ impl ScopeBackend for Memory {
         self.0.clone().map_err(anyhow::Error::msg)
     }
 
-    fn save(&mut self, _store: &ScopeStore, _loaded: &ScopeStore) -> anyhow::Result<()> {
+    fn save(&mut self, _edit: &crate::status::store_edit::StoreEdit) -> anyhow::Result<()> {
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! state.
 
 use super::store::ScopeStore;
+use super::store_edit::StoreEdit;
 use super::{store_file, store_juju};
 
 /// Where the scope store lives for this run.
@@ -14,16 +15,16 @@ pub trait ScopeBackend {
     fn check(&mut self, _planned: &dyn Fn() -> ScopeStore) -> anyhow::Result<()> {
         Ok(())
     }
-    /// Save `store`, which the event made of `loaded` (what `load` gave).
-    fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> anyhow::Result<()>;
+    /// Save the store as `edit` left it, an edit of what `load` gave.
+    fn save(&mut self, edit: &StoreEdit) -> anyhow::Result<()>;
 }
 
 impl ScopeBackend for store_file::StoreFile {
     fn load(&mut self) -> anyhow::Result<ScopeStore> {
         Ok(store_file::StoreFile::load(self)?)
     }
-    fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> anyhow::Result<()> {
-        Ok(store_file::StoreFile::save(self, store, loaded)?)
+    fn save(&mut self, edit: &StoreEdit) -> anyhow::Result<()> {
+        Ok(store_file::StoreFile::save(self, edit)?)
     }
 }
 
@@ -41,7 +42,7 @@ impl ScopeBackend for store_juju::JujuStore {
         Ok(store_juju::JujuStore::check(self, &planned())?)
     }
     /// It compares with the store it loaded itself.
-    fn save(&mut self, store: &ScopeStore, _loaded: &ScopeStore) -> anyhow::Result<()> {
-        Ok(store_juju::JujuStore::save(self, store)?)
+    fn save(&mut self, edit: &StoreEdit) -> anyhow::Result<()> {
+        Ok(store_juju::JujuStore::save(self, edit)?)
     }
 }

@@ -9,6 +9,7 @@ pub mod merge;
 pub mod store;
 pub mod store_choice;
 pub mod store_chunks;
+pub mod store_edit;
 pub mod store_file;
 pub mod store_journal;
 pub mod store_juju;

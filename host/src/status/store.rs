@@ -161,7 +161,7 @@ pub enum Write {
 
 /// The probes' states `now` and `then` are the same but for the time of a
 /// check that found what the kept one found (same result, same `since`).
-fn same_but_recheck_times(
+pub(super) fn same_but_recheck_times(
     now: &BTreeMap<String, crate::probe::ProbeState>,
     then: &BTreeMap<String, crate::probe::ProbeState>,
 ) -> bool {
@@ -319,6 +319,18 @@ impl ScopeStore {
     /// and flip the winner; the history still records the new message. A new
     /// kind is a new problem and restarts the age; a new band alone does not.
     pub fn apply(&mut self, write: Write, event: &str, time: u64) {
+        self.apply_pruning(write, event, time);
+    }
+
+    /// [`Self::apply`], returning the cleared scopes it dropped
+    /// ([`CLEARED_KEPT`]) as they were, for an edit's record
+    /// (`store_edit`).
+    pub(super) fn apply_pruning(
+        &mut self,
+        write: Write,
+        event: &str,
+        time: u64,
+    ) -> Vec<(String, Scope)> {
         let (target, name) = match &write {
             Write::Set { target, scope, .. } | Write::Clear { target, scope } => {
                 (*target, scope.clone())
@@ -327,7 +339,7 @@ impl ScopeStore {
         let clock = self.clock + 1;
         let scopes = self.scopes_mut(target);
         if matches!(write, Write::Clear { .. }) && !scopes.contains_key(&name) {
-            return;
+            return Vec::new();
         }
         let scope = scopes.entry(name).or_insert(Scope {
             current: None,
@@ -336,7 +348,7 @@ impl ScopeStore {
         let change = match write {
             Write::Clear { .. } => {
                 if scope.current.take().is_none() {
-                    return;
+                    return Vec::new();
                 }
                 Change {
                     status: None,
@@ -354,7 +366,7 @@ impl ScopeStore {
                 let since = match &mut scope.current {
                     Some(c) if c.status == status && c.message == message => {
                         c.priority = priority;
-                        return;
+                        return Vec::new();
                     }
                     Some(c) if c.status == status => c.since,
                     _ => clock,
@@ -382,13 +394,15 @@ impl ScopeStore {
         self.clock = clock;
         // Only a clear adds a cleared scope (the walk is over every scope).
         if cleared {
-            self.prune_cleared(target);
+            self.prune_cleared(target)
+        } else {
+            Vec::new()
         }
     }
 
     /// Drop the cleared scopes beyond [`CLEARED_KEPT`], oldest change first,
     /// so scopes of long-gone relations and units do not grow the store forever.
-    fn prune_cleared(&mut self, target: Target) {
+    fn prune_cleared(&mut self, target: Target) -> Vec<(String, Scope)> {
         let scopes = self.scopes_mut(target);
         let mut cleared: Vec<(u64, String)> = scopes
             .iter()
@@ -396,12 +410,15 @@ impl ScopeStore {
             .map(|(n, s)| (s.history.last().map_or(0, |c| c.time), n.clone()))
             .collect();
         if cleared.len() <= CLEARED_KEPT {
-            return;
+            return Vec::new();
         }
         cleared.sort();
-        for (_, name) in cleared.iter().take(cleared.len() - CLEARED_KEPT) {
-            scopes.remove(name);
-        }
+        let excess = cleared.len() - CLEARED_KEPT;
+        cleared
+            .into_iter()
+            .take(excess)
+            .filter_map(|(_, name)| scopes.remove_entry(&name))
+            .collect()
     }
 
     /// Names of the scopes of `target` holding a status that match `pred`.

@@ -11,6 +11,7 @@
 //! reader replays the journal.
 
 use super::store::{DecodeError, ScopeStore};
+use super::store_edit::StoreEdit;
 use super::store_journal::{self, Header};
 use super::store_release::{FORMAT, JOURNALED};
 use std::fs::{File, OpenOptions};
@@ -200,11 +201,12 @@ impl StoreFile {
         Ok(Some(read.valid as u64))
     }
 
-    /// Save `store`, which the event made of `loaded` (what [`Self::load`]
+    /// Save the store as `edit` left it (an edit of what [`Self::load`]
     /// gave): a crash leaves the old or the new store, never a torn one.
     /// A large document gets the changes appended to its journal; a small
     /// one, or one whose journal has grown, is written whole.
-    pub fn save(&mut self, store: &ScopeStore, loaded: &ScopeStore) -> Result<(), StoreFileError> {
+    pub fn save(&mut self, edit: &StoreEdit) -> Result<(), StoreFileError> {
+        let store: &ScopeStore = edit;
         let path = self.path();
         let journal_path = self.journal_path();
         let found = match self.found {
@@ -221,17 +223,16 @@ impl StoreFile {
         let journaled = found
             .base
             .filter(|&(bytes, format)| bytes >= self.journal_from && format == JOURNALED);
-        // The walk that finds the change, made once, and only when a
-        // journal is to have it.
+        // The change, found only when a journal is to have it.
         let entry = if journaled.is_some() || found.journal.is_some() {
-            store_journal::line(&store_journal::entry(loaded, store))
+            store_journal::line(&edit.entry())
         } else {
             Vec::new()
         };
         if let Some((bytes, _)) = journaled {
             let at = found.journal.unwrap_or(0);
             let mut line = if at == 0 {
-                store_journal::line(&Header::new(bytes, loaded.clock))
+                store_journal::line(&Header::new(bytes, edit.loaded_clock()))
             } else {
                 Vec::new()
             };
@@ -280,8 +281,9 @@ mod tests {
         assert!(!charm.path().join(STATE_DIR).exists(), "nothing created");
 
         let mut writer = StoreFile::lock(charm.path()).unwrap();
-        let empty = ScopeStore::default();
-        writer.save(&empty, &empty).unwrap();
+        writer
+            .save(&StoreEdit::begin(ScopeStore::default()))
+            .unwrap();
         drop(writer);
         let mut a = StoreFile::lock_shared(charm.path()).unwrap().unwrap();
         // A second reader does not wait for the first.
@@ -321,7 +323,8 @@ mod tests {
         let mut file = StoreFile::lock(charm).unwrap().journal_from(0);
         let loaded = file.load().unwrap();
         let changed = change(&loaded);
-        file.save(&changed, &loaded).unwrap();
+        file.save(&StoreEdit::between(&loaded, changed.clone()))
+            .unwrap();
         changed
     }
 
@@ -407,7 +410,8 @@ mod tests {
         let loaded = file.load().unwrap();
         let last = with(&loaded, "a", "four", 4);
         file.journal_from = u64::MAX;
-        file.save(&last, &loaded).unwrap();
+        file.save(&StoreEdit::between(&loaded, last.clone()))
+            .unwrap();
         drop(file);
         assert!(!journal(charm).exists());
         // What the journal held just before its removal: the entries and this event's.

@@ -83,7 +83,7 @@ pub fn entry(before: &ScopeStore, after: &ScopeStore) -> Entry {
 }
 
 /// The scopes whose value differs, by one walk of both sorted maps.
-fn scopes_changed(
+pub(super) fn scopes_changed(
     before: &BTreeMap<String, Scope>,
     after: &BTreeMap<String, Scope>,
 ) -> BTreeMap<String, Option<Scope>> {

@@ -405,7 +405,7 @@ fn worth_saving_by_definition(after: &ScopeStore, before: &ScopeStore) -> bool {
 
 /// Probe states drawn from a few values each, so that a recheck finding
 /// what was found before is frequent.
-fn arb_probes() -> impl Strategy<Value = BTreeMap<String, crate::probe::ProbeState>> {
+pub(crate) fn arb_probes() -> impl Strategy<Value = BTreeMap<String, crate::probe::ProbeState>> {
     let last = prop::option::of((any::<bool>(), "open|closed", 0u64..3, 0u64..2).prop_map(
         |(healthy, detail, at, since)| crate::probe::state::LastCheck {
             healthy,
