@@ -2,11 +2,12 @@
 //! gated probes of an event at once under one time budget.
 //!
 //! The gated probes of an event run in lanes, so that sixteen of them cost
-//! about what two threads cost, not sixteen: the TCP and HTTP probes on one
-//! thread, their first attempts all at once on one tokio runtime; the
-//! process probes on another, sharing one scan of `/proc`; each `systemd`
-//! and Pebble probe on a thread of its own (they wait on a child or a
-//! socket). A probe whose first attempt calls for a retry goes on on a
+//! about what two threads cost, not sixteen: the TCP and HTTP probes in
+//! one, their first attempts all at once on one tokio runtime; the process
+//! probes in another, sharing one scan of `/proc`; the last of those two
+//! on the event's own thread, which would otherwise only wait. Each
+//! `systemd` and Pebble probe runs on a thread of its own (they wait on a
+//! child or a socket). A probe whose first attempt calls for a retry goes on on a
 //! thread of its own, so that its back-off holds up no other.
 
 use super::clock::Clock;
@@ -260,7 +261,7 @@ impl Prober {
             };
             self.seen(&name, &outcome);
             // The receiver is gone only once the budget is spent.
-            let _ = tx.send((name, outcome));
+            let _ = tx.send((name, outcome, Instant::now()));
             return;
         }
         let prober = self.clone();
@@ -270,7 +271,9 @@ impl Prober {
     }
 }
 
-type Sender = mpsc::Sender<(String, Outcome)>;
+/// Where each probe's outcome goes, with when it was known: a lane that
+/// runs on the receiving thread is read only once it has finished.
+type Sender = mpsc::Sender<(String, Outcome, Instant)>;
 
 /// Run `work` on a thread named after probe `name` (declared as `target`),
 /// its outcome sent on `tx`; a thread that cannot start is an unhealthy
@@ -288,19 +291,22 @@ fn spawn_probe(
         .name(thread_name)
         .spawn(move || {
             let outcome = work(&moved);
-            let _ = sender.send((moved, outcome));
+            let _ = sender.send((moved, outcome, Instant::now()));
         });
     if let Err(e) = spawned {
         let outcome = Outcome {
             check: Check::unhealthy(format!("{target}: cannot start the probe: {e}")),
             attempts: 0,
         };
-        let _ = tx.send((name, outcome));
+        let _ = tx.send((name, outcome, Instant::now()));
     }
 }
 
 /// The probes of one lane: a name and its declaration each.
 type Lane = Vec<(String, ProbeSpec)>;
+/// How a lane runs: its probes, one after another or at once, each outcome
+/// sent as it is known.
+type LaneRun = fn(&Prober, Lane, Instant, &Sender);
 
 /// The first attempts of the TCP and HTTP probes `lane`, all at once on one
 /// runtime; each goes on (see [`Prober::go_on`]) as soon as it has an answer.
@@ -383,13 +389,18 @@ pub fn run_all(
             }
         }
     }
-    for (lane, run) in [
-        (network, network_lane as fn(&Prober, Lane, Instant, &Sender)),
-        (process, process_lane),
-    ] {
-        if lane.is_empty() {
-            continue;
-        }
+    let mut lanes: Vec<(Lane, LaneRun)> = [
+        (network, network_lane as LaneRun),
+        (process, process_lane as LaneRun),
+    ]
+    .into_iter()
+    .filter(|(lane, _)| !lane.is_empty())
+    .collect();
+    // The last lane runs on this thread, which would only wait for it: a
+    // thread started costs more than one local probe (its stack mapped and
+    // unmapped, in a process that lives a few milliseconds).
+    let here = lanes.pop();
+    for (lane, run) in lanes {
         let first = lane[0].0.clone();
         let (prober, lane_tx) = (prober.clone(), tx.clone());
         let spawned = std::thread::Builder::new()
@@ -407,16 +418,19 @@ pub fn run_all(
             );
         }
     }
+    if let Some((lane, run)) = here {
+        run(prober, lane, end, &tx);
+    }
     drop(tx);
     while running > 0 {
         let left = end.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok((name, outcome)) => {
+            Ok((name, outcome, known)) => {
                 running -= 1;
                 // A failure seen once the budget is spent is an attempt the
                 // budget cut short: it is reported as such below, whichever
                 // thread noticed the end first.
-                let late = Instant::now() >= end;
+                let late = known >= end;
                 if !late || outcome.check.healthy || outcome.check.waiting {
                     outcomes.insert(name, outcome);
                 }
