@@ -543,8 +543,12 @@ mod tests {
     #[test]
     fn a_refusing_socket_cannot_connect_and_a_silent_one_times_out() {
         let dir = tempfile::tempdir().unwrap();
+        // A datagram socket: a stream connect to it is refused whoever holds
+        // it. (A listener bound then dropped is not enough: a process
+        // another test forks meanwhile holds it until its exec, queueing the
+        // connection, then cuts it.)
         let refused = dir.path().join("refused.socket");
-        drop(std::os::unix::net::UnixListener::bind(&refused).unwrap());
+        let _datagram = std::os::unix::net::UnixDatagram::bind(&refused).unwrap();
         let far = Instant::now() + Duration::from_secs(10);
         match Client::new(refused, far).sync("GET", "/v1/system-info", Body::Empty) {
             Err(Error::CannotConnect { socket, why }) => {
