@@ -161,7 +161,7 @@ pub enum Write {
 
 /// The probes' states `now` and `then` are the same but for the time of a
 /// check that found what the kept one found (same result, same `since`).
-pub(super) fn same_but_recheck_times(
+fn same_but_recheck_times(
     now: &BTreeMap<String, crate::probe::ProbeState>,
     then: &BTreeMap<String, crate::probe::ProbeState>,
 ) -> bool {
@@ -187,6 +187,30 @@ pub(super) fn same_but_recheck_times(
         })
 }
 
+/// A store's parts other than its scopes: small, so an event keeps them
+/// whole and compares them whole, where the scopes are compared one by one.
+pub(super) struct Parts<'a> {
+    pub format: u32,
+    pub release: &'a super::store_release::WrittenBy,
+    pub clock: u64,
+    pub written: &'a WrittenStatuses,
+    pub probes: &'a BTreeMap<String, crate::probe::ProbeState>,
+    pub data: &'a crate::stored::Data,
+}
+
+impl Parts<'_> {
+    /// Whether these parts say more than `before`'s did (the rule of
+    /// [`ScopeStore::worth_saving_over`]).
+    pub(super) fn worth_saving_over(&self, before: &Parts) -> bool {
+        self.format != before.format
+            || self.release != before.release
+            || self.clock != before.clock
+            || self.written != before.written
+            || self.data != before.data
+            || !same_but_recheck_times(self.probes, before.probes)
+    }
+}
+
 impl ScopeStore {
     /// Whether `self` says more than `before` did: any change but the times
     /// at which unchanged probe results were checked again. An update-status
@@ -197,25 +221,32 @@ impl ScopeStore {
     /// One walk over both stores, nothing copied: a large store pays for
     /// this at every event.
     pub fn worth_saving_over(&self, before: &ScopeStore) -> bool {
+        self.parts().worth_saving_over(&before.parts())
+            || self.unit != before.unit
+            || self.app != before.app
+    }
+
+    /// Everything but the scopes, borrowed.
+    pub(super) fn parts(&self) -> Parts<'_> {
         // Every field named, so that a new one cannot be left out.
         let ScopeStore {
             format,
             release,
             clock,
-            unit,
-            app,
+            unit: _,
+            app: _,
             written,
             probes,
             data,
         } = self;
-        *format != before.format
-            || *release != before.release
-            || *clock != before.clock
-            || *written != before.written
-            || *data != before.data
-            || !same_but_recheck_times(probes, &before.probes)
-            || *unit != before.unit
-            || *app != before.app
+        Parts {
+            format: *format,
+            release,
+            clock: *clock,
+            written,
+            probes,
+            data,
+        }
     }
 
     /// Decode a document, refusing formats this host does not know (its

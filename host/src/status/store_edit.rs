@@ -9,7 +9,7 @@
 //! scope's value before its first change; the small parts (written
 //! statuses, probes, data, clock) are kept whole when the edit begins.
 
-use super::store::{Scope, ScopeStore, Target, Write};
+use super::store::{Parts, Scope, ScopeStore, Target, Write};
 use super::store_journal::{self, Entry};
 use super::store_release::WrittenBy;
 use crate::probe::ProbeState;
@@ -51,6 +51,17 @@ impl Before {
             data: store.data.clone(),
             unit: BTreeMap::new(),
             app: BTreeMap::new(),
+        }
+    }
+
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            format: self.format,
+            release: &self.release,
+            clock: self.clock,
+            written: &self.written,
+            probes: &self.probes,
+            data: &self.data,
         }
     }
 
@@ -130,29 +141,21 @@ impl StoreEdit {
     /// rule of [`ScopeStore::worth_saving_over`], looking only at what the
     /// event changed.
     pub fn worth_saving(&self) -> bool {
-        let (now, was) = (&self.store, &self.before);
-        now.format != was.format
-            || now.release != was.release
-            || now.clock != was.clock
-            || now.written != was.written
-            || now.data != was.data
-            || !super::store::same_but_recheck_times(&now.probes, &was.probes)
-            || scopes_differ(&now.unit, &was.unit)
-            || scopes_differ(&now.app, &was.app)
+        self.store.parts().worth_saving_over(&self.before.parts())
+            || scopes_differ(&self.store.unit, &self.before.unit)
+            || scopes_differ(&self.store.app, &self.before.app)
     }
 
     /// The journal's entry for this edit: what [`store_journal::entry`]
     /// finds by walking both stores, from the scopes changed alone.
     pub fn entry(&self) -> Entry {
         let (now, was) = (&self.store, &self.before);
-        Entry {
-            clock: now.clock,
-            unit: changed(&now.unit, &was.unit),
-            app: changed(&now.app, &was.app),
-            written: (now.written != was.written).then(|| now.written.clone()),
-            probes: (now.probes != was.probes).then(|| now.probes.clone()),
-            data: crate::stored::Changes::between(&was.data, &now.data),
-        }
+        Entry::of(
+            &was.parts(),
+            &now.parts(),
+            changed(&now.unit, &was.unit),
+            changed(&now.app, &was.app),
+        )
     }
 
     /// The clock when the edit began.

@@ -23,7 +23,7 @@
 //! clock when the journal began): a journal beside another document (one
 //! restored from a backup, say) is refused unless it is such a leftover.
 
-use super::store::{Scope, ScopeStore, WrittenStatuses};
+use super::store::{Parts, Scope, ScopeStore, WrittenStatuses};
 use crate::probe::ProbeState;
 use crate::stored::Changes;
 use serde::{Deserialize, Serialize};
@@ -72,13 +72,31 @@ pub struct Entry {
 
 /// What changed from `before` to `after`, as assignments.
 pub fn entry(before: &ScopeStore, after: &ScopeStore) -> Entry {
-    Entry {
-        clock: after.clock,
-        unit: scopes_changed(&before.unit, &after.unit),
-        app: scopes_changed(&before.app, &after.app),
-        written: (before.written != after.written).then(|| after.written.clone()),
-        probes: (before.probes != after.probes).then(|| after.probes.clone()),
-        data: crate::stored::Changes::between(&before.data, &after.data),
+    Entry::of(
+        &before.parts(),
+        &after.parts(),
+        scopes_changed(&before.unit, &after.unit),
+        scopes_changed(&before.app, &after.app),
+    )
+}
+
+impl Entry {
+    /// The entry for a store whose parts went from `before` to `after`, with
+    /// the scopes changed already found (by a walk, or by an event's edit).
+    pub(super) fn of(
+        before: &Parts,
+        after: &Parts,
+        unit: BTreeMap<String, Option<Scope>>,
+        app: BTreeMap<String, Option<Scope>>,
+    ) -> Entry {
+        Entry {
+            clock: after.clock,
+            unit,
+            app,
+            written: (before.written != after.written).then(|| after.written.clone()),
+            probes: (before.probes != after.probes).then(|| after.probes.clone()),
+            data: crate::stored::Changes::between(before.data, after.data),
+        }
     }
 }
 
