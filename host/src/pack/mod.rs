@@ -204,6 +204,12 @@ fn precompiled(
     if let Some(kept) = &kept {
         kept.take(Target::Native, &dir.join(CACHE_DIR));
     }
+    // What is compiled goes through the functions the last pack of this
+    // component's project compiled: only the changed ones are compiled again
+    // (`runtime::compiled_functions`).
+    if let Some(kept) = &kept {
+        crate::runtime::engine::keep_compiled_functions_in(kept.dir());
+    }
     let (native, portable) = std::thread::scope(|scope| {
         let portable = arch.map(|arch| {
             let kept = kept.as_ref();
@@ -220,6 +226,13 @@ fn precompiled(
         let native = crate::runtime::precompile(wasm, dir);
         (native, portable.map(std::thread::ScopedJoinHandle::join))
     });
+    for (triple, used) in crate::runtime::engine::save_compiled_functions() {
+        eprintln!(
+            "compiled for {triple}: {} of {} functions unchanged since the last pack, taken as \
+             compiled then",
+            used.found, used.asked
+        );
+    }
     let mut reused = native? == crate::runtime::cache::Source::Hit;
     if let Some(portable) = portable {
         let (artifact, portable_reused) = portable.map_err(|_| {

@@ -83,8 +83,78 @@ pub fn config(target: Target) -> wasmtime::Result<Config> {
     #[cfg(feature = "compile")]
     config.cranelift_opt_level(wasmtime::OptLevel::Speed);
     config.target(&target.triple())?;
+    #[cfg(feature = "compile")]
+    if let Some(cache) = function_cache(target) {
+        config.enable_incremental_compilation(cache)?;
+    }
     config.module_version(ModuleVersionStrategy::Custom(ARTIFACT_VERSION.to_string()))?;
     Ok(config)
+}
+
+/// Where `pack` keeps the functions it compiled, per target, once it
+/// asked ([`keep_compiled_functions_in`]); every engine this process makes
+/// for a target then compiles through that target's cache.
+#[cfg(feature = "compile")]
+static FUNCTION_CACHES: std::sync::Mutex<Option<FunctionCaches>> = std::sync::Mutex::new(None);
+
+#[cfg(feature = "compile")]
+struct FunctionCaches {
+    dir: std::path::PathBuf,
+    by_triple: Vec<(
+        String,
+        std::sync::Arc<super::compiled_functions::FunctionCache>,
+    )>,
+}
+
+/// From now on, compile through the functions kept in `dir` by the last
+/// pack (`runtime::compiled_functions`), and keep this process's there
+/// with [`save_compiled_functions`].
+#[cfg(feature = "compile")]
+pub fn keep_compiled_functions_in(dir: &std::path::Path) {
+    *FUNCTION_CACHES.lock().unwrap_or_else(|p| p.into_inner()) = Some(FunctionCaches {
+        dir: dir.to_path_buf(),
+        by_triple: Vec::new(),
+    });
+}
+
+#[cfg(feature = "compile")]
+fn function_cache(
+    target: Target,
+) -> Option<std::sync::Arc<super::compiled_functions::FunctionCache>> {
+    let mut caches = FUNCTION_CACHES.lock().unwrap_or_else(|p| p.into_inner());
+    let caches = caches.as_mut()?;
+    let triple = target.triple();
+    if let Some((_, cache)) = caches.by_triple.iter().find(|(t, _)| *t == triple) {
+        return Some(cache.clone());
+    }
+    let file = super::compiled_functions::file_in(&caches.dir, &triple);
+    let cache = std::sync::Arc::new(super::compiled_functions::FunctionCache::at(file));
+    caches.by_triple.push((triple, cache.clone()));
+    Some(cache)
+}
+
+/// Write the functions this process compiled, per target, where
+/// [`keep_compiled_functions_in`] said (and stop keeping them); how each
+/// target's compile used the last pack's.
+#[cfg(feature = "compile")]
+pub fn save_compiled_functions() -> Vec<(String, super::compiled_functions::Use)> {
+    let caches = FUNCTION_CACHES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    let Some(caches) = caches else {
+        return Vec::new();
+    };
+    caches
+        .by_triple
+        .into_iter()
+        .filter(|(_, cache)| cache.used().asked > 0)
+        .map(|(triple, cache)| {
+            // Best effort: without it, the next pack compiles every function.
+            let _ = cache.save();
+            (triple, cache.used())
+        })
+        .collect()
 }
 
 /// An engine for `target`.

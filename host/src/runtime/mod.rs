@@ -4,6 +4,8 @@
 //! sandboxed instance.
 
 pub mod cache;
+#[cfg(feature = "compile")]
+pub mod compiled_functions;
 pub mod declarations;
 pub mod engine;
 pub mod preopens;

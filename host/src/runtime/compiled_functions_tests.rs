@@ -1,0 +1,122 @@
+use super::*;
+use crate::runtime::engine::{self, Target};
+use proptest::prelude::*;
+use std::sync::Arc;
+
+/// A component holding one core module whose functions return `bodies`'
+/// numbers through a few instructions each: a body changed is one function
+/// changed.
+fn component(bodies: &[i32]) -> Vec<u8> {
+    use wasm_encoder::{
+        CodeSection, Function, FunctionSection, Module, ModuleSection, TypeSection, ValType,
+    };
+    let mut module = Module::new();
+    let mut types = TypeSection::new();
+    types.ty().function([ValType::I32], [ValType::I32]);
+    module.section(&types);
+    let mut functions = FunctionSection::new();
+    for _ in bodies {
+        functions.function(0);
+    }
+    module.section(&functions);
+    let mut code = CodeSection::new();
+    for &n in bodies {
+        let mut f = Function::new([]);
+        f.instructions()
+            .local_get(0)
+            .i32_const(n)
+            .i32_mul()
+            .i32_const(n ^ 0x5a5a)
+            .i32_add()
+            .end();
+        code.function(&f);
+    }
+    module.section(&code);
+    let mut component = wasm_encoder::Component::new();
+    component.section(&ModuleSection(&module));
+    component.finish()
+}
+
+/// `wasm` compiled for `target`, through `cache` if any.
+fn compile(target: Target, wasm: &[u8], cache: Option<Arc<FunctionCache>>) -> Vec<u8> {
+    let mut config = engine::config(target).unwrap();
+    if let Some(cache) = cache {
+        config.enable_incremental_compilation(cache).unwrap();
+    }
+    wasmtime::Engine::new(&config)
+        .unwrap()
+        .precompile_component(wasm)
+        .unwrap()
+}
+
+#[test]
+fn a_second_compile_takes_back_every_unchanged_function_and_makes_the_same_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let first: Vec<i32> = (1..=40).collect();
+    let mut second = first.clone();
+    second[7] = 1000;
+    for target in [Target::Native, Target::HERE_PORTABLE] {
+        let file = file_in(dir.path(), &target.triple());
+        let cache = Arc::new(FunctionCache::at(file.clone()));
+        compile(target, &component(&first), Some(cache.clone()));
+        let used = cache.used();
+        assert!(used.asked >= 40 && used.found == 0, "{used:?}");
+        cache.save().unwrap();
+
+        let cache = Arc::new(FunctionCache::at(file.clone()));
+        let cached = compile(target, &component(&second), Some(cache.clone()));
+        let used = cache.used();
+        assert_eq!(
+            used.found,
+            used.asked - 1,
+            "{used:?}: all but the changed one"
+        );
+        assert_eq!(
+            cached,
+            compile(target, &component(&second), None),
+            "the same artifact as compiled without the cache"
+        );
+        // The file now holds what that compile used: the changed function
+        // in place of the old one, and no more.
+        cache.save().unwrap();
+        let kept = decode(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(kept.len(), used.asked);
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_cache_counts_as_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("functions.bin");
+    std::fs::write(&file, b"something else").unwrap();
+    let cache = Arc::new(FunctionCache::at(file.clone()));
+    compile(Target::Native, &component(&[1, 2, 3]), Some(cache.clone()));
+    assert_eq!(cache.used().found, 0);
+    cache.save().unwrap();
+    assert!(decode(&std::fs::read(&file).unwrap()).is_some());
+    // Nothing compiled: nothing written over the last pack's entries.
+    let untouched = FunctionCache::at(file.clone());
+    let before = std::fs::read(&file).unwrap();
+    untouched.save().unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+proptest! {
+    #[test]
+    fn entries_round_trip_and_a_cut_file_is_refused(
+        entries in proptest::collection::hash_map(
+            proptest::collection::vec(any::<u8>(), 0..40),
+            proptest::collection::vec(any::<u8>(), 0..200),
+            0..20,
+        ),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let bytes = encode(&entries);
+        prop_assert_eq!(decode(&bytes), Some(entries.clone()));
+        prop_assert_eq!(&encode(&decode(&bytes).unwrap()), &bytes);
+        if bytes.len() > MAGIC.len() {
+            let at = MAGIC.len() + cut.index(bytes.len() - MAGIC.len());
+            prop_assert_eq!(decode(&bytes[..at]), None);
+        }
+    }
+}
