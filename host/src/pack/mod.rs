@@ -203,11 +203,9 @@ fn precompiled(
         .and_then(|id| reuse::Kept::beside(wasm, &id.sha256));
     if let Some(kept) = &kept {
         kept.take(Target::Native, &dir.join(CACHE_DIR));
-    }
-    // What is compiled goes through the functions the last pack of this
-    // component's project compiled: only the changed ones are compiled again
-    // (`runtime::compiled_functions`).
-    if let Some(kept) = &kept {
+        // What is still compiled goes through the functions the last pack
+        // of this component's project compiled: only the changed ones are
+        // compiled again (`runtime::compiled_functions`).
         crate::runtime::engine::keep_compiled_functions_in(kept.dir());
     }
     let (native, portable) = std::thread::scope(|scope| {

@@ -319,7 +319,8 @@ pub fn store_declarations(state_dir: &Path, id: &ComponentId, handlers: &[Handle
     let _ = write_atomic(&file, &declarations::encode(handlers));
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Replace `path` with `bytes` atomically, its directory made if missing.
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(crate::atomic_file::parent(path))?;
     crate::atomic_file::write(path, bytes)
 }

@@ -80,10 +80,7 @@ impl FunctionCache {
         if used.is_empty() {
             return Ok(());
         }
-        if let Some(dir) = self.file.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        crate::atomic_file::write(&self.file, &encode(&used))
+        super::cache::write_atomic(&self.file, &encode(&used))
     }
 }
 

@@ -84,6 +84,34 @@ fn a_second_compile_takes_back_every_unchanged_function_and_makes_the_same_artif
     }
 }
 
+/// What `pack` does: asks for the kept functions, compiles with the
+/// engines `runtime::engine` makes, saves. (Other tests compile through
+/// caches of their own, which the explicit one replaces.)
+#[test]
+fn engines_made_once_pack_asks_compile_through_the_kept_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = component(&[11, 12, 13]);
+    let round = || {
+        engine::keep_compiled_functions_in(dir.path());
+        engine::engine(Target::Native)
+            .unwrap()
+            .precompile_component(&wasm)
+            .unwrap();
+        let used = engine::save_compiled_functions();
+        assert_eq!(used.len(), 1, "{used:?}");
+        assert_eq!(used[0].0, Target::Native.triple());
+        used[0].1
+    };
+    let first = round();
+    assert!(first.asked >= 3 && first.found == 0, "{first:?}");
+    let file = file_in(dir.path(), &Target::Native.triple());
+    assert!(decode(&std::fs::read(&file).unwrap()).is_some());
+    let second = round();
+    assert!(second.found >= 3, "{second:?}");
+    // Saved and forgotten: nothing is kept until pack asks again.
+    assert!(engine::save_compiled_functions().is_empty());
+}
+
 #[test]
 fn a_file_that_is_not_a_cache_counts_as_empty() {
     let dir = tempfile::tempdir().unwrap();
