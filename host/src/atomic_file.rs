@@ -13,6 +13,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_with(path, |w| w.write_all(bytes))
 }
 
+/// [`write`], the directory made first if it is missing: for caches, whose
+/// directory nothing else creates.
+pub fn write_making_dir(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(parent(path))?;
+    write(path, bytes)
+}
+
 /// [`write`], the content written by `fill` straight into the temporary
 /// file (buffered): a large document is never held whole in memory.
 pub fn write_with(

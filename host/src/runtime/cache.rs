@@ -21,6 +21,7 @@
 
 use super::declarations;
 use super::engine::{self, Target};
+use crate::atomic_file::write_making_dir;
 use crate::bindings::Handler;
 use sha2::{Digest, Sha256};
 use std::os::unix::fs::MetadataExt as _;
@@ -84,7 +85,7 @@ pub fn identify(path: &Path, state_dir: &Path) -> std::io::Result<ComponentId> {
         remove_stale(&state_dir.join(CACHE_DIR), &sha256);
     }
     // Best effort: a read-only charm directory only costs a hash per event.
-    let _ = write_atomic(&id_file, format!("{stamp} {sha256}\n").as_bytes());
+    let _ = write_making_dir(&id_file, format!("{stamp} {sha256}\n").as_bytes());
     Ok(ComponentId {
         path: path.to_path_buf(),
         sha256,
@@ -276,7 +277,7 @@ pub fn compile_artifact(
 ) -> wasmtime::Result<PathBuf> {
     let engine = engine::engine(target)?;
     let path = artifact_path(dir, sha256, target);
-    write_atomic(&path, &engine.precompile_component(wasm)?)?;
+    write_making_dir(&path, &engine.precompile_component(wasm)?)?;
     Ok(path)
 }
 
@@ -289,7 +290,7 @@ fn compile_and_store(
     sha256: &str,
 ) -> wasmtime::Result<(Component, Source)> {
     let artifact = engine.precompile_component(wasm)?;
-    if write_atomic(path, &artifact).is_err() {
+    if write_making_dir(path, &artifact).is_err() {
         // SAFETY: the bytes were produced by this engine just now.
         let c = unsafe { Component::deserialize(engine, &artifact)? };
         return Ok((c, Source::Uncached));
@@ -316,13 +317,7 @@ pub fn store_declarations(state_dir: &Path, id: &ComponentId, handlers: &[Handle
     let file = state_dir
         .join(CACHE_DIR)
         .join(format!("{}.handlers.json", id.sha256));
-    let _ = write_atomic(&file, &declarations::encode(handlers));
-}
-
-/// Replace `path` with `bytes` atomically, its directory made if missing.
-pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(crate::atomic_file::parent(path))?;
-    crate::atomic_file::write(path, bytes)
+    let _ = write_making_dir(&file, &declarations::encode(handlers));
 }
 
 /// Entries of older components: the artifacts and declarations of the

@@ -80,7 +80,7 @@ impl FunctionCache {
         if used.is_empty() {
             return Ok(());
         }
-        super::cache::write_atomic(&self.file, &encode(&used))
+        crate::atomic_file::write_making_dir(&self.file, &encode(&used))
     }
 }
 
