@@ -80,10 +80,10 @@ fn pack_in(
         None => static_dispatch::build()?,
     };
     let (dispatch, channels) = check_dispatch(&dispatch_source)?;
-    let wasm = component(project, &staged, target_dir)?;
+    let Built { wasm, functions } = component(project, &staged, target_dir)?;
     // Compile and check the component (WIT version, imports) before anything
     // is assembled: a charm this host cannot run is not packed at all.
-    let staging = precompiled(&wasm, out, Some(dispatch.arch))?;
+    let staging = precompiled(&wasm, &functions, out, Some(dispatch.arch))?;
     let mut files = assemble(project, out, &staged, &wasm, Some(&dispatch_source))?;
     let manifest_text = manifest::text(
         env!("CARGO_PKG_VERSION"),
@@ -124,11 +124,22 @@ fn pack_in(
 /// no `dispatch`, no manifest.yaml, no `.charm`.
 pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let staged = check_project(project)?;
-    let wasm = component(project, &staged, None)?;
-    let staging = precompiled(&wasm, out, None)?;
+    let Built { wasm, functions } = component(project, &staged, None)?;
+    let staging = precompiled(&wasm, &functions, out, None)?;
     assemble(project, out, &staged, &wasm, None)?;
     fill_cache(out, &staging.path().join(CACHE_DIR))?;
     Ok(out.canonicalize()?)
+}
+
+/// A project's component as built.
+struct Built {
+    wasm: PathBuf,
+    /// Where the functions compiled for it are kept between packs
+    /// (`runtime::compiled_functions`): the directory holding every
+    /// component of its kind in its target directory, whose packs share
+    /// them, since such components share most of their code (every Python
+    /// charm the interpreter, every Rust one the standard library).
+    functions: PathBuf,
 }
 
 /// Build the project's component: a Python project's with componentize-py
@@ -137,12 +148,28 @@ fn component(
     project: &Path,
     charm: &crate::charm_dir::CharmDir,
     target_dir: Option<&Path>,
-) -> anyhow::Result<PathBuf> {
-    if python::is_project(project) {
-        python::build(project, &charm.metadata.name, target_dir)
+) -> anyhow::Result<Built> {
+    let python = python::is_project(project);
+    let wasm = if python {
+        python::build(project, &charm.metadata.name, target_dir)?
     } else {
-        build(&project.join("Cargo.toml"), target_dir)
-    }
+        build(&project.join("Cargo.toml"), target_dir)?
+    };
+    let functions = functions_dir(&wasm, python);
+    Ok(Built { wasm, functions })
+}
+
+/// The directory holding every component of `wasm`'s kind in its target
+/// directory: a Python charm's is `<target>/wasm-charm-python/<name>/charm.wasm`,
+/// a Rust charm's `<target>/wasm32-wasip2/release/<crate>.wasm`.
+fn functions_dir(wasm: &Path, python: bool) -> PathBuf {
+    let own = crate::atomic_file::parent(wasm);
+    let shared = if python {
+        crate::atomic_file::parent(own)
+    } else {
+        own
+    };
+    shared.to_path_buf()
 }
 
 /// A charm project is a Cargo package, or a Python project
@@ -173,6 +200,7 @@ fn check_project(project: &Path) -> anyhow::Result<crate::charm_dir::CharmDir> {
 /// portable one for its byte order; without a dispatch, the native one.
 fn precompiled(
     wasm: &Path,
+    functions: &Path,
     out: &Path,
     arch: Option<elf::Arch>,
 ) -> anyhow::Result<tempfile::TempDir> {
@@ -204,9 +232,9 @@ fn precompiled(
     if let Some(kept) = &kept {
         kept.take(Target::Native, &dir.join(CACHE_DIR));
         // What is still compiled goes through the functions the last pack
-        // of this component's project compiled: only the changed ones are
+        // of a component of its kind compiled: only the changed ones are
         // compiled again (`runtime::compiled_functions`).
-        crate::runtime::engine::keep_compiled_functions_in(kept.dir());
+        crate::runtime::engine::keep_compiled_functions_in(functions);
     }
     let (native, portable) = std::thread::scope(|scope| {
         let portable = arch.map(|arch| {
@@ -547,6 +575,30 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         script
+    }
+
+    #[test]
+    fn the_compiled_functions_are_shared_by_the_components_of_a_kind() {
+        // Every Python charm of a target directory shares one file (the
+        // interpreter), every Rust charm another, never across the two.
+        let py = |name: &str| format!("/t/wasm-charm-python/{name}/charm.wasm");
+        assert_eq!(
+            functions_dir(Path::new(&py("gateway")), true),
+            PathBuf::from("/t/wasm-charm-python")
+        );
+        assert_eq!(
+            functions_dir(Path::new(&py("gateway")), true),
+            functions_dir(Path::new(&py("web-k8s")), true)
+        );
+        let rust = |name: &str| format!("/t/wasm32-wasip2/release/{name}.wasm");
+        assert_eq!(
+            functions_dir(Path::new(&rust("gateway")), false),
+            PathBuf::from("/t/wasm32-wasip2/release")
+        );
+        assert_eq!(
+            functions_dir(Path::new(&rust("gateway")), false),
+            functions_dir(Path::new(&rust("backup")), false)
+        );
     }
 
     #[test]

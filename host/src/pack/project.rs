@@ -82,7 +82,7 @@ fn charm_dir_fresh(
     charm: &crate::charm_dir::CharmDir,
     out: &Path,
 ) -> anyhow::Result<PathBuf> {
-    let wasm = super::component(project, charm, None)?;
+    let wasm = super::component(project, charm, None)?.wasm;
     let packed_component = out.join(&charm.manifest.component);
     if same_file(&wasm, &packed_component) && is_fresh(project, out)? {
         return Ok(out.canonicalize()?);

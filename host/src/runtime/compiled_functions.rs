@@ -3,18 +3,20 @@
 //!
 //! A Python charm's component is mostly the interpreter (about 10,600
 //! functions), the same from one edit of the charm to the next: compiling
-//! it again for each artifact is most of a warm pack. Cranelift's
-//! incremental cache keys each function by its body and the compiler's
-//! settings and hands back the machine code compiled for an equal key; a
-//! [`FunctionCache`] is where those entries live between packs, one file
-//! per target beside the component's build output. The file holds what the
-//! last compile used, so it never grows past one component's functions.
+//! it again for each artifact is most of a warm pack, and every Python
+//! charm's interpreter is the same. Cranelift's incremental cache keys each
+//! function by its body and the compiler's settings and hands back the
+//! machine code compiled for an equal key; a [`FunctionCache`] is where
+//! those entries live between packs, one file per target in the directory
+//! holding the components of one kind (`pack` chooses it), shared by their
+//! packs. The file holds what the last compile used, so it never grows past
+//! one component's functions.
 //!
 //! Only a cache: a file that cannot be read or decoded counts as empty, and
 //! one that cannot be written is skipped (the next pack compiles all).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -29,10 +31,17 @@ pub struct FunctionCache {
     file: PathBuf,
     /// Read when first asked (a load of the artifact only never is).
     last: OnceLock<HashMap<Vec<u8>, Vec<u8>>>,
-    /// Every entry this compile asked for and found, or made.
-    used: Mutex<HashMap<Vec<u8>, Vec<u8>>>,
+    /// The keys this compile asked for and found in `last` (their values
+    /// stay there: a Python charm's are megabytes), and the entries it made.
+    used: Mutex<Used>,
     asked: AtomicUsize,
     found: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct Used {
+    found: HashSet<Vec<u8>>,
+    made: HashMap<Vec<u8>, Vec<u8>>,
 }
 
 /// How a compile used the cache.
@@ -50,7 +59,7 @@ impl FunctionCache {
         FunctionCache {
             file,
             last: OnceLock::new(),
-            used: Mutex::new(HashMap::new()),
+            used: Mutex::default(),
             asked: AtomicUsize::new(0),
             found: AtomicUsize::new(0),
         }
@@ -77,10 +86,17 @@ impl FunctionCache {
     /// entries; nothing if nothing was compiled.
     pub fn save(&self) -> std::io::Result<()> {
         let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
-        if used.is_empty() {
+        if used.found.is_empty() && used.made.is_empty() {
             return Ok(());
         }
-        crate::atomic_file::write_making_dir(&self.file, &encode(&used))
+        let last = self.last();
+        let mut entries: BTreeMap<&[u8], &[u8]> = used
+            .found
+            .iter()
+            .filter_map(|k| Some((k.as_slice(), last.get(k)?.as_slice())))
+            .collect();
+        entries.extend(used.made.iter().map(|(k, v)| (k.as_slice(), v.as_slice())));
+        crate::atomic_file::write_making_dir(&self.file, &encode(&entries))
     }
 }
 
@@ -92,7 +108,8 @@ impl wasmtime::CacheStore for FunctionCache {
         self.used
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key.to_vec(), value.clone());
+            .found
+            .insert(key.to_vec());
         Some(Cow::Borrowed(value))
     }
 
@@ -100,6 +117,7 @@ impl wasmtime::CacheStore for FunctionCache {
         self.used
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .made
             .insert(key.to_vec(), value);
         true
     }
@@ -109,14 +127,12 @@ impl wasmtime::CacheStore for FunctionCache {
 /// then each entry as its key's length (u32), the key, the value's length
 /// and the value, sorted by key so that equal caches are equal files. The
 /// count tells a file cut between two entries from a whole one.
-fn encode(entries: &HashMap<Vec<u8>, Vec<u8>>) -> Vec<u8> {
-    let mut sorted: Vec<_> = entries.iter().collect();
-    sorted.sort();
-    let size: usize = sorted.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
+fn encode(entries: &BTreeMap<&[u8], &[u8]>) -> Vec<u8> {
+    let size: usize = entries.iter().map(|(k, v)| 8 + k.len() + v.len()).sum();
     let mut out = Vec::with_capacity(MAGIC.len() + size);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(sorted.len() as u32).to_le_bytes());
-    for (key, value) in sorted {
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for (key, value) in entries {
         for part in [key, value] {
             // An entry is one function's code: far below 4 GiB.
             out.extend_from_slice(&(part.len() as u32).to_le_bytes());
@@ -149,7 +165,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<Vec<u8>, Vec<u8>>> {
 
 /// The file of `dir` that keeps the functions compiled for `triple`.
 pub fn file_in(dir: &Path, triple: &str) -> PathBuf {
-    dir.join(format!("functions.{triple}.bin"))
+    dir.join(format!("wasm-charm-functions.{triple}.bin"))
 }
 
 #[cfg(test)]
