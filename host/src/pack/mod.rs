@@ -229,12 +229,19 @@ fn precompiled(
     let kept = crate::runtime::identify(wasm, dir)
         .ok()
         .and_then(|id| reuse::Kept::beside(wasm, &id.sha256));
+    let mut compiling = None;
     if let Some(kept) = &kept {
-        kept.take(Target::Native, &dir.join(CACHE_DIR));
+        let native_kept = kept.take(Target::Native, &dir.join(CACHE_DIR)).is_some();
         // What is still compiled goes through the functions the last pack
         // of a component of its kind compiled: only the changed ones are
         // compiled again (`runtime::compiled_functions`).
         crate::runtime::engine::keep_compiled_functions_in(functions);
+        // Packs of that kind at once (a test run's Python charms) compile
+        // one after the other: the second takes back what the first
+        // compiled instead of compiling the same interpreter beside it.
+        if !native_kept {
+            compiling = reuse::lock_functions(functions);
+        }
     }
     let (native, portable) = std::thread::scope(|scope| {
         let portable = arch.map(|arch| {
@@ -259,6 +266,7 @@ fn precompiled(
             used.found, used.asked
         );
     }
+    drop(compiling);
     let mut reused = native? == crate::runtime::cache::Source::Hit;
     if let Some(portable) = portable {
         let (artifact, portable_reused) = portable.map_err(|_| {

@@ -15,6 +15,16 @@ use crate::runtime::cache;
 use crate::runtime::engine::Target;
 use std::path::{Path, PathBuf};
 
+/// Hold the lock of the compiled functions kept in `dir` (made if
+/// missing) until the returned file is dropped; `None` if it cannot be
+/// taken, and then the pack goes on without it (only a cache).
+pub fn lock_functions(dir: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(dir).ok()?;
+    let file = std::fs::File::create(dir.join(".wasm-charm-functions.lock")).ok()?;
+    file.lock().ok()?;
+    Some(file)
+}
+
 /// The artifacts kept for one component.
 pub struct Kept {
     dir: PathBuf,
