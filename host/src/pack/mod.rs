@@ -589,24 +589,22 @@ mod tests {
     fn the_compiled_functions_are_shared_by_the_components_of_a_kind() {
         // Every Python charm of a target directory shares one file (the
         // interpreter), every Rust charm another, never across the two.
-        let py = |name: &str| format!("/t/wasm-charm-python/{name}/charm.wasm");
-        assert_eq!(
-            functions_dir(Path::new(&py("gateway")), true),
-            PathBuf::from("/t/wasm-charm-python")
-        );
-        assert_eq!(
-            functions_dir(Path::new(&py("gateway")), true),
-            functions_dir(Path::new(&py("web-k8s")), true)
-        );
-        let rust = |name: &str| format!("/t/wasm32-wasip2/release/{name}.wasm");
-        assert_eq!(
-            functions_dir(Path::new(&rust("gateway")), false),
-            PathBuf::from("/t/wasm32-wasip2/release")
-        );
-        assert_eq!(
-            functions_dir(Path::new(&rust("gateway")), false),
-            functions_dir(Path::new(&rust("backup")), false)
-        );
+        for (python, shared, of) in [
+            (
+                true,
+                "/t/wasm-charm-python",
+                "/t/wasm-charm-python/{}/charm.wasm",
+            ),
+            (
+                false,
+                "/t/wasm32-wasip2/release",
+                "/t/wasm32-wasip2/release/{}.wasm",
+            ),
+        ] {
+            let dir = |name: &str| functions_dir(Path::new(&of.replace("{}", name)), python);
+            assert_eq!(dir("gateway"), PathBuf::from(shared));
+            assert_eq!(dir("gateway"), dir("web-k8s"));
+        }
     }
 
     #[test]
