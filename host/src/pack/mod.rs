@@ -124,9 +124,19 @@ fn pack_in(
 /// no `dispatch`, no manifest.yaml, no `.charm`.
 pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let staged = check_project(project)?;
-    let Built { wasm, functions } = component(project, &staged, None)?;
-    let staging = precompiled(&wasm, &functions, out, None)?;
-    assemble(project, out, &staged, &wasm, None)?;
+    let built = component(project, &staged, None)?;
+    charm_dir_of(project, &staged, &built, out)
+}
+
+/// [`charm_dir_in`] for a project checked and built already.
+fn charm_dir_of(
+    project: &Path,
+    staged: &crate::charm_dir::CharmDir,
+    built: &Built,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
+    let staging = precompiled(&built.wasm, &built.functions, out, None)?;
+    assemble(project, out, staged, &built.wasm, None)?;
     fill_cache(out, &staging.path().join(CACHE_DIR))?;
     Ok(out.canonicalize()?)
 }

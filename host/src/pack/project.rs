@@ -7,7 +7,7 @@
 //! unchanged, [`super::python`]), and an unchanged component is not
 //! compiled again.
 
-use super::{CHARM_FILES, charm_dir_in};
+use super::CHARM_FILES;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 
@@ -82,13 +82,15 @@ fn charm_dir_fresh(
     charm: &crate::charm_dir::CharmDir,
     out: &Path,
 ) -> anyhow::Result<PathBuf> {
-    let wasm = super::component(project, charm, None)?.wasm;
+    let built = super::component(project, charm, None)?;
     let packed_component = out.join(&charm.manifest.component);
-    if same_file(&wasm, &packed_component) && is_fresh(project, out)? {
+    if same_file(&built.wasm, &packed_component) && is_fresh(project, out)? {
         return Ok(out.canonicalize()?);
     }
     eprintln!("packing {} into {}", project.display(), out.display());
-    charm_dir_in(project, out)
+    // Built once: building again to assemble would cost a second cargo (or
+    // componentize-py) check of the same sources.
+    super::charm_dir_of(project, charm, &built, out)
 }
 
 /// Whether every charm file of `project` is in `out` as it is now, and the
