@@ -167,4 +167,27 @@ mod tests {
         std::fs::write(&native, bytes).unwrap();
         assert_eq!(kept.take(Target::Native, &dir.path().join("other")), None);
     }
+
+    /// Packs of one kind (say a test run's Python charms) compile one at a
+    /// time, so the second takes back what the first compiled; a pack that
+    /// cannot take the lock goes on without it.
+    #[test]
+    fn packs_sharing_functions_compile_one_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let functions = dir.path().join("wasm-charm-python");
+        let held = lock_functions(&functions).expect("the lock is taken, its directory made");
+        // Another pack's open of the same file, as another process makes it.
+        let other = std::fs::File::create(functions.join(".wasm-charm-functions.lock")).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(held);
+        other
+            .try_lock()
+            .expect("free once the first pack is done with it");
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, b"").unwrap();
+        assert!(lock_functions(&file.join("under")).is_none());
+    }
 }
