@@ -119,16 +119,10 @@ fn pack_in(
 }
 
 /// The charm directory alone, for `run <project>` and the harness's
-/// `serve`, which run its events in their own process: the charm files,
-/// the component, and its artifacts precompiled by this process's engine;
-/// no `dispatch`, no manifest.yaml, no `.charm`.
-pub fn charm_dir_in(project: &Path, out: &Path) -> anyhow::Result<PathBuf> {
-    let staged = check_project(project)?;
-    let built = component(project, &staged, None)?;
-    charm_dir_of(project, &staged, &built, out)
-}
-
-/// [`charm_dir_in`] for a project checked and built already.
+/// `serve`, which run its events in their own process
+/// ([`project::packed`]): the charm files, the component `built` from the
+/// checked project `staged`, and its artifacts precompiled by this
+/// process's engine; no `dispatch`, no manifest.yaml, no `.charm`.
 fn charm_dir_of(
     project: &Path,
     staged: &crate::charm_dir::CharmDir,
