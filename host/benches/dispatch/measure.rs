@@ -95,6 +95,14 @@ pub fn spawner_main(argv: &[std::ffi::OsString]) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+/// The order of round `round` among `n` commands measured in turn: each
+/// round starts one further on, so that each command takes each place
+/// (say, just after a Python process that emptied the caches) equally
+/// often.
+pub fn rotation(round: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |k| (round + k) % n)
+}
+
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();

@@ -1,7 +1,7 @@
 //! The ops peer against wasm-charm, paired run by run, on the same fake hook
 //! tools: one event as Juju runs it, and the first event after unpacking.
 
-use crate::measure::{EventEnv, Sample, event_command, measure, median};
+use crate::measure::{EventEnv, Sample, event_command, measure, median, rotation};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::process::Command;
@@ -178,11 +178,8 @@ pub fn event_row(peer: &Path, wasm: &Path, event: &EventEnv, runs: usize, prefix
         calls: calls.len(),
     };
     for run in 0..runs {
-        // Whoever runs just after the peer (a Python process of a fifth of
-        // a second) starts with caches it emptied: the order rotates, so
-        // that each of the three takes that place one round in three.
-        for k in 0..3 {
-            match (run + k) % 3 {
+        for i in rotation(run, 3) {
+            match i {
                 0 => row
                     .ops
                     .push(measure(&mut event_command(peer, &ops_charm, event))),
@@ -226,14 +223,22 @@ pub fn first_event_row(peer: &Path, charm_file: &Path, dir: &Path, runs: usize) 
         tools: Vec::new(),
         calls: 0,
     };
-    for _ in 0..runs {
-        fresh_ops();
-        row.ops
-            .push(measure(&mut event_command(peer, &ops_charm, &install)));
-        fresh_wasm();
-        row.ours
-            .push(measure(&mut event_command(peer, &unpacked, &install)));
-        row.truth.push(measure(&mut Command::new("/bin/true")));
+    for run in 0..runs {
+        for i in rotation(run, 3) {
+            match i {
+                0 => {
+                    fresh_ops();
+                    row.ops
+                        .push(measure(&mut event_command(peer, &ops_charm, &install)));
+                }
+                1 => {
+                    fresh_wasm();
+                    row.ours
+                        .push(measure(&mut event_command(peer, &unpacked, &install)));
+                }
+                _ => row.truth.push(measure(&mut Command::new("/bin/true"))),
+            }
+        }
     }
     row.print(install.label);
 }

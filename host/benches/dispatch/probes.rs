@@ -1,7 +1,7 @@
 //! Gated readiness probes: update-status on copies of the packed charm
 //! declaring 0, 1, 4 and 16 healthy probes.
 
-use crate::measure::{Sample, copy_dir, hook_command, measure, median};
+use crate::measure::{Sample, copy_dir, hook_command, measure, median, rotation};
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -192,8 +192,7 @@ pub fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
         .map(|&n| probe_variant(peer, wasm, dir, hook, &targets, n))
         .collect();
     for run in 0..runs {
-        for k in 0..variants.len() {
-            let i = (run + k) % variants.len();
+        for i in rotation(run, variants.len()) {
             let (n, charm, _, samples) = &mut variants[i];
             samples.push(measure(&mut hook_command(peer, charm, hook)));
             assert_probes_passed(charm, *n);

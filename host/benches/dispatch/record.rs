@@ -1,6 +1,6 @@
 //! Recording on against off, same charm.
 
-use crate::measure::{Sample, copy_dir, hook_command, measure, median};
+use crate::measure::{Sample, copy_dir, hook_command, measure, median, rotation};
 use std::path::Path;
 
 /// Recording on against off: what a unit pays per event for keeping its
@@ -28,9 +28,13 @@ pub fn record_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
             measure(&mut on(hook));
         }
         let (mut off_runs, mut on_runs) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            off_runs.push(measure(&mut hook_command(peer, wasm, hook)));
-            on_runs.push(measure(&mut on(hook)));
+        for run in 0..runs {
+            for i in rotation(run, 2) {
+                match i {
+                    0 => off_runs.push(measure(&mut hook_command(peer, wasm, hook))),
+                    _ => on_runs.push(measure(&mut on(hook))),
+                }
+            }
         }
         let wall = |v: &[Sample]| median(v.iter().map(|s| s.wall_ms).collect());
         let rss = |v: &[Sample]| median(v.iter().map(|s| s.rss_kib as f64).collect()) / 1024.0;
