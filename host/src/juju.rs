@@ -10,7 +10,7 @@ use crate::record::Recorder;
 use crate::show::Report;
 use crate::status::backend::ScopeBackend;
 use crate::status::store_choice::{self, Backend};
-use crate::status::store_file::StoreFile;
+use crate::status::store_file::{STATE_DIR, StoreFile};
 use crate::status::store_juju::JujuStore;
 use crate::workload::Machine;
 use crate::workload_root::{ROOT_VAR, WorkloadRoot};
@@ -74,7 +74,11 @@ fn run() -> anyhow::Result<Report> {
         // Juju runs dispatch in the charm directory.
         None => std::env::current_dir()?,
     };
-    let charm = CharmDir::load(&charm_dir)?;
+    let parsed = charm_dir
+        .join(STATE_DIR)
+        .join(crate::runtime::cache::CACHE_DIR)
+        .join(crate::charm_dir::PARSED_FILE);
+    let charm = CharmDir::load_cached(&charm_dir, &parsed)?;
     let process_tools: Arc<dyn HookTools> = Arc::new(ProcessTools);
     let mut tools = process_tools.clone();
     // Declared commands run in `/`, or the root that stands for it.

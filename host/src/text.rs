@@ -74,6 +74,16 @@ fn needs_escape(c: char) -> bool {
     )
 }
 
+/// Lower-case hexadecimal: how hashes are named in file names and keys.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,13 +15,13 @@
 //! entry says otherwise.
 
 use super::{CharmFileError, parse_yaml};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// actions.yaml: the action names and their parameter schemas.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actions {
     pub names: Vec<String>,
     /// Each declared action's parameters, by action name.
@@ -29,7 +29,7 @@ pub struct Actions {
 }
 
 /// A JSON Schema type a parameter may be declared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamType {
     String,
@@ -86,7 +86,7 @@ fn json_type(value: &Value) -> &'static str {
 }
 
 /// One declared parameter.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamSpec {
     /// The types it may have; empty when the schema gives none (any value).
     pub types: Vec<ParamType>,
@@ -94,7 +94,7 @@ pub struct ParamSpec {
 }
 
 /// What the host checks of one action's parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamsSchema {
     pub params: BTreeMap<String, ParamSpec>,
     pub required: Vec<String>,

@@ -6,7 +6,7 @@ use super::probes::{ProbeSpec, Raw, parse_probes};
 use super::recording::{Bounds, parse_bounds};
 use super::workload::{RawWorkload, Workload, parse_workload};
 use super::{CharmFileError, parse_yaml};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use std::time::Duration;
 pub const FILE_NAME: &str = "wasm-charm.yaml";
 
 /// What a handler returning `Err(msg)` does (DESIGN §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OnError {
     /// The handler's scope becomes blocked(msg); the hook succeeds.
@@ -25,7 +25,7 @@ pub enum OnError {
 }
 
 /// Where the scope store is kept (DESIGN §6; `status::store_choice`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum StoreChoice {
     /// `juju` on Kubernetes, `local` on machines.
     #[default]
@@ -47,7 +47,7 @@ impl StoreChoice {
 }
 
 /// Sandbox bounds of every handler instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// Linear memory of one instance, in bytes.
     pub memory_bytes: usize,
@@ -69,7 +69,7 @@ impl Default for Limits {
 }
 
 /// The validated manifest.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     /// The component, relative to the charm directory.
     pub component: PathBuf,

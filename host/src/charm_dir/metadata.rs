@@ -3,13 +3,13 @@
 //! `super::actions`.
 
 use super::{CharmFileError, parse_yaml};
-use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A relation endpoint's role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
     Requires,
     Provides,
@@ -17,7 +17,7 @@ pub enum Role {
 }
 
 /// One relation endpoint of metadata.yaml.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endpoint {
     pub role: Role,
     pub interface: String,
@@ -25,7 +25,7 @@ pub struct Endpoint {
 }
 
 /// What the host uses of metadata.yaml.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metadata {
     pub name: String,
     pub endpoints: BTreeMap<String, Endpoint>,
@@ -132,7 +132,7 @@ impl Metadata {
 }
 
 /// The type of a config option, from config.yaml.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ConfigType {
     String,
@@ -143,7 +143,7 @@ pub enum ConfigType {
 }
 
 /// config.yaml: option name → type, and the defaults that are not null.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfigSchema {
     pub options: BTreeMap<String, ConfigType>,
     pub defaults: BTreeMap<String, serde_json::Value>,

@@ -6,6 +6,7 @@ mod actions;
 pub mod deadlines;
 mod manifest;
 mod metadata;
+mod parsed_cache;
 pub mod probes;
 pub mod recording;
 mod workload;
@@ -20,6 +21,10 @@ pub use workload::{
 };
 
 use std::path::{Path, PathBuf};
+
+/// Where `dispatch` keeps the parsed files, in the host's cache directory
+/// ([`CharmDir::load_cached`]).
+pub const PARSED_FILE: &str = "charm-files.json";
 
 /// A file of the charm directory could not be read or is invalid. The message
 /// names the file and, where there is one, the field.
@@ -54,6 +59,53 @@ impl CharmDir {
     /// required (Juju refuses to run a charm without it); the other files are
     /// optional.
     pub fn load(path: &Path) -> Result<CharmDir, CharmFileError> {
+        let files = Files::read(path)?;
+        Ok(CharmDir::of(path, files.parse(path)?))
+    }
+
+    /// [`load`](Self::load), the parsed files kept in `cache` (a file of the
+    /// host's state directory) and reused while the files and the host are
+    /// the same ([`parsed_cache`]): what `dispatch` does at every event.
+    pub fn load_cached(path: &Path, cache: &Path) -> Result<CharmDir, CharmFileError> {
+        let files = Files::read(path)?;
+        let Some(host) = parsed_cache::host_identity() else {
+            return Ok(CharmDir::of(path, files.parse(path)?));
+        };
+        let key = parsed_cache::key(&host, &files.texts());
+        if let Some(parsed) = parsed_cache::read(cache, &key) {
+            return Ok(CharmDir::of(path, parsed));
+        }
+        let parsed = files.parse(path)?;
+        parsed_cache::write(cache, &key, &parsed);
+        Ok(CharmDir::of(path, parsed))
+    }
+
+    fn of(path: &Path, parsed: parsed_cache::Parsed) -> CharmDir {
+        CharmDir {
+            path: path.to_path_buf(),
+            metadata: parsed.metadata,
+            config: parsed.config,
+            actions: parsed.actions,
+            manifest: parsed.manifest,
+        }
+    }
+
+    /// Where the component is, from the manifest (relative to the charm dir).
+    pub fn component_path(&self) -> PathBuf {
+        self.path.join(&self.manifest.component)
+    }
+}
+
+/// The texts of the charm's files, as read.
+struct Files {
+    metadata: (PathBuf, String),
+    config: Option<(PathBuf, String)>,
+    actions: Option<(PathBuf, String)>,
+    manifest: Option<(PathBuf, String)>,
+}
+
+impl Files {
+    fn read(path: &Path) -> Result<Files, CharmFileError> {
         let metadata_file = path.join("metadata.yaml");
         let text = std::fs::read_to_string(&metadata_file).map_err(|e| {
             CharmFileError::new(
@@ -61,17 +113,38 @@ impl CharmDir {
                 format!("cannot read the charm metadata: {e}"),
             )
         })?;
-        let metadata = Metadata::parse(&text, &metadata_file)?;
-        let config = match read_optional(&path.join("config.yaml"))? {
-            Some((file, text)) => ConfigSchema::parse(&text, &file)?,
+        Ok(Files {
+            metadata: (metadata_file, text),
+            config: read_optional(&path.join("config.yaml"))?,
+            actions: read_optional(&path.join("actions.yaml"))?,
+            manifest: read_optional(&path.join(manifest::FILE_NAME))?,
+        })
+    }
+
+    fn texts(&self) -> [Option<&str>; 4] {
+        fn text(f: &Option<(PathBuf, String)>) -> Option<&str> {
+            f.as_ref().map(|(_, t)| t.as_str())
+        }
+        [
+            Some(self.metadata.1.as_str()),
+            text(&self.config),
+            text(&self.actions),
+            text(&self.manifest),
+        ]
+    }
+
+    fn parse(&self, path: &Path) -> Result<parsed_cache::Parsed, CharmFileError> {
+        let metadata = Metadata::parse(&self.metadata.1, &self.metadata.0)?;
+        let config = match &self.config {
+            Some((file, text)) => ConfigSchema::parse(text, file)?,
             None => ConfigSchema::default(),
         };
-        let actions = match read_optional(&path.join("actions.yaml"))? {
-            Some((file, text)) => Actions::parse(&text, &file)?,
+        let actions = match &self.actions {
+            Some((file, text)) => Actions::parse(text, file)?,
             None => Actions::default(),
         };
-        let manifest = match read_optional(&path.join(manifest::FILE_NAME))? {
-            Some((file, text)) => Manifest::parse(&text, &file)?,
+        let manifest = match &self.manifest {
+            Some((file, text)) => Manifest::parse(text, file)?,
             None => Manifest::default(),
         };
         probes::check_containers(&manifest.probes, &metadata.containers)
@@ -80,18 +153,12 @@ impl CharmDir {
             .workload
             .check_containers(&metadata.containers)
             .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e))?;
-        Ok(CharmDir {
-            path: path.to_path_buf(),
+        Ok(parsed_cache::Parsed {
             metadata,
             config,
             actions,
             manifest,
         })
-    }
-
-    /// Where the component is, from the manifest (relative to the charm dir).
-    pub fn component_path(&self) -> PathBuf {
-        self.path.join(&self.manifest.component)
     }
 }
 

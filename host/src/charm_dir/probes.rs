@@ -7,7 +7,7 @@
 //! type: integer, expected a string" without saying which probe.
 
 use crate::duration::{parse_duration, show_duration};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::Ipv6Addr;
@@ -30,7 +30,7 @@ pub const MAX_GRACE: Duration = Duration::from_secs(24 * 3600);
 const MAX_TARGET: usize = 1024;
 
 /// One declared probe.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProbeSpec {
     pub target: Target,
     pub expect: Expect,
@@ -64,7 +64,7 @@ impl ProbeSpec {
 }
 
 /// What a probe looks at.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Target {
     /// `systemctl is-active <unit>`.
     Systemd { unit: String },
@@ -101,7 +101,7 @@ impl fmt::Display for Target {
 }
 
 /// `host:port`; an IPv6 literal is kept without its brackets.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostPort {
     pub host: String,
     pub port: u16,
@@ -118,7 +118,7 @@ impl fmt::Display for HostPort {
 }
 
 /// An `http://` URL, split, and what its answer must be.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HttpTarget {
     /// The URL as declared.
     pub url: String,
@@ -132,7 +132,7 @@ pub struct HttpTarget {
 }
 
 /// Whether the target must be up, or down (a paused service really stopped).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Expect {
     #[default]
     Up,

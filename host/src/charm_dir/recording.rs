@@ -3,11 +3,12 @@
 //! manifest, so read with it; `crate::record` keeps the recording within
 //! these bounds.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How much of the recording is kept: the newest `events`, at most `bytes`
 /// in all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bounds {
     pub events: usize,
     pub bytes: usize,

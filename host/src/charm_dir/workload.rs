@@ -7,7 +7,7 @@
 //! every error names the entry (`workload.commands.db-sync.argv`).
 
 use crate::duration::{parse_duration, show_duration};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,7 +32,7 @@ pub const MAX_FILES: usize = 64;
 pub const MAX_ENTRIES: usize = 256;
 
 /// How a declared directory is opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Access {
     /// Read files and list directories; nothing is created, changed or removed.
@@ -52,7 +52,7 @@ impl Access {
 }
 
 /// One declared directory, seen by the guest at the same absolute path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileGrant {
     /// Absolute and normal: no `.`, `..` or trailing `/`.
     pub path: PathBuf,
@@ -60,7 +60,7 @@ pub struct FileGrant {
 }
 
 /// A program a handler may run by name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommandSpec {
     /// The program and its fixed arguments; run without a shell.
     pub argv: Vec<String>,
@@ -70,7 +70,7 @@ pub struct CommandSpec {
 }
 
 /// Everything a handler may change on the machine.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Workload {
     pub files: Vec<FileGrant>,
     pub services: BTreeSet<String>,
@@ -82,7 +82,7 @@ pub struct Workload {
 }
 
 /// What a handler may do in one workload container.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ContainerGrant {
     /// Commands run by name through Pebble's exec, with the same shape and
     /// limits as `workload.commands`.

@@ -33,9 +33,7 @@ pub const CACHE_DIR: &str = "cache";
 const ID_FILE: &str = "component.id";
 
 /// Lower-case hexadecimal, as artifacts are named.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::text::hex;
 
 /// A component file, identified by the SHA-256 of its bytes.
 #[derive(Debug, Clone)]
