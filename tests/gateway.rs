@@ -263,6 +263,21 @@ fn hook_tools_once(project: &str) {
         Vec::<std::path::PathBuf>::new(),
         "update-status compiled the component"
     );
+    // The charm's files, as an earlier event parsed them, are kept beside
+    // the declarations; a file edited since (upgrade-charm writes them) is
+    // read anew at the next event.
+    assert!(cache.join("charm-files.json").is_file());
+    let manifest = unit.charm_dir().join("wasm-charm.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{}\nready-message: Serving\n", text.trim_end()),
+    )
+    .unwrap();
+    unit.clear_calls();
+    assert_success(&unit.dispatch("update-status"));
+    assert_eq!(unit.calls_of("status-set"), set("active", "Serving"));
+
     // The next event that runs a handler compiles it again.
     assert_success(&unit.dispatch("config-changed"));
     assert_eq!(artifacts().len(), 1);
