@@ -341,8 +341,10 @@ fn has_interpreter(bytes: &[u8]) -> bool {
     })
 }
 
-/// The target for the shipped dispatch.
-const DISPATCH_MAX_BYTES: u64 = 8 << 20;
+/// The target for the shipped dispatch: 8 MB, in the decimal
+/// megabytes `inspect` and the benchmark print (8 MiB would allow 0.39 MB
+/// more).
+const DISPATCH_MAX_BYTES: u64 = 8_000_000;
 
 /// Without `--dispatch`, `pack` ships the runtime-only dispatch built for
 /// musl: static, on every base, at most 8 MB, and it runs the gateway's
