@@ -198,7 +198,7 @@ fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
         let channels = manifest::channels(&exe)?;
         Ok((exe, channels))
     });
-    let sha256 = runtime::cache::hex(&sha2::Sha256::digest(&wasm));
+    let sha256 = crate::text::hex(&sha2::Sha256::digest(&wasm));
     let artifacts = artifacts(dir, &sha256);
     let manifest_path = dir.join(crate::pack::MANIFEST_FILE);
     let bases = manifest_path.is_file().then(|| read_bases(&manifest_path));

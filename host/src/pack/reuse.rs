@@ -103,7 +103,7 @@ mod tests {
 
     /// The artifacts kept for the component at `wasm`, as `pack` finds them.
     fn kept_for(wasm: &Path) -> Kept {
-        let sha256 = cache::hex(&Sha256::digest(std::fs::read(wasm).unwrap()));
+        let sha256 = crate::text::hex(&Sha256::digest(std::fs::read(wasm).unwrap()));
         Kept::beside(wasm, &sha256).unwrap()
     }
 

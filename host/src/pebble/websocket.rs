@@ -570,7 +570,7 @@ mod tests {
 
     #[test]
     fn sha1_known_answers() {
-        let hex = |b: [u8; 20]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let hex = |b: [u8; 20]| crate::text::hex(&b);
         assert_eq!(hex(sha1(b"")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
         assert_eq!(
             hex(sha1(b"abc")),

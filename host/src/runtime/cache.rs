@@ -23,6 +23,7 @@ use super::declarations;
 use super::engine::{self, Target};
 use crate::atomic_file::write_making_dir;
 use crate::bindings::Handler;
+use crate::text::hex;
 use sha2::{Digest, Sha256};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -31,9 +32,6 @@ use wasmtime::component::Component;
 
 pub const CACHE_DIR: &str = "cache";
 const ID_FILE: &str = "component.id";
-
-/// Lower-case hexadecimal, as artifacts are named.
-pub use crate::text::hex;
 
 /// A component file, identified by the SHA-256 of its bytes.
 #[derive(Debug, Clone)]

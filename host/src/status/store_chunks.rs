@@ -53,10 +53,7 @@ pub fn is_store_key(key: &str) -> bool {
 }
 
 fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::hex(&Sha256::digest(text.as_bytes()))
 }
 
 /// The keys and values that hold `doc`: the header and one chunk per

@@ -206,7 +206,7 @@ impl SimFile {
             return SimFile::Text(t.clone());
         }
         SimFile::Detailed(FileEntry {
-            hex: text.is_none().then(|| to_hex(bytes)),
+            hex: text.is_none().then(|| crate::text::hex(bytes)),
             content: text,
             permissions: (mode != FILE_MODE).then(|| format!("{mode:03o}")),
             owner,
@@ -217,10 +217,6 @@ impl SimFile {
 /// An octal mode as Pebble takes it (`644`, `0755`), at most 0o7777.
 pub fn parse_mode(text: &str) -> Option<u32> {
     u32::from_str_radix(text, 8).ok().filter(|m| *m <= 0o7777)
-}
-
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn from_hex(text: &str) -> Option<Vec<u8>> {

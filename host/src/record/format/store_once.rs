@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 pub fn sha256(doc: &Value) -> String {
     // serde_json's maps are sorted: one document, one text.
     let text = serde_json::to_string(doc).unwrap_or_default();
-    crate::runtime::cache::hex(&Sha256::digest(text.as_bytes()))
+    crate::text::hex(&Sha256::digest(text.as_bytes()))
 }
 
 /// The store `rec` left: what it loaded with its changes, or (format 1,
