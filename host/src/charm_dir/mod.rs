@@ -45,8 +45,11 @@ impl CharmFileError {
 }
 
 /// Everything the host reads from the charm directory before running a handler.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CharmDir {
+    /// Not in the parsed files' cache ([`parsed_cache`]), which keeps what
+    /// the files say: where they are is the caller's.
+    #[serde(skip)]
     pub path: PathBuf,
     pub metadata: Metadata,
     pub config: ConfigSchema,
@@ -59,8 +62,7 @@ impl CharmDir {
     /// required (Juju refuses to run a charm without it); the other files are
     /// optional.
     pub fn load(path: &Path) -> Result<CharmDir, CharmFileError> {
-        let files = Files::read(path)?;
-        Ok(CharmDir::of(path, files.parse(path)?))
+        Files::read(path)?.parse(path)
     }
 
     /// [`load`](Self::load), the parsed files kept in `cache` (a file of the
@@ -69,25 +71,18 @@ impl CharmDir {
     pub fn load_cached(path: &Path, cache: &Path) -> Result<CharmDir, CharmFileError> {
         let files = Files::read(path)?;
         let Some(host) = parsed_cache::host_identity() else {
-            return Ok(CharmDir::of(path, files.parse(path)?));
+            return files.parse(path);
         };
         let key = parsed_cache::key(&host, &files.texts());
         if let Some(parsed) = parsed_cache::read(cache, &key) {
-            return Ok(CharmDir::of(path, parsed));
+            return Ok(CharmDir {
+                path: path.to_path_buf(),
+                ..parsed
+            });
         }
-        let parsed = files.parse(path)?;
-        parsed_cache::write(cache, &key, &parsed);
-        Ok(CharmDir::of(path, parsed))
-    }
-
-    fn of(path: &Path, parsed: parsed_cache::Parsed) -> CharmDir {
-        CharmDir {
-            path: path.to_path_buf(),
-            metadata: parsed.metadata,
-            config: parsed.config,
-            actions: parsed.actions,
-            manifest: parsed.manifest,
-        }
+        let charm = files.parse(path)?;
+        parsed_cache::write(cache, &key, &charm);
+        Ok(charm)
     }
 
     /// Where the component is, from the manifest (relative to the charm dir).
@@ -133,7 +128,7 @@ impl Files {
         ]
     }
 
-    fn parse(&self, path: &Path) -> Result<parsed_cache::Parsed, CharmFileError> {
+    fn parse(&self, path: &Path) -> Result<CharmDir, CharmFileError> {
         let metadata = Metadata::parse(&self.metadata.1, &self.metadata.0)?;
         let config = match &self.config {
             Some((file, text)) => ConfigSchema::parse(text, file)?,
@@ -153,7 +148,8 @@ impl Files {
             .workload
             .check_containers(&metadata.containers)
             .map_err(|e| CharmFileError::new(&path.join(manifest::FILE_NAME), e))?;
-        Ok(parsed_cache::Parsed {
+        Ok(CharmDir {
+            path: path.to_path_buf(),
             metadata,
             config,
             actions,

@@ -12,24 +12,16 @@
 //! files are read at every event either way; what is spared is the YAML.
 //! An entry that cannot be read or decoded is ignored and replaced.
 
-use super::{Actions, ConfigSchema, Manifest, Metadata};
+use super::CharmDir;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-/// What a charm directory's files parse to, without the directory's path.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Parsed {
-    pub metadata: Metadata,
-    pub config: ConfigSchema,
-    pub actions: Actions,
-    pub manifest: Manifest,
-}
-
+/// An entry: owned when read, borrowed when written.
 #[derive(Serialize, Deserialize)]
-struct Entry {
-    key: String,
-    parsed: Parsed,
+struct Entry<K, C> {
+    key: K,
+    parsed: C,
 }
 
 /// The key of `files` (each file's content, `None` where it is absent, in a
@@ -69,20 +61,18 @@ pub(super) fn host_identity() -> Option<String> {
     ))
 }
 
-/// The entry at `file` if it was made for `key`.
-pub(super) fn read(file: &Path, key: &str) -> Option<Parsed> {
+/// The charm the entry at `file` holds, if it was made for `key`; its
+/// `path` is empty.
+pub(super) fn read(file: &Path, key: &str) -> Option<CharmDir> {
     let bytes = std::fs::read(file).ok()?;
-    let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+    let entry: Entry<String, CharmDir> = serde_json::from_slice(&bytes).ok()?;
     (entry.key == key).then_some(entry.parsed)
 }
 
-/// Keep `parsed` at `file` for `key`. Best effort: a charm directory that
+/// Keep what `charm`'s files say at `file` for `key`. Best effort: a charm directory that
 /// cannot be written only parses its files at every event.
-pub(super) fn write(file: &Path, key: &str, parsed: &Parsed) {
-    let entry = Entry {
-        key: key.to_string(),
-        parsed: parsed.clone(),
-    };
+pub(super) fn write(file: &Path, key: &str, charm: &CharmDir) {
+    let entry = Entry { key, parsed: charm };
     if let Ok(bytes) = serde_json::to_vec(&entry) {
         let _ = crate::atomic_file::write_making_dir(file, &bytes);
     }
@@ -119,17 +109,6 @@ mod tests {
         );
     }
 
-    use crate::charm_dir::CharmDir;
-
-    fn parsed(c: &CharmDir) -> Parsed {
-        Parsed {
-            metadata: c.metadata.clone(),
-            config: c.config.clone(),
-            actions: c.actions.clone(),
-            manifest: c.manifest.clone(),
-        }
-    }
-
     /// Every charm of the repository reads back from its entry as it
     /// parses: probes of each kind, workload grants, containers, actions
     /// with schemas and defaults, config defaults.
@@ -145,13 +124,13 @@ mod tests {
                 }
                 let state = tempfile::tempdir().unwrap();
                 let cache = state.path().join("cache").join("charm-files.json");
-                let fresh = parsed(&CharmDir::load(&charm).unwrap());
+                let fresh = CharmDir::load(&charm).unwrap();
                 let first = CharmDir::load_cached(&charm, &cache).unwrap();
                 assert!(cache.exists(), "{}: no entry written", charm.display());
                 let again = CharmDir::load_cached(&charm, &cache).unwrap();
-                assert_eq!(parsed(&first), fresh, "{}", charm.display());
-                assert_eq!(parsed(&again), fresh, "{}", charm.display());
-                assert_eq!(again.path, charm);
+                assert_eq!(first, fresh, "{}", charm.display());
+                // The path too: the entry has none, the caller's is set.
+                assert_eq!(again, fresh, "{}", charm.display());
                 seen += 1;
             }
         }
