@@ -365,6 +365,34 @@ fn a_file_where_a_directory_is_declared_fails_the_hook_naming_it() {
     assert!(unit.calls_of("status-set").is_empty());
 }
 
+/// A workload root that puts a grant inside the charm directory (here the
+/// charm directory itself): the event fails before any handler runs,
+/// naming the grant and the directory, and what is stored is kept.
+#[test]
+fn a_grant_inside_the_charm_directory_fails_the_hook_and_keeps_the_store() {
+    let machine = Machine::new();
+    machine.plant();
+    let unit = unit(&machine);
+    assert_success(&dispatch(&unit, &machine, "install"));
+    let store = unit.charm_dir().join(".wasm-charm/scopes.json");
+    let stored = fs::read(&store).expect("the store after install");
+    let statuses = unit.calls_of("status-set").len();
+
+    let charm_dir = unit.charm_dir();
+    let root = charm_dir.display().to_string();
+    let out = unit.dispatch_with("hooks/config-changed", &[("WASM_CHARM_ROOT", &root)]);
+    assert_failure(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "workload.files: `/etc/walls/rw` (read-write, at {root}/etc/walls/rw) lies inside the \
+         charm directory {root}, which only Juju and wasm-charm change"
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert_eq!(fs::read(&store).expect("the store"), stored);
+    assert_eq!(unit.calls_of("status-set").len(), statuses);
+    assert!(!charm_dir.join("etc").exists());
+}
+
 #[test]
 fn a_relative_or_missing_root_fails_the_hook_naming_the_variable() {
     let machine = Machine::new();

@@ -16,8 +16,8 @@ pub use manifest::{FILE_NAME as MANIFEST_FILE, Limits, Manifest, OnError, StoreC
 pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
 pub use workload::{
-    Access, CommandSpec, ContainerGrant, FileGrant, MAX_ARGS, MAX_ARGS_BYTES, OUTPUT_LIMIT,
-    Workload,
+    Access, CommandSpec, ContainerGrant, FileGrant, JUJU_AGENTS_DIR, MAX_ARGS, MAX_ARGS_BYTES,
+    OUTPUT_LIMIT, Workload, overlaps,
 };
 
 use std::path::{Path, PathBuf};

@@ -30,6 +30,11 @@ pub const OUTPUT_LIMIT: usize = 64 << 10;
 /// in every handler instance.
 pub const MAX_FILES: usize = 64;
 pub const MAX_ENTRIES: usize = 256;
+/// Where Juju keeps each unit's agent on a machine: its credentials, its
+/// state and the unit's charm directory, which holds the handlers' stored
+/// data. No directory grant may hold it or lie inside it. Juju's storage
+/// (`/var/lib/juju/storage`) is beside it, and grantable.
+pub const JUJU_AGENTS_DIR: &str = "/var/lib/juju/agents";
 
 /// How a declared directory is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -328,7 +333,8 @@ fn parse_command(field: &str, name: &str, command: RawCommand) -> Result<Command
 }
 
 /// A declared directory: absolute, normal, not `/` itself (that would be the
-/// whole machine), at most 4 KiB.
+/// whole machine) nor anything of Juju's unit agents ([`JUJU_AGENTS_DIR`]),
+/// at most 4 KiB.
 fn parse_dir(text: &str) -> Result<PathBuf, String> {
     let path = Path::new(text);
     if !path.is_absolute() {
@@ -353,7 +359,28 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
             "`/` would grant the whole machine; declare the directories the workload uses".into(),
         );
     }
+    let agents = Path::new(JUJU_AGENTS_DIR);
+    if overlaps(path, agents) {
+        let relation = if path == agents {
+            "is"
+        } else if agents.starts_with(path) {
+            "holds"
+        } else {
+            "lies inside"
+        };
+        return Err(format!(
+            "`{text}` {relation} {JUJU_AGENTS_DIR}, Juju's unit agents: their credentials, state and \
+             charm directories (the handlers' stored data) are never granted; declare the \
+             directories the workload uses"
+        ));
+    }
     Ok(path.to_path_buf())
+}
+
+/// Whether one of the two paths holds the other (or they are the same),
+/// component by component: `/var/lib/jujux` is beside `/var/lib/juju`.
+pub fn overlaps(a: &Path, b: &Path) -> bool {
+    a.starts_with(b) || b.starts_with(a)
 }
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
@@ -504,5 +531,46 @@ mod tests {
         assert!(parse("files: [{path: /x, access: write}]").is_err());
         assert!(parse("containers: {web: {comands: {}}}").is_err());
         assert!(parse("servics: []").is_err());
+    }
+
+    /// Whatever the access: a grant holding the unit agents' directory
+    /// would reach the agent's credentials and every handler's stored
+    /// data, one inside it the same of one unit.
+    #[test]
+    fn the_unit_agents_directory_is_never_granted() {
+        for (path, relation) in [
+            ("/var", "holds"),
+            ("/var/lib/juju", "holds"),
+            ("/var/lib/juju/agents", "is"),
+            ("/var/lib/juju/agents/unit-web-0/charm", "lies inside"),
+            (
+                "/var/lib/juju/agents/unit-web-0/charm/.wasm-charm",
+                "lies inside",
+            ),
+        ] {
+            for access in ["read", "read-write"] {
+                let e = parse(&format!("files: [{{path: {path}, access: {access}}}]")).unwrap_err();
+                assert!(
+                    e.starts_with(&format!(
+                        "field `workload.files[0].path`: `{path}` {relation} /var/lib/juju/agents"
+                    )),
+                    "{path} ({access}): {e}"
+                );
+            }
+        }
+        // Beside it: Juju's storage, and a name that only begins the same.
+        for path in ["/var/lib/juju/storage/data", "/var/lib/jujux", "/var/log"] {
+            let w = parse(&format!("files: [{{path: {path}, access: read-write}}]")).unwrap();
+            assert_eq!(w.files[0].path, Path::new(path));
+        }
+    }
+
+    #[test]
+    fn overlapping_paths_are_told_by_component() {
+        assert!(overlaps(Path::new("/a"), Path::new("/a/b")));
+        assert!(overlaps(Path::new("/a/b"), Path::new("/a")));
+        assert!(overlaps(Path::new("/a/b"), Path::new("/a/b")));
+        assert!(!overlaps(Path::new("/a/b"), Path::new("/a/bc")));
+        assert!(!overlaps(Path::new("/a/b"), Path::new("/c")));
     }
 }

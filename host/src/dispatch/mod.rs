@@ -175,8 +175,14 @@ impl<'c, 'e> EventRun<'c, 'e> {
         EventStates::validate(ctx.charm).map_err(anyhow::Error::msg)?;
         let loaded = backend.load()?;
         let component = crate::runtime::identify(&ctx.charm.component_path(), &ctx.state_dir)?;
-        let files = Preopens::new(&ctx.charm.manifest.workload.files, &ctx.workload_root)
-            .map_err(anyhow::Error::msg)?;
+        let charm_dir =
+            std::path::absolute(&ctx.charm.path).unwrap_or_else(|_| ctx.charm.path.clone());
+        let files = Preopens::new(
+            &ctx.charm.manifest.workload.files,
+            &ctx.workload_root,
+            &charm_dir,
+        )
+        .map_err(anyhow::Error::msg)?;
         let cut = Arc::new(cut_calls::CutCalls::new(tools));
         Ok(EventRun {
             component,

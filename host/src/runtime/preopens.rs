@@ -20,12 +20,12 @@
 //! handler observes (the warm update-status) pays nothing for them.
 
 use crate::bindings::model::LogLevel;
-use crate::charm_dir::{Access, FileGrant};
+use crate::charm_dir::{Access, FileGrant, overlaps};
 use crate::model::Model;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeSet;
 use std::io::ErrorKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
@@ -69,8 +69,20 @@ impl Notes {
 }
 
 impl Preopens {
-    /// The grants of `workload.files`, under `root`. Pure: no I/O.
-    pub fn new(grants: &[FileGrant], root: &WorkloadRoot) -> Result<Preopens, String> {
+    /// The grants of `workload.files`, under `root`, for the charm in
+    /// `charm_dir` (absolute). Pure: no I/O.
+    ///
+    /// A grant that would hold the charm directory, or lie inside it, is
+    /// refused: the directory is Juju's and the host's (the component, the
+    /// artifacts, every handler's stored data), and no handler may change
+    /// it behind the host. The manifest's own check refuses Juju's agents'
+    /// directory wherever a unit's charm is; this one is for a charm
+    /// directory elsewhere, or a workload root that puts a grant over it.
+    pub fn new(
+        grants: &[FileGrant],
+        root: &WorkloadRoot,
+        charm_dir: &Path,
+    ) -> Result<Preopens, String> {
         let dirs = grants
             .iter()
             .map(|g| {
@@ -86,6 +98,23 @@ impl Preopens {
                         g.path.display()
                     )
                 })?;
+                if overlaps(&host, charm_dir) {
+                    let relation = if host == charm_dir {
+                        "is"
+                    } else if charm_dir.starts_with(&host) {
+                        "holds"
+                    } else {
+                        "lies inside"
+                    };
+                    return Err(format!(
+                        "workload.files: `{guest}` ({}, at {}) {relation} the charm directory \
+                         {}, which only Juju and wasm-charm change (the handlers' stored data \
+                         is there); declare the directories the workload uses",
+                        g.access.as_str(),
+                        host.display(),
+                        charm_dir.display()
+                    ));
+                }
                 Ok(Preopen {
                     guest: guest.to_string(),
                     host,
@@ -173,7 +202,11 @@ impl Preopens {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
+
+    /// A charm directory apart from every root of these tests.
+    fn unit_charm() -> &'static Path {
+        Path::new("/var/lib/juju/agents/unit-web-0/charm")
+    }
 
     fn grant(path: &str, access: Access) -> FileGrant {
         FileGrant {
@@ -191,6 +224,7 @@ mod tests {
                 grant("/var/log/api", Access::Read),
             ],
             &root,
+            unit_charm(),
         )
         .unwrap();
         assert_eq!(
@@ -208,8 +242,9 @@ mod tests {
                 },
             ]
         );
-        assert!(Preopens::new(&[], &root).unwrap().is_empty());
-        let e = Preopens::new(&[grant("/etc/../x", Access::Read)], &root).unwrap_err();
+        assert!(Preopens::new(&[], &root, unit_charm()).unwrap().is_empty());
+        let e =
+            Preopens::new(&[grant("/etc/../x", Access::Read)], &root, unit_charm()).unwrap_err();
         assert!(
             e.contains("`/etc/../x` is not an absolute, normal path"),
             "{e}"
@@ -228,6 +263,7 @@ mod tests {
                 grant("/opt/absent", Access::Read),
             ],
             &root,
+            unit_charm(),
         )
         .unwrap();
         let notes = p.grant(&mut WasiCtxBuilder::new()).unwrap();
@@ -258,7 +294,7 @@ mod tests {
         std::fs::create_dir(dir.path().join("etc")).unwrap();
         std::fs::write(dir.path().join("etc/conf"), "a file").unwrap();
         for access in [Access::Read, Access::ReadWrite] {
-            let p = Preopens::new(&[grant("/etc/conf", access)], &root).unwrap();
+            let p = Preopens::new(&[grant("/etc/conf", access)], &root, unit_charm()).unwrap();
             let e = p.grant(&mut WasiCtxBuilder::new()).unwrap_err();
             let host = Path::new(dir.path()).join("etc/conf");
             assert!(
@@ -270,6 +306,36 @@ mod tests {
                 )),
                 "{e}"
             );
+        }
+    }
+
+    #[test]
+    fn a_grant_over_the_charm_directory_is_refused() {
+        let root = WorkloadRoot::new("/srv/units".into()).unwrap();
+        let charm = Path::new("/srv/units/charms/web/0");
+        for (path, relation) in [
+            ("/charms", "holds"),
+            ("/charms/web/0", "is"),
+            ("/charms/web/0/.wasm-charm", "lies inside"),
+        ] {
+            for access in [Access::Read, Access::ReadWrite] {
+                let e = Preopens::new(&[grant(path, access)], &root, charm).unwrap_err();
+                assert_eq!(
+                    e,
+                    format!(
+                        "workload.files: `{path}` ({}, at /srv/units{path}) {relation} the \
+                         charm directory /srv/units/charms/web/0, which only Juju and \
+                         wasm-charm change (the handlers' stored data is there); declare \
+                         the directories the workload uses",
+                        access.as_str()
+                    )
+                );
+            }
+        }
+        // Beside it.
+        for path in ["/charms/web/1", "/charms/web/0x", "/etc/web"] {
+            let p = Preopens::new(&[grant(path, Access::ReadWrite)], &root, charm).unwrap();
+            assert!(!p.is_empty());
         }
     }
 }
