@@ -137,10 +137,9 @@ fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Optio
             continue;
         };
         // Gone since the directory was read.
-        let Ok(mut comm) = std::fs::read_to_string(entry.path().join("comm")) else {
+        let Some(comm) = read_comm(&entry.path().join("comm")) else {
             continue;
         };
-        comm.truncate(comm.trim_end_matches('\n').len());
         let mut p = Proc {
             pid: pid.to_string(),
             comm,
@@ -154,6 +153,24 @@ fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Optio
     }
     scan.done = true;
     None
+}
+
+/// A process's `comm`, without its newline; `None` when it is gone (or
+/// the file is not text). The scan reads one per process on the machine,
+/// so in one `read` into a buffer on the stack: the kernel gives the whole
+/// file (at most 16 bytes) at once. A file that fills the buffer (not the
+/// kernel's `comm`) is read whole, the slow way.
+fn read_comm(path: &Path) -> Option<String> {
+    use rustix::fs::{Mode, OFlags};
+    let mut buf = [0u8; 64];
+    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
+    let n = rustix::io::read(&fd, &mut buf[..]).ok()?;
+    let text = if n < buf.len() {
+        std::str::from_utf8(&buf[..n]).ok()?.to_string()
+    } else {
+        std::fs::read_to_string(path).ok()?
+    };
+    Some(text.trim_end_matches('\n').to_string())
 }
 
 fn up(name: &str, pid: &str) -> Seen {
@@ -326,5 +343,30 @@ mod tests {
             "web",
             soon()
         )));
+    }
+
+    #[test]
+    fn a_comm_is_read_without_its_newline_whatever_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "x".repeat(100);
+        for (file, text, read) in [
+            ("short", "web\n", Some("web")),
+            ("empty", "", Some("")),
+            ("long", &format!("{long}\n") as &str, Some(long.as_str())),
+            (
+                "exact",
+                &"y".repeat(64) as &str,
+                Some(&"y".repeat(64) as &str),
+            ),
+        ] {
+            std::fs::write(dir.path().join(file), text).unwrap();
+            assert_eq!(read_comm(&dir.path().join(file)).as_deref(), read, "{file}");
+        }
+        std::fs::write(dir.path().join("binary"), b"\xff\xfe\n").unwrap();
+        assert_eq!(read_comm(&dir.path().join("binary")), None);
+        assert_eq!(read_comm(&dir.path().join("gone")), None);
+        // The real one: this process's.
+        let own = read_comm(Path::new("/proc/self/comm")).unwrap();
+        assert!(!own.is_empty() && own.len() <= COMM_LEN, "{own:?}");
     }
 }
