@@ -34,9 +34,13 @@ pub fn write(archive: &Path, entries: &[Entry]) -> anyhow::Result<()> {
         .prefix(".wasm-charm-archive-")
         .tempfile_in(dir)
         .with_context(|| format!("{}: cannot create a temporary file", dir.display()))?;
+    // Deflating is most of writing a `.charm` (a Python charm's artifacts
+    // are some 90 MB): each entry is deflated on its own, one per core at a
+    // time, into an archive of its own in memory, then copied raw, in order.
+    let deflated = deflate_all(archive, entries)?;
     let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(tmp.as_file()));
     let mut directories = std::collections::BTreeSet::new();
-    for entry in entries {
+    for (entry, one) in entries.iter().zip(deflated) {
         let mut parent = String::new();
         for part in entry
             .name
@@ -54,18 +58,8 @@ pub fn write(archive: &Path, entries: &[Entry]) -> anyhow::Result<()> {
                     .with_context(|| format!("{}: cannot add {parent}", archive.display()))?;
             }
         }
-        let mut source = std::fs::File::open(&entry.source)
-            .with_context(|| format!("{}: cannot read", entry.source.display()))?;
-        zip.start_file(&entry.name, options(entry.mode))
+        zip.merge_archive(one)
             .with_context(|| format!("{}: cannot add {}", archive.display(), entry.name))?;
-        std::io::copy(&mut source, &mut zip).with_context(|| {
-            format!(
-                "{}: cannot add {} from {}",
-                archive.display(),
-                entry.name,
-                entry.source.display()
-            )
-        })?;
     }
     let mut out = zip
         .finish()
@@ -80,6 +74,73 @@ pub fn write(archive: &Path, entries: &[Entry]) -> anyhow::Result<()> {
     tmp.persist(archive)
         .with_context(|| format!("{}: cannot write", archive.display()))?;
     Ok(())
+}
+
+/// One deflated archive per entry, in the entries' order, made by as many
+/// threads as there are cores (or entries).
+fn deflate_all(
+    archive: &Path,
+    entries: &[Entry],
+) -> anyhow::Result<Vec<zip::ZipArchive<std::io::Cursor<Vec<u8>>>>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(entries.len());
+    let next = AtomicUsize::new(0);
+    let done: Vec<Mutex<Option<anyhow::Result<Vec<u8>>>>> =
+        entries.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = entries.get(i) else { break };
+                    let result = deflate(archive, entry);
+                    *done[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .zip(entries)
+        .map(|(slot, entry)| {
+            let bytes = slot
+                .into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .with_context(|| {
+                    format!("{}: {} was not deflated", archive.display(), entry.name)
+                })??;
+            zip::ZipArchive::new(std::io::Cursor::new(bytes)).with_context(|| {
+                format!(
+                    "{}: cannot read back {} deflated",
+                    archive.display(),
+                    entry.name
+                )
+            })
+        })
+        .collect()
+}
+
+/// `entry` deflated, as the one file of a zip archive in memory.
+fn deflate(archive: &Path, entry: &Entry) -> anyhow::Result<Vec<u8>> {
+    let mut source = std::fs::File::open(&entry.source)
+        .with_context(|| format!("{}: cannot read", entry.source.display()))?;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file(&entry.name, options(entry.mode))
+        .with_context(|| format!("{}: cannot add {}", archive.display(), entry.name))?;
+    std::io::copy(&mut source, &mut zip).with_context(|| {
+        format!(
+            "{}: cannot add {} from {}",
+            archive.display(),
+            entry.name,
+            entry.source.display()
+        )
+    })?;
+    let out = zip
+        .finish()
+        .with_context(|| format!("{}: cannot deflate {}", archive.display(), entry.name))?;
+    Ok(out.into_inner())
 }
 
 /// Deflated at level 1, made by Unix with `mode` as a regular file's (or a
@@ -212,6 +273,58 @@ mod tests {
             std::fs::read(out.join("deep/er/file")).unwrap(),
             std::fs::read(&b).unwrap()
         );
+    }
+
+    /// The entries are deflated at once but written in order, to the same
+    /// bytes every time; an entry that cannot be read fails the archive,
+    /// naming it, and leaves no archive behind.
+    #[test]
+    fn entries_deflated_at_once_are_written_in_order_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let entries: Vec<Entry> = (0..7)
+            .map(|i| {
+                let source = dir.path().join(format!("src-{i}"));
+                std::fs::write(&source, format!("{i}").repeat(1 + i * 50_000)).unwrap();
+                Entry {
+                    name: format!("d{}/f{i}", i % 2),
+                    source,
+                    mode: 0o644,
+                }
+            })
+            .collect();
+        let (one, two) = (dir.path().join("one.charm"), dir.path().join("two.charm"));
+        write(&one, &entries).unwrap();
+        write(&two, &entries).unwrap();
+        assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&one).unwrap()).unwrap();
+        let names: Vec<String> = (0..zip.len())
+            .map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "d0/", "d0/f0", "d1/", "d1/f1", "d0/f2", "d1/f3", "d0/f4", "d1/f5", "d0/f6"
+            ]
+        );
+        let out = dir.path().join("out");
+        extract(&one, &out).unwrap();
+        for entry in &entries {
+            assert_eq!(
+                std::fs::read(out.join(&entry.name)).unwrap(),
+                std::fs::read(&entry.source).unwrap()
+            );
+        }
+        write(&dir.path().join("empty.charm"), &[]).unwrap();
+
+        let mut broken = entries.clone();
+        broken[4].source = dir.path().join("missing");
+        let three = dir.path().join("three.charm");
+        let e = write(&three, &broken).unwrap_err();
+        assert!(
+            format!("{e:#}").contains(&format!("{}: cannot read", broken[4].source.display())),
+            "{e:#}"
+        );
+        assert!(!three.exists());
     }
 
     #[test]
