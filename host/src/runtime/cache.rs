@@ -16,7 +16,8 @@
 //!
 //! Two smaller entries spare a warm event the rest of the work: the
 //! component's hash, reused while the file's size, inode and change time are
-//! the same (no re-reading and hashing of the component), and the handler
+//! the same and the change is older than the entry (no re-reading and
+//! hashing of the component), and the handler
 //! declarations of that hash (no instance just to ask the guest for them).
 
 use super::declarations;
@@ -55,16 +56,42 @@ fn stamp(meta: &std::fs::Metadata) -> String {
     )
 }
 
+/// Whether the component may have changed since its stamp was saved
+/// without the stamp showing it: its change time is not older than the id
+/// file's own. File times move in ticks of the kernel's coarse clock (a few
+/// milliseconds), so a rewrite of the same size in the tick the id was
+/// saved in keeps every field of the stamp; such an entry is hashed again
+/// (the rule of git's "racily clean" index entries). A component unchanged
+/// since an earlier tick than the id's is trusted.
+fn racy(component: &std::fs::Metadata, id_file: &std::fs::Metadata) -> bool {
+    (component.ctime(), component.ctime_nsec()) >= (id_file.mtime(), id_file.mtime_nsec())
+}
+
+/// The id file's text and its metadata; `None` when it cannot be read.
+fn read_id(id_file: &Path) -> Option<(String, std::fs::Metadata)> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(id_file).ok()?;
+    let meta = file.metadata().ok()?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    Some((text, meta))
+}
+
 /// Identify the component at `path`, hashing it only when it changed.
 pub fn identify(path: &Path, state_dir: &Path) -> std::io::Result<ComponentId> {
     let meta = std::fs::metadata(path)?;
     let stamp = stamp(&meta);
     let id_file = state_dir.join(CACHE_DIR).join(ID_FILE);
-    let saved = std::fs::read_to_string(&id_file).unwrap_or_default();
-    let saved = saved.trim_end().rsplit_once(' ');
+    let (saved, id_meta) = read_id(&id_file).unzip();
+    let saved = saved
+        .as_deref()
+        .unwrap_or_default()
+        .trim_end()
+        .rsplit_once(' ');
     if let Some((saved_stamp, sha)) = saved
         && saved_stamp == stamp
         && sha.len() == 64
+        && id_meta.is_some_and(|id| !racy(&meta, &id))
     {
         return Ok(ComponentId {
             path: path.to_path_buf(),
@@ -334,5 +361,60 @@ pub(crate) fn remove_stale(dir: &Path, sha256: &str) {
         if stale {
             let _ = std::fs::remove_file(&p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn set_mtime(path: &Path, time: SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+    }
+
+    /// An entry whose stamp matches is trusted only when it was written
+    /// after the component last changed: one saved in the same tick as a
+    /// same-size rewrite (here: a forged hash, its file's time set back to
+    /// the component's) is hashed again, and the entry rewritten.
+    #[test]
+    fn a_stamp_saved_no_later_than_the_change_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (wasm, state) = (dir.path().join("charm.wasm"), dir.path().join("state"));
+        std::fs::write(&wasm, b"component one").unwrap();
+        let first = identify(&wasm, &state).unwrap();
+        assert!(first.bytes.is_some(), "hashed the first time");
+        assert_eq!(first.sha256, hex(&Sha256::digest(b"component one")));
+
+        let id_file = state.join(CACHE_DIR).join(ID_FILE);
+        let changed = std::fs::metadata(&wasm).unwrap();
+        let forged = "f".repeat(64);
+        let stamp_line = format!("{} {forged}\n", stamp(&changed));
+        // Written after the change: the entry is trusted, forged or not
+        // (nothing but the stamp is checked, which is the point of it).
+        std::fs::write(&id_file, &stamp_line).unwrap();
+        let later = std::fs::metadata(&wasm).unwrap().modified().unwrap() + Duration::from_secs(5);
+        set_mtime(&id_file, later);
+        let trusted = identify(&wasm, &state).unwrap();
+        assert_eq!(
+            (trusted.sha256.as_str(), trusted.bytes.is_none()),
+            (forged.as_str(), true)
+        );
+
+        // Saved in the tick of the change (its time is the change's): the
+        // component is hashed again and the entry made right.
+        let ctime = SystemTime::UNIX_EPOCH
+            + Duration::new(changed.ctime() as u64, changed.ctime_nsec() as u32);
+        set_mtime(&id_file, ctime);
+        let rehashed = identify(&wasm, &state).unwrap();
+        assert_eq!(rehashed.sha256, first.sha256);
+        assert!(rehashed.bytes.is_some());
+        let saved = std::fs::read_to_string(&id_file).unwrap();
+        assert_eq!(saved, format!("{} {}\n", stamp(&changed), first.sha256));
     }
 }
