@@ -393,6 +393,43 @@ fn a_grant_inside_the_charm_directory_fails_the_hook_and_keeps_the_store() {
     assert!(!charm_dir.join("etc").exists());
 }
 
+/// The same through a symbolic link: a declared directory that resolves
+/// into the charm directory (a link a package or a declared command could
+/// make) fails the handler when its instance would be given it.
+#[test]
+fn a_grant_linked_into_the_charm_directory_fails_the_hook_and_keeps_the_store() {
+    let machine = Machine::new();
+    machine.plant();
+    let unit = unit(&machine);
+    assert_success(&dispatch(&unit, &machine, "install"));
+    let state = unit.charm_dir().join(".wasm-charm");
+    let stored = fs::read(state.join("scopes.json")).expect("the store after install");
+    let statuses = unit.calls_of("status-set").len();
+
+    let rw = machine.root().join("etc/walls/rw");
+    fs::remove_dir_all(&rw).unwrap();
+    symlink(&state, &rw).expect("plant a symlink");
+    let out = dispatch(&unit, &machine, "start");
+    assert_failure(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let real_state = fs::canonicalize(&state).unwrap();
+    let real_charm = fs::canonicalize(unit.charm_dir()).unwrap();
+    let expected = format!(
+        "handler `created` could not be given its declared directory `/etc/walls/rw` (read-write, \
+         workload.files in wasm-charm.yaml): {} resolves to {}, which lies inside the charm \
+         directory {}",
+        rw.display(),
+        real_state.display(),
+        real_charm.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert_eq!(
+        fs::read(state.join("scopes.json")).expect("the store"),
+        stored
+    );
+    assert_eq!(unit.calls_of("status-set").len(), statuses);
+}
+
 #[test]
 fn a_relative_or_missing_root_fails_the_hook_naming_the_variable() {
     let machine = Machine::new();

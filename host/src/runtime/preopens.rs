@@ -33,6 +33,8 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 #[derive(Debug, Default)]
 pub struct Preopens {
     dirs: Vec<Preopen>,
+    /// The charm directory no grant may reach, as given (absolute).
+    charm_dir: PathBuf,
     /// Missing read-only directories already reported this event: one
     /// warning per event, not one per handler.
     reported: Mutex<BTreeSet<PathBuf>>,
@@ -124,6 +126,7 @@ impl Preopens {
             .collect::<Result<_, String>>()?;
         Ok(Preopens {
             dirs,
+            charm_dir: charm_dir.to_path_buf(),
             reported: Mutex::default(),
         })
     }
@@ -149,6 +152,7 @@ impl Preopens {
                 Access::Read => FsPerms::ReadOnly,
                 Access::ReadWrite => FsPerms::ReadWrite,
             };
+            self.check_resolved(dir)?;
             let Err(error) = wasi.preopened_dir(&dir.host, &dir.guest, perms).map(|_| ()) else {
                 continue;
             };
@@ -188,6 +192,40 @@ impl Preopens {
         Ok(notes)
     }
 
+    /// A declared directory reached through a symbolic link (one a package,
+    /// an operator or a declared command made) may be the charm directory
+    /// after all, which `new` could only check by name: the path is
+    /// resolved as the preopen will open it, and refused the same way,
+    /// before anything is created: a missing directory by its nearest
+    /// existing parent.
+    fn check_resolved(&self, dir: &Preopen) -> Result<(), String> {
+        let Some(real) = resolve(&dir.host) else {
+            return Ok(());
+        };
+        let charm =
+            std::fs::canonicalize(&self.charm_dir).unwrap_or_else(|_| self.charm_dir.clone());
+        if !overlaps(&real, &charm) {
+            return Ok(());
+        }
+        let relation = if real == charm {
+            "is"
+        } else if charm.starts_with(&real) {
+            "holds"
+        } else {
+            "lies inside"
+        };
+        Err(format!(
+            "could not be given its declared directory `{}` ({}, workload.files in \
+             wasm-charm.yaml): {} resolves to {}, which {relation} the charm directory {}, \
+             which only Juju and wasm-charm change",
+            dir.guest,
+            dir.access.as_str(),
+            dir.host.display(),
+            real.display(),
+            charm.display()
+        ))
+    }
+
     fn cannot(&self, dir: &Preopen, what: &str, why: &str) -> String {
         format!(
             "could not be given its declared directory `{}` ({}, workload.files in \
@@ -196,6 +234,21 @@ impl Preopens {
             dir.access.as_str(),
             dir.host.display()
         )
+    }
+}
+
+/// `path` with every symbolic link resolved, as far as it exists, and the
+/// rest of it appended as named; `None` when not even `/` resolves.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(mut real) = std::fs::canonicalize(existing) {
+            real.extend(rest.iter().rev());
+            return Some(real);
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
     }
 }
 
@@ -337,5 +390,47 @@ mod tests {
             let p = Preopens::new(&[grant(path, Access::ReadWrite)], &root, charm).unwrap();
             assert!(!p.is_empty());
         }
+    }
+
+    /// A declared directory that is a symbolic link into the charm
+    /// directory (or to one of its parents) is refused when an instance is
+    /// given it, and so is a missing one created through such a link; one
+    /// that leads elsewhere is granted.
+    #[test]
+    fn a_grant_that_resolves_into_the_charm_directory_is_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let (root, charm) = (dir.path().join("root"), dir.path().join("unit/charm"));
+        std::fs::create_dir_all(root.join("opt")).unwrap();
+        std::fs::create_dir_all(charm.join(".wasm-charm")).unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        symlink(charm.join(".wasm-charm"), root.join("opt/state")).unwrap();
+        symlink(dir.path().join("unit"), root.join("opt/up")).unwrap();
+        symlink(&charm, root.join("opt/via")).unwrap();
+        symlink(dir.path().join("elsewhere"), root.join("opt/fine")).unwrap();
+        let root = WorkloadRoot::new(root).unwrap();
+        for (path, relation) in [
+            ("/opt/state", "lies inside"),
+            ("/opt/up", "holds"),
+            ("/opt/via/made", "lies inside"),
+        ] {
+            let p = Preopens::new(&[grant(path, Access::ReadWrite)], &root, &charm).unwrap();
+            let e = p.grant(&mut WasiCtxBuilder::new()).unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "could not be given its declared directory `{path}` (read-write, \
+                     workload.files in wasm-charm.yaml): {}{path} resolves to ",
+                    root.path().display()
+                )) && e.contains(&format!(
+                    "which {relation} the charm directory {}",
+                    std::fs::canonicalize(&charm).unwrap().display()
+                )),
+                "{path}: {e}"
+            );
+        }
+        // Refused before anything was made through the link.
+        assert!(!charm.join("made").exists());
+        let p = Preopens::new(&[grant("/opt/fine", Access::ReadWrite)], &root, &charm).unwrap();
+        p.grant(&mut WasiCtxBuilder::new()).unwrap();
     }
 }
