@@ -17,7 +17,7 @@ pub use metadata::{ConfigSchema, ConfigType, Endpoint, Metadata, Role};
 pub(crate) use workload::is_unit_name;
 pub use workload::{
     Access, CommandSpec, ContainerGrant, FileGrant, JUJU_AGENTS_DIR, MAX_ARGS, MAX_ARGS_BYTES,
-    OUTPUT_LIMIT, Workload, overlaps,
+    OUTPUT_LIMIT, Workload, overlap,
 };
 
 use std::path::{Path, PathBuf};

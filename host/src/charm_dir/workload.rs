@@ -359,15 +359,7 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
             "`/` would grant the whole machine; declare the directories the workload uses".into(),
         );
     }
-    let agents = Path::new(JUJU_AGENTS_DIR);
-    if overlaps(path, agents) {
-        let relation = if path == agents {
-            "is"
-        } else if agents.starts_with(path) {
-            "holds"
-        } else {
-            "lies inside"
-        };
+    if let Some(relation) = overlap(path, Path::new(JUJU_AGENTS_DIR)) {
         return Err(format!(
             "`{text}` {relation} {JUJU_AGENTS_DIR}, Juju's unit agents: their credentials, state and \
              charm directories (the handlers' stored data) are never granted; declare the \
@@ -377,10 +369,19 @@ fn parse_dir(text: &str) -> Result<PathBuf, String> {
     Ok(path.to_path_buf())
 }
 
-/// Whether one of the two paths holds the other (or they are the same),
-/// component by component: `/var/lib/jujux` is beside `/var/lib/juju`.
-pub fn overlaps(a: &Path, b: &Path) -> bool {
-    a.starts_with(b) || b.starts_with(a)
+/// How `path` stands to `other` when one holds the other, component by
+/// component, as the refusals say it: `is`, `holds` or `lies inside`;
+/// `None` when they are apart (`/var/lib/jujux` is beside `/var/lib/juju`).
+pub fn overlap(path: &Path, other: &Path) -> Option<&'static str> {
+    if path == other {
+        Some("is")
+    } else if other.starts_with(path) {
+        Some("holds")
+    } else if path.starts_with(other) {
+        Some("lies inside")
+    } else {
+        None
+    }
 }
 
 /// A unit name as `systemctl` takes it: no option (`-…`), no glob, no space.
@@ -567,10 +568,11 @@ mod tests {
 
     #[test]
     fn overlapping_paths_are_told_by_component() {
-        assert!(overlaps(Path::new("/a"), Path::new("/a/b")));
-        assert!(overlaps(Path::new("/a/b"), Path::new("/a")));
-        assert!(overlaps(Path::new("/a/b"), Path::new("/a/b")));
-        assert!(!overlaps(Path::new("/a/b"), Path::new("/a/bc")));
-        assert!(!overlaps(Path::new("/a/b"), Path::new("/c")));
+        let overlap = |a: &str, b: &str| overlap(Path::new(a), Path::new(b));
+        assert_eq!(overlap("/a", "/a/b"), Some("holds"));
+        assert_eq!(overlap("/a/b", "/a"), Some("lies inside"));
+        assert_eq!(overlap("/a/b", "/a/b"), Some("is"));
+        assert_eq!(overlap("/a/b", "/a/bc"), None);
+        assert_eq!(overlap("/a/b", "/c"), None);
     }
 }

@@ -20,7 +20,7 @@
 //! handler observes (the warm update-status) pays nothing for them.
 
 use crate::bindings::model::LogLevel;
-use crate::charm_dir::{Access, FileGrant, overlaps};
+use crate::charm_dir::{Access, FileGrant, overlap};
 use crate::model::Model;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeSet;
@@ -100,14 +100,7 @@ impl Preopens {
                         g.path.display()
                     )
                 })?;
-                if overlaps(&host, charm_dir) {
-                    let relation = if host == charm_dir {
-                        "is"
-                    } else if charm_dir.starts_with(&host) {
-                        "holds"
-                    } else {
-                        "lies inside"
-                    };
+                if let Some(relation) = overlap(&host, charm_dir) {
                     return Err(format!(
                         "workload.files: `{guest}` ({}, at {}) {relation} the charm directory \
                          {}, which only Juju and wasm-charm change (the handlers' stored data \
@@ -147,12 +140,13 @@ impl Preopens {
         // Blocking WASI calls run on the handler's own thread, which the
         // deadline already watches, rather than hopping to a thread pool.
         wasi.allow_blocking_current_thread(true);
+        let charm = resolve(&self.charm_dir).unwrap_or_else(|| self.charm_dir.clone());
         for dir in &self.dirs {
             let perms = match dir.access {
                 Access::Read => FsPerms::ReadOnly,
                 Access::ReadWrite => FsPerms::ReadWrite,
             };
-            self.check_resolved(dir)?;
+            check_resolved(dir, &charm)?;
             let Err(error) = wasi.preopened_dir(&dir.host, &dir.guest, perms).map(|_| ()) else {
                 continue;
             };
@@ -192,40 +186,6 @@ impl Preopens {
         Ok(notes)
     }
 
-    /// A declared directory reached through a symbolic link (one a package,
-    /// an operator or a declared command made) may be the charm directory
-    /// after all, which `new` could only check by name: the path is
-    /// resolved as the preopen will open it, and refused the same way,
-    /// before anything is created: a missing directory by its nearest
-    /// existing parent.
-    fn check_resolved(&self, dir: &Preopen) -> Result<(), String> {
-        let Some(real) = resolve(&dir.host) else {
-            return Ok(());
-        };
-        let charm =
-            std::fs::canonicalize(&self.charm_dir).unwrap_or_else(|_| self.charm_dir.clone());
-        if !overlaps(&real, &charm) {
-            return Ok(());
-        }
-        let relation = if real == charm {
-            "is"
-        } else if charm.starts_with(&real) {
-            "holds"
-        } else {
-            "lies inside"
-        };
-        Err(format!(
-            "could not be given its declared directory `{}` ({}, workload.files in \
-             wasm-charm.yaml): {} resolves to {}, which {relation} the charm directory {}, \
-             which only Juju and wasm-charm change",
-            dir.guest,
-            dir.access.as_str(),
-            dir.host.display(),
-            real.display(),
-            charm.display()
-        ))
-    }
-
     fn cannot(&self, dir: &Preopen, what: &str, why: &str) -> String {
         format!(
             "could not be given its declared directory `{}` ({}, workload.files in \
@@ -235,6 +195,31 @@ impl Preopens {
             dir.host.display()
         )
     }
+}
+
+/// A declared directory reached through a symbolic link (one a package, an
+/// operator or a declared command made) may be the charm directory after
+/// all, which `Preopens::new` could only check by name: the path is
+/// resolved as the preopen will open it, and refused against `charm` (the
+/// charm directory, resolved) the same way, before anything is created: a
+/// missing directory by its nearest existing parent.
+fn check_resolved(dir: &Preopen, charm: &Path) -> Result<(), String> {
+    let Some(real) = resolve(&dir.host) else {
+        return Ok(());
+    };
+    let Some(relation) = overlap(&real, charm) else {
+        return Ok(());
+    };
+    Err(format!(
+        "could not be given its declared directory `{}` ({}, workload.files in \
+         wasm-charm.yaml): {} resolves to {}, which {relation} the charm directory {}, \
+         which only Juju and wasm-charm change",
+        dir.guest,
+        dir.access.as_str(),
+        dir.host.display(),
+        real.display(),
+        charm.display()
+    ))
 }
 
 /// `path` with every symbolic link resolved, as far as it exists, and the
