@@ -77,47 +77,47 @@ pub fn write(archive: &Path, entries: &[Entry]) -> anyhow::Result<()> {
 }
 
 /// One deflated archive per entry, in the entries' order, made by as many
-/// threads as there are cores (or entries).
+/// threads as there are cores (or entries), each taking the next entry
+/// not yet taken.
 fn deflate_all(
     archive: &Path,
     entries: &[Entry],
 ) -> anyhow::Result<Vec<zip::ZipArchive<std::io::Cursor<Vec<u8>>>>> {
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(entries.len());
     let next = AtomicUsize::new(0);
-    let done: Vec<Mutex<Option<anyhow::Result<Vec<u8>>>>> =
-        entries.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(entry) = entries.get(i) else { break };
-                    let result = deflate(archive, entry);
-                    *done[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
-                }
-            });
-        }
-    });
-    done.into_iter()
-        .zip(entries)
-        .map(|(slot, entry)| {
-            let bytes = slot
-                .into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .with_context(|| {
-                    format!("{}: {} was not deflated", archive.display(), entry.name)
-                })??;
-            zip::ZipArchive::new(std::io::Cursor::new(bytes)).with_context(|| {
-                format!(
-                    "{}: cannot read back {} deflated",
-                    archive.display(),
-                    entry.name
-                )
+    let mut deflated = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(entry) = entries.get(i) else { break };
+                        mine.push((i, deflate(archive, entry)));
+                    }
+                    mine
+                })
             })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join())
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(|_| anyhow::anyhow!("{}: a deflating thread panicked", archive.display()))?
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
+    deflated.sort_by_key(|(i, _)| *i);
+    deflated
+        .into_iter()
+        .map(|(i, bytes)| {
+            let name = &entries[i].name;
+            zip::ZipArchive::new(std::io::Cursor::new(bytes?))
+                .with_context(|| format!("{}: cannot read back {name} deflated", archive.display()))
         })
         .collect()
 }
