@@ -365,18 +365,27 @@ fn a_file_where_a_directory_is_declared_fails_the_hook_naming_it() {
     assert!(unit.calls_of("status-set").is_empty());
 }
 
+/// The machine planted and the unit installed on it: the unit, its store
+/// after install and how many `status-set` calls it made, for a test that
+/// a later failing event keeps both.
+fn installed(machine: &Machine) -> (Unit, Vec<u8>, usize) {
+    machine.plant();
+    let unit = unit(machine);
+    assert_success(&dispatch(&unit, machine, "install"));
+    let store = unit.charm_dir().join(".wasm-charm/scopes.json");
+    let stored = fs::read(&store).expect("the store after install");
+    let statuses = unit.calls_of("status-set").len();
+    (unit, stored, statuses)
+}
+
 /// A workload root that puts a grant inside the charm directory (here the
 /// charm directory itself): the event fails before any handler runs,
 /// naming the grant and the directory, and what is stored is kept.
 #[test]
 fn a_grant_inside_the_charm_directory_fails_the_hook_and_keeps_the_store() {
     let machine = Machine::new();
-    machine.plant();
-    let unit = unit(&machine);
-    assert_success(&dispatch(&unit, &machine, "install"));
+    let (unit, stored, statuses) = installed(&machine);
     let store = unit.charm_dir().join(".wasm-charm/scopes.json");
-    let stored = fs::read(&store).expect("the store after install");
-    let statuses = unit.calls_of("status-set").len();
 
     let charm_dir = unit.charm_dir();
     let root = charm_dir.display().to_string();
@@ -399,12 +408,8 @@ fn a_grant_inside_the_charm_directory_fails_the_hook_and_keeps_the_store() {
 #[test]
 fn a_grant_linked_into_the_charm_directory_fails_the_hook_and_keeps_the_store() {
     let machine = Machine::new();
-    machine.plant();
-    let unit = unit(&machine);
-    assert_success(&dispatch(&unit, &machine, "install"));
+    let (unit, stored, statuses) = installed(&machine);
     let state = unit.charm_dir().join(".wasm-charm");
-    let stored = fs::read(state.join("scopes.json")).expect("the store after install");
-    let statuses = unit.calls_of("status-set").len();
 
     let rw = machine.root().join("etc/walls/rw");
     fs::remove_dir_all(&rw).unwrap();
