@@ -165,12 +165,13 @@ fn read_comm(path: &Path) -> Option<String> {
     let mut buf = [0u8; 64];
     let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
     let n = rustix::io::read(&fd, &mut buf[..]).ok()?;
-    let text = if n < buf.len() {
+    let mut text = if n < buf.len() {
         std::str::from_utf8(&buf[..n]).ok()?.to_string()
     } else {
         std::fs::read_to_string(path).ok()?
     };
-    Some(text.trim_end_matches('\n').to_string())
+    text.truncate(text.trim_end_matches('\n').len());
+    Some(text)
 }
 
 fn up(name: &str, pid: &str) -> Seen {
