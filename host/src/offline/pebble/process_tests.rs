@@ -296,7 +296,7 @@ fn signals_reach_the_services_process_group_and_checks_stop_and_start() {
     let root = pod.dir.path().join("root");
     pod.layer(&format!(
         "services:\n  web:\n    override: replace\n    working-dir: {}\n    \
-         command: sh -c 'trap \"echo hup > hup\" HUP; while true; do sleep 0.05; done'\n\
+         command: sh -c 'trap \"echo hup > hup\" HUP; touch trapped; while true; do sleep 0.05; done'\n\
          checks:\n  port:\n    override: replace\n    period: 50ms\n    \
          tcp: {{port: 1, host: 127.0.0.1}}\n",
         root.display()
@@ -315,6 +315,8 @@ fn signals_reach_the_services_process_group_and_checks_stop_and_start() {
         "cannot send signal to \"web\": service is not running"
     );
     pod.services("start", &["web"]);
+    // A HUP that reaches the shell before its `trap` ends it instead.
+    pod.until("the trap set", || root.join("trapped").exists());
     let (status, answer) = signal(&["web"]);
     assert_eq!((status, &answer["result"]), (200, &json!(true)), "{answer}");
     pod.until("the trap ran", || root.join("hup").exists());
