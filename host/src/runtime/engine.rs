@@ -80,6 +80,14 @@ pub fn config(target: Target) -> wasmtime::Result<Config> {
     // Deadlines by epoch: cheaper than fuel, and wall-clock is what Juju sees.
     config.epoch_interruption(true);
     config.max_wasm_stack(512 << 10);
+    // No `.eh_frame` in the artifact: wasmtime walks wasm frames by frame
+    // pointer for traps and backtraces, and a host panic never unwinds
+    // through them (it is caught at the host call and `dispatch` aborts on
+    // panic anyway). With it, every load registered each function's entry
+    // with the system unwinder: in the static musl `dispatch` (LLVM's
+    // libunwind, one call per function) some 23,000 calls for a
+    // componentize-py component at every event.
+    config.native_unwind_info(false);
     #[cfg(feature = "compile")]
     config.cranelift_opt_level(wasmtime::OptLevel::Speed);
     config.target(&target.triple())?;
@@ -179,6 +187,34 @@ mod tests {
             .expect("wasmtime in Cargo.lock");
         assert_eq!(locked.trim_matches('"'), WASMTIME_VERSION);
         assert!(ARTIFACT_VERSION.ends_with(WASMTIME_VERSION));
+    }
+
+    #[test]
+    fn artifacts_carry_no_native_unwind_information() {
+        // A component of one function: no `.eh_frame` section (its name is
+        // in an ELF artifact's section names whenever there is one).
+        let mut module = wasm_encoder::Module::new();
+        let mut types = wasm_encoder::TypeSection::new();
+        types.ty().function([], []);
+        module.section(&types);
+        let mut functions = wasm_encoder::FunctionSection::new();
+        functions.function(0);
+        module.section(&functions);
+        let mut code = wasm_encoder::CodeSection::new();
+        let mut f = wasm_encoder::Function::new([]);
+        f.instructions().end();
+        code.function(&f);
+        module.section(&code);
+        let mut component = wasm_encoder::Component::new();
+        component.section(&wasm_encoder::ModuleSection(&module));
+        let wasm = component.finish();
+        let artifact = engine(Target::Native)
+            .unwrap()
+            .precompile_component(&wasm)
+            .unwrap();
+        let has = |name: &[u8]| artifact.windows(name.len()).any(|w| w == name);
+        assert!(has(b".text"), "an ELF artifact names its sections");
+        assert!(!has(b".eh_frame"));
     }
 
     #[test]
