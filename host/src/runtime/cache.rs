@@ -300,8 +300,18 @@ pub fn compile_artifact(
 ) -> wasmtime::Result<PathBuf> {
     let engine = engine::engine(target)?;
     let path = artifact_path(dir, sha256, target);
-    write_making_dir(&path, &engine.precompile_component(wasm)?)?;
+    write_making_dir(&path, &precompile(&engine, wasm)?)?;
     Ok(path)
+}
+
+/// The artifact of `wasm`, compiled without its function names
+/// (`super::names`).
+#[cfg(feature = "compile")]
+fn precompile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
+    match super::names::without_function_names(wasm) {
+        Some(stripped) => engine.precompile_component(&stripped),
+        None => engine.precompile_component(wasm),
+    }
 }
 
 #[cfg(feature = "compile")]
@@ -312,7 +322,7 @@ fn compile_and_store(
     path: &Path,
     sha256: &str,
 ) -> wasmtime::Result<(Component, Source)> {
-    let artifact = engine.precompile_component(wasm)?;
+    let artifact = precompile(engine, wasm)?;
     if write_making_dir(path, &artifact).is_err() {
         // SAFETY: the bytes were produced by this engine just now.
         let c = unsafe { Component::deserialize(engine, &artifact)? };

@@ -8,6 +8,8 @@ pub mod cache;
 pub mod compiled_functions;
 pub mod declarations;
 pub mod engine;
+#[cfg(feature = "compile")]
+mod names;
 pub mod preopens;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
