@@ -401,6 +401,7 @@ mod tests {
             healthy,
             detail: detail.into(),
             waiting: false,
+            pid: None,
         };
         let state = ProbeState::default()
             .evaluate(

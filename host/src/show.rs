@@ -291,6 +291,7 @@ mod tests {
                     detail: "port 127.0.0.1:8774 not listening".into(),
                     at: 120_000,
                     since: 60_000,
+                    pid: None,
                 }),
                 failing_since: Some(60_000),
                 grace_start: Some(90_500),
@@ -305,6 +306,7 @@ mod tests {
                     detail: "http://127.0.0.1/ answered 200".into(),
                     at: 120_999,
                     since: 10_000,
+                    pid: None,
                 }),
                 gate: Some(false),
                 ..ProbeState::default()

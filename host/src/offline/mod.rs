@@ -273,6 +273,7 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
             healthy: outcome.healthy,
             detail,
             waiting: outcome.waiting,
+            pid: None,
         };
         scripted.insert(name.clone(), check);
     }

@@ -50,6 +50,7 @@ fn judge(target: &HttpTarget, status: u16, body: &[u8]) -> Seen {
     Seen::Up {
         detail: format!("{url} answered {status}"),
         still: format!("{url} still answering {status}"),
+        pid: None,
     }
 }
 

@@ -52,6 +52,9 @@ pub struct Check {
     /// service the plan does not have yet). Its scope waits, without a
     /// grace period, until the thing appears and the probe can judge it.
     pub waiting: bool,
+    /// The process a process probe found: the store keeps it, and the next
+    /// event looks there first.
+    pub pid: Option<u32>,
 }
 
 impl Check {
@@ -60,6 +63,7 @@ impl Check {
             healthy: true,
             detail: detail.into(),
             waiting: false,
+            pid: None,
         }
     }
 
@@ -68,6 +72,7 @@ impl Check {
             healthy: false,
             detail: detail.into(),
             waiting: false,
+            pid: None,
         }
     }
 
@@ -76,6 +81,7 @@ impl Check {
             healthy: false,
             detail: detail.into(),
             waiting: true,
+            pid: None,
         }
     }
 }
@@ -93,8 +99,13 @@ impl From<Check> for ProbeResult {
 /// What one attempt of a kind saw, before `expect` is applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Seen {
-    /// Up: `detail` says so, `still` is the message when it should be down.
-    Up { detail: String, still: String },
+    /// Up: `detail` says so, `still` is the message when it should be down;
+    /// `pid`, the process a process probe found.
+    Up {
+        detail: String,
+        still: String,
+        pid: Option<u32>,
+    },
     /// Down, and why.
     Down(String),
     /// Could not be told (no systemd, `/proc` unreadable): unhealthy whatever
@@ -156,7 +167,12 @@ pub fn assess(
         .filter(|(name, gate)| **gate || also.contains(*name))
         .map(|(name, _)| name.as_str())
         .collect();
-    let outcomes = run::run_all(specs, &names, prober, budget);
+    // Where each process probe found its process last: looked at first.
+    let found: BTreeMap<String, u32> = states
+        .iter()
+        .filter_map(|(name, s)| Some((name.clone(), s.last.as_ref()?.pid?)))
+        .collect();
+    let outcomes = run::run_all(specs, &names, &found, prober, budget);
     let now = prober.clock.now();
     outcomes
         .into_iter()

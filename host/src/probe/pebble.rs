@@ -57,6 +57,7 @@ pub(crate) fn service(
         Some(s) if s.current == "active" => Seen::Up {
             detail: format!("{name} active"),
             still: format!("{name} still active"),
+            pid: None,
         },
         Some(s) => Seen::Down(format!("{name} {}", s.current)),
     }
@@ -81,6 +82,7 @@ pub(crate) fn check(root: &WorkloadRoot, container: &str, check: &str, deadline:
         Some(c) if c.status == "up" => Seen::Up {
             detail: format!("{name} up"),
             still: format!("{name} still up"),
+            pid: None,
         },
         Some(c) => Seen::Down(format!(
             "{name} {} ({} of {} failures)",

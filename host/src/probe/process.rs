@@ -5,6 +5,13 @@
 //! ([`SharedScan`]): each reads what the others have read already, and only
 //! then reads on, so eight of them cost about one scan, not eight, and one
 //! that finds its process early stops there.
+//!
+//! A probe that found its process at the last event looks at that pid
+//! first (the store keeps it): a workload's process usually lives from one
+//! event to the next, and one read of its `comm` costs a thousandth of a
+//! scan of a busy machine's table. The hint is only where to look: what
+//! lives at that pid is checked as a scan would check it, and anything
+//! else (the process gone, its pid reused) falls back to the scan.
 
 use super::Seen;
 use std::fs::ReadDir;
@@ -41,6 +48,16 @@ impl Proc {
             .is_some_and(|argv0| by_comm || argv0 == name.as_bytes())
     }
 
+    /// Whether it is a live process `name` by either look: its `comm` as
+    /// [`Proc::matches_cut`] reads it, or the base name of its `argv[0]`
+    /// (the pass over every command line).
+    fn is(&mut self, proc: &Path, name: &str) -> bool {
+        self.matches_cut(proc, name)
+            || self
+                .argv0(proc)
+                .is_some_and(|a| !a.is_empty() && a == name.as_bytes())
+    }
+
     /// Whether it lives, reading its command line (and, without one, its
     /// state) the first time.
     fn argv0(&mut self, proc: &Path) -> Option<&[u8]> {
@@ -54,8 +71,33 @@ impl Proc {
 struct Scan {
     proc: Option<PathBuf>,
     seen: Vec<Proc>,
+    /// The pids of `seen` read ahead of the scan, at a probe's hint: the
+    /// scan skips them when it reaches them.
+    ahead: Vec<String>,
     rest: Option<ReadDir>,
     done: bool,
+}
+
+impl Scan {
+    /// The process at `pid`, from `seen` or read now (then kept in `seen`
+    /// and skipped by the scan); `None` when there is none.
+    fn at(&mut self, proc: &Path, pid: u32) -> Option<&mut Proc> {
+        let pid = pid.to_string();
+        let i = match self.seen.iter().position(|p| p.pid == pid) {
+            Some(i) => i,
+            None => {
+                let comm = read_comm(&proc.join(&pid).join("comm"))?;
+                self.ahead.push(pid.clone());
+                self.seen.push(Proc {
+                    pid,
+                    comm,
+                    life: None,
+                });
+                self.seen.len() - 1
+            }
+        };
+        self.seen.get_mut(i)
+    }
 }
 
 /// A scan of the process table shared by the probes of one event: the
@@ -72,8 +114,15 @@ impl SharedScan {
     /// is read from the process's memory): the table is read by `comm`
     /// first (a longer name by its first 15 bytes, then the command lines
     /// of those processes), and every command line only when that found
-    /// nothing.
-    pub(crate) fn find(&self, proc: &Path, name: &str, deadline: Instant) -> Seen {
+    /// nothing. `hint`, the pid where the last event found it, is looked at
+    /// first.
+    pub(crate) fn find(
+        &self,
+        proc: &Path,
+        name: &str,
+        hint: Option<u32>,
+        deadline: Instant,
+    ) -> Seen {
         let mut scan = self
             .0
             .lock()
@@ -84,6 +133,11 @@ impl SharedScan {
                 proc: Some(proc.to_path_buf()),
                 ..Scan::default()
             };
+        }
+        if let Some(p) = hint.and_then(|pid| scan.at(proc, pid))
+            && p.is(proc, name)
+        {
+            return up(name, &p.pid);
         }
         for p in &mut scan.seen {
             if p.matches_cut(proc, name) {
@@ -136,6 +190,9 @@ fn read_on(scan: &mut Scan, proc: &Path, name: &str, deadline: Instant) -> Optio
         else {
             continue;
         };
+        if scan.ahead.iter().any(|p| p == pid) {
+            continue;
+        }
         // Gone since the directory was read.
         let Some(comm) = read_comm(&entry.path().join("comm")) else {
             continue;
@@ -178,6 +235,7 @@ fn up(name: &str, pid: &str) -> Seen {
     Seen::Up {
         detail: format!("process {name} running (pid {pid})"),
         still: format!("process {name} still running (pid {pid})"),
+        pid: pid.parse().ok(),
     }
 }
 
@@ -257,7 +315,7 @@ mod tests {
             ("12", "web", 'R', "/usr/bin/web"),
         ]);
         let scan = SharedScan::default();
-        assert!(running(&scan.find(proc.path(), "web", soon())));
+        assert!(running(&scan.find(proc.path(), "web", None, soon())));
         // Found by its comm: no other process's command line was read.
         for p in &scan.0.lock().unwrap().seen {
             assert_eq!(p.life.is_some(), p.comm == "web", "{p:?}");
@@ -275,7 +333,10 @@ mod tests {
             .filter(|comm| comm != "dead")
             .collect();
         for comm in &read {
-            assert!(running(&scan.find(proc.path(), comm, soon())), "{comm}");
+            assert!(
+                running(&scan.find(proc.path(), comm, None, soon())),
+                "{comm}"
+            );
         }
         let seen = scan.0.lock().unwrap().seen.len();
         assert!(seen == read.len() || seen == read.len() + 1, "{seen}");
@@ -283,11 +344,12 @@ mod tests {
         assert!(running(&scan.find(
             proc.path(),
             "a-very-long-server-name",
+            None,
             soon()
         )));
         // Zombies do not count; the scan reads on to the end, once.
         assert_eq!(
-            scan.find(proc.path(), "dead", soon()),
+            scan.find(proc.path(), "dead", None, soon()),
             Seen::Down("process dead not running".into())
         );
         assert!(scan.0.lock().unwrap().done);
@@ -295,10 +357,11 @@ mod tests {
         // A process started since is not in this event's table; a scan of
         // its own (a retry) sees it.
         add(proc.path(), "20", "late", 'S', "/bin/late");
-        assert!(!running(&scan.find(proc.path(), "late", soon())));
+        assert!(!running(&scan.find(proc.path(), "late", None, soon())));
         assert!(running(&SharedScan::default().find(
             proc.path(),
             "late",
+            None,
             soon()
         )));
     }
@@ -307,20 +370,77 @@ mod tests {
     fn a_match_stops_the_scan_and_names_the_pid() {
         let proc = fake_proc(&[("1", "init", 'S', "/sbin/init"), ("2", "b", 'S', "/b")]);
         let scan = SharedScan::default();
-        let seen = scan.find(proc.path(), "b", soon());
+        let seen = scan.find(proc.path(), "b", None, soon());
         let Seen::Up { detail, .. } = seen else {
             panic!("{seen:?}")
         };
         assert_eq!(detail, "process b running (pid 2)");
-        let missing = SharedScan::default().find(&proc.path().join("nope"), "b", soon());
+        let missing = SharedScan::default().find(&proc.path().join("nope"), "b", None, soon());
         assert!(
             matches!(&missing, Seen::Unknown(m) if m.contains("cannot read")),
             "{missing:?}"
         );
-        let late = SharedScan::default().find(proc.path(), "zz", Instant::now());
+        let late = SharedScan::default().find(proc.path(), "zz", None, Instant::now());
         assert!(
             matches!(&late, Seen::Unknown(m) if m.contains("did not finish in time")),
             "{late:?}"
+        );
+    }
+
+    #[test]
+    fn a_hint_is_read_first_and_trusted_only_for_what_lives_there() {
+        let proc = fake_proc(&[
+            ("3", "web", 'S', "/usr/bin/web"),
+            ("7", "web", 'S', "/usr/bin/web"),
+            ("9", "python3", 'S', "/opt/bin/worker"),
+            ("11", "gone", 'Z', "/bin/gone"),
+        ]);
+        let pid_of = |seen: Seen| match seen {
+            Seen::Up { pid, .. } => pid,
+            other => panic!("{other:?}"),
+        };
+        // The hinted pid alone is read: no scan.
+        let scan = SharedScan::default();
+        assert_eq!(
+            pid_of(scan.find(proc.path(), "web", Some(7), soon())),
+            Some(7)
+        );
+        {
+            let s = scan.0.lock().unwrap();
+            assert!(s.rest.is_none(), "the scan started");
+            assert_eq!(s.seen.iter().map(|p| &p.pid).collect::<Vec<_>>(), ["7"]);
+        }
+        // Another probe scans on past the process read ahead, reading it
+        // once: the table holds each process once.
+        assert_eq!(
+            scan.find(proc.path(), "absent", None, soon()),
+            Seen::Down("process absent not running".into())
+        );
+        let mut pids: Vec<String> = scan
+            .0
+            .lock()
+            .unwrap()
+            .seen
+            .iter()
+            .map(|p| p.pid.clone())
+            .collect();
+        pids.sort();
+        assert_eq!(pids, ["11", "3", "7", "9"]);
+        // A renamed process is found at its hint by its command line.
+        let fresh = SharedScan::default();
+        assert_eq!(
+            pid_of(fresh.find(proc.path(), "worker", Some(9), soon())),
+            Some(9)
+        );
+        assert!(fresh.0.lock().unwrap().rest.is_none());
+        // A hint that is another process, a zombie or no process: the scan.
+        for hint in [9, 11, 99] {
+            let found = pid_of(SharedScan::default().find(proc.path(), "web", Some(hint), soon()));
+            assert!(matches!(found, Some(3 | 7)), "hint {hint}: {found:?}");
+        }
+        assert_eq!(
+            SharedScan::default().find(proc.path(), "gone", Some(11), soon()),
+            Seen::Down("process gone not running".into())
         );
     }
 
@@ -332,9 +452,9 @@ mod tests {
             ("8", "web", 'S', "/usr/bin/web"),
         ]);
         let scan = SharedScan::default();
-        assert!(running(&scan.find(proc.path(), "kthreadd", soon())));
+        assert!(running(&scan.find(proc.path(), "kthreadd", None, soon())));
         assert_eq!(
-            scan.find(proc.path(), "gone", soon()),
+            scan.find(proc.path(), "gone", None, soon()),
             Seen::Down("process gone not running".into())
         );
         // The live one with a command line is read by `comm`, not `stat`.
@@ -342,6 +462,7 @@ mod tests {
         assert!(running(&SharedScan::default().find(
             proc.path(),
             "web",
+            None,
             soon()
         )));
     }

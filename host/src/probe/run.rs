@@ -54,20 +54,21 @@ pub struct Outcome {
 /// One attempt of `spec`, finished by `deadline` (the earlier of its own
 /// timeout and whatever budget the caller has).
 pub fn attempt(spec: &ProbeSpec, env: &ProbeEnv, deadline: Instant) -> Check {
-    attempt_sharing(spec, env, &SharedScan::default(), deadline)
+    attempt_sharing(spec, env, &SharedScan::default(), None, deadline)
 }
 
 /// [`attempt`], a process probe reading `scan`, which the process probes
-/// run at the same time share.
+/// run at the same time share, and looking at pid `hint` first.
 fn attempt_sharing(
     spec: &ProbeSpec,
     env: &ProbeEnv,
     scan: &SharedScan,
+    hint: Option<u32>,
     deadline: Instant,
 ) -> Check {
     let seen = match &spec.target {
         Target::Systemd { unit } => systemd::check(&env.systemctl, unit, deadline),
-        Target::Process { name } => scan.find(&env.proc, name, deadline),
+        Target::Process { name } => scan.find(&env.proc, name, hint, deadline),
         Target::Tcp(_) | Target::Http(_) => match crate::http::client_runtime() {
             Ok(runtime) => runtime.block_on(network_attempt(spec, deadline)),
             Err(e) => Seen::Unknown(format!(
@@ -106,8 +107,14 @@ impl Seen {
     /// not be told is unhealthy either way.
     pub(crate) fn against(self, expect: Expect) -> Check {
         match (self, expect) {
-            (Seen::Up { detail, .. }, Expect::Up) => Check::healthy(detail),
-            (Seen::Up { still, .. }, Expect::Down) => Check::unhealthy(still),
+            (Seen::Up { detail, pid, .. }, Expect::Up) => Check {
+                pid,
+                ..Check::healthy(detail)
+            },
+            (Seen::Up { still, pid, .. }, Expect::Down) => Check {
+                pid,
+                ..Check::unhealthy(still)
+            },
             (Seen::Down(d), Expect::Down) => Check::healthy(d),
             (Seen::Down(d), Expect::Up) | (Seen::Unknown(d), _) => Check::unhealthy(d),
             (Seen::Waiting(d), _) => Check::waiting(d),
@@ -302,8 +309,9 @@ fn spawn_probe(
     }
 }
 
-/// The probes of one lane: a name and its declaration each.
-type Lane = Vec<(String, ProbeSpec)>;
+/// The probes of one lane: a name, its declaration and the pid where a
+/// process probe found its process at the last event, each.
+type Lane = Vec<(String, ProbeSpec, Option<u32>)>;
 /// How a lane runs: its probes, one after another or at once, each outcome
 /// sent as it is known.
 type LaneRun = fn(&Prober, Lane, Instant, &Sender);
@@ -314,7 +322,7 @@ fn network_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
     let runtime = match crate::http::client_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
-            for (name, spec) in lane {
+            for (name, spec, _) in lane {
                 let first = Check::unhealthy(format!(
                     "{}: cannot start the network client: {e}",
                     spec.target
@@ -326,7 +334,7 @@ fn network_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
     };
     runtime.block_on(async {
         let mut attempts = tokio::task::JoinSet::new();
-        for (name, spec) in lane {
+        for (name, spec, _) in lane {
             attempts.spawn(async move {
                 let deadline = attempt_deadline(&spec, end);
                 let check = network_attempt(&spec, deadline).await.against(spec.expect);
@@ -344,22 +352,26 @@ fn network_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
 }
 
 /// The first attempts of the process probes `lane`, one after another on
-/// one scan of `/proc`, which costs about what one probe costs.
+/// one scan of `/proc`, which costs about what one probe costs (or none,
+/// when each finds its process where the last event did).
 fn process_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
     let scan = SharedScan::default();
-    for (name, spec) in lane {
-        let first = attempt_sharing(&spec, &prober.env, &scan, attempt_deadline(&spec, end));
+    for (name, spec, hint) in lane {
+        let deadline = attempt_deadline(&spec, end);
+        let first = attempt_sharing(&spec, &prober.env, &scan, hint, deadline);
         prober.go_on(name, spec, first, end, tx);
     }
 }
 
 /// Run the probes `names` of `specs` at once (in the lanes the module
-/// describes) for at most `budget`. A probe still running then is unhealthy
-/// with a message saying so (its thread is left to end at its own deadline;
-/// its answer is dropped).
+/// describes) for at most `budget`, a process probe looking first at the
+/// pid `found` holds for it (where the last event found its process). A
+/// probe still running then is unhealthy with a message saying so (its
+/// thread is left to end at its own deadline; its answer is dropped).
 pub fn run_all(
     specs: &BTreeMap<String, ProbeSpec>,
     names: &[&str],
+    found: &BTreeMap<String, u32>,
     prober: &Prober,
     budget: Duration,
 ) -> BTreeMap<String, Outcome> {
@@ -375,12 +387,12 @@ pub fn run_all(
             continue;
         }
         running += 1;
-        let entry = (name.to_string(), spec.clone());
+        let entry = (name.to_string(), spec.clone(), found.get(name).copied());
         match spec.target {
             Target::Tcp(_) | Target::Http(_) => network.push(entry),
             Target::Process { .. } => process.push(entry),
             Target::Systemd { .. } | Target::PebbleService { .. } | Target::PebbleCheck { .. } => {
-                let (name, spec) = entry;
+                let (name, spec, _) = entry;
                 let target = spec.target.to_string();
                 let alone = prober.clone();
                 spawn_probe(name, &target, &tx, move |name| {

@@ -63,6 +63,10 @@ pub struct LastCheck {
     /// break.
     #[serde(default)]
     pub since: Millis,
+    /// The process a process probe found (its pid also in `detail`), where
+    /// the next event looks first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
 }
 
 /// The status a failing probe gives its scope.
@@ -93,6 +97,7 @@ impl ProbeState {
             detail: check.detail.clone(),
             at: now,
             since,
+            pid: check.pid,
         });
         if check.healthy {
             let next = ProbeState {

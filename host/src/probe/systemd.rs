@@ -56,6 +56,7 @@ pub(crate) fn check(systemctl: &Path, unit: &str, deadline: Instant) -> Seen {
                 if w.is_empty() { "active" } else { w }
             ),
             still: format!("service {unit} still running"),
+            pid: None,
         },
         (_, "") => {
             let stderr = String::from_utf8_lossy(&out.stderr);

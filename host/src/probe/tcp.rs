@@ -31,6 +31,7 @@ pub(crate) async fn attempt(addr: &HostPort, deadline: Instant) -> Seen {
                 return Seen::Up {
                     detail: format!("port {addr} listening"),
                     still: format!("port {addr} still listening"),
+                    pid: None,
                 };
             }
             Err(_) => timed_out = true,

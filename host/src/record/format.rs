@@ -224,6 +224,9 @@ pub struct ProbeRun {
     pub detail: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub waiting: bool,
+    /// The process a process probe found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     pub attempts: u32,
 }
 
@@ -234,6 +237,7 @@ impl ProbeRun {
             healthy: outcome.check.healthy,
             detail: outcome.check.detail.clone(),
             waiting: outcome.check.waiting,
+            pid: outcome.check.pid,
             attempts: outcome.attempts,
         }
     }
@@ -244,6 +248,7 @@ impl ProbeRun {
                 healthy: self.healthy,
                 detail: self.detail.clone(),
                 waiting: self.waiting,
+                pid: self.pid,
             },
             attempts: self.attempts,
         }

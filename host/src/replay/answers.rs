@@ -411,6 +411,7 @@ mod tests {
             healthy,
             detail: "d".into(),
             waiting: false,
+            pid: None,
             attempts: 1,
         };
         let probes = Probes::new(vec![run(false), run(true)]);

@@ -170,7 +170,10 @@ fn same_but_recheck_times(
             name == was
                 && match (&now.last, &then.last) {
                     (Some(a), Some(b))
-                        if a.healthy == b.healthy && a.detail == b.detail && a.since == b.since =>
+                        if a.healthy == b.healthy
+                            && a.detail == b.detail
+                            && a.since == b.since
+                            && a.pid == b.pid =>
                     {
                         let crate::probe::ProbeState {
                             last: _,

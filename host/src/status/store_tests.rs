@@ -221,6 +221,7 @@ fn a_probe_rechecked_with_the_same_result_is_not_worth_a_save() {
             detail: detail.into(),
             at,
             since,
+            pid: None,
         }),
         ..Default::default()
     };
@@ -235,8 +236,12 @@ fn a_probe_rechecked_with_the_same_result_is_not_worth_a_save() {
         .insert("api".into(), check(true, "port open", 9_000, 500));
     assert!(!after.worth_saving_over(&before));
     assert!(!before.worth_saving_over(&before));
-    // Anything else is: a new detail, a new health, a new probe, a gate.
+    // Anything else is: a new detail, a new health, a new probe, a gate,
+    // where a process probe looks first.
+    let mut elsewhere = check(true, "port open", 9_000, 500);
+    elsewhere.last.as_mut().unwrap().pid = Some(7);
     for changed in [
+        elsewhere,
         check(true, "port open, pid 7", 9_000, 500),
         check(false, "port closed", 9_000, 9_000),
         crate::probe::ProbeState {
@@ -406,14 +411,24 @@ fn worth_saving_by_definition(after: &ScopeStore, before: &ScopeStore) -> bool {
 /// Probe states drawn from a few values each, so that a recheck finding
 /// what was found before is frequent.
 pub(crate) fn arb_probes() -> impl Strategy<Value = BTreeMap<String, crate::probe::ProbeState>> {
-    let last = prop::option::of((any::<bool>(), "open|closed", 0u64..3, 0u64..2).prop_map(
-        |(healthy, detail, at, since)| crate::probe::state::LastCheck {
-            healthy,
-            detail,
-            at,
-            since,
-        },
-    ));
+    let last = prop::option::of(
+        (
+            any::<bool>(),
+            "open|closed",
+            0u64..3,
+            0u64..2,
+            prop::option::of(1u32..3),
+        )
+            .prop_map(
+                |(healthy, detail, at, since, pid)| crate::probe::state::LastCheck {
+                    healthy,
+                    detail,
+                    at,
+                    since,
+                    pid,
+                },
+            ),
+    );
     let state = (
         last,
         prop::option::of(0u64..2),

@@ -202,11 +202,17 @@ fn process_by_comm_started_and_killed() {
     wait_comm(pid, &name);
     assert_eq!(
         once(&spec, &env),
-        Check::healthy(format!("process {name} running (pid {pid})"))
+        Check {
+            pid: Some(pid),
+            ..Check::healthy(format!("process {name} running (pid {pid})"))
+        }
     );
     assert_eq!(
         once(&down(spec.clone()), &env),
-        Check::unhealthy(format!("process {name} still running (pid {pid})"))
+        Check {
+            pid: Some(pid),
+            ..Check::unhealthy(format!("process {name} still running (pid {pid})"))
+        }
     );
     // Killed but not yet reaped: a zombie, which does not count.
     child.kill();
@@ -235,10 +241,76 @@ fn process_by_the_base_name_of_argv0() {
     wait_comm(child.pid(), "sleep");
     assert_eq!(
         once(&spec, &env),
-        Check::healthy(format!("process {name} running (pid {})", child.pid()))
+        Check {
+            pid: Some(child.pid()),
+            ..Check::healthy(format!("process {name} running (pid {})", child.pid()))
+        }
     );
     drop(child);
     assert!(!once(&spec, &env).healthy);
+}
+
+/// A process probe looks first where the last event found its process:
+/// of two processes of one name, the one the store kept is reported while
+/// it lives (though the scan alone finds the other), and once it is a
+/// zombie, then gone, the scan finds the other.
+#[test]
+fn assess_looks_first_where_the_last_event_found_the_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = unique_name("wchint-");
+    let exe = dir.path().join(&name);
+    std::fs::copy("/bin/sleep", &exe).unwrap();
+    let mut children = [
+        ChildGuard::spawn(Command::new(&exe).arg("600")),
+        ChildGuard::spawn(Command::new(&exe).arg("600")),
+    ];
+    for child in &children {
+        wait_comm(child.pid(), &name);
+    }
+    let mut spec = ProbeSpec::new(Target::Process { name: name.clone() });
+    // A /proc scan on a loaded machine can take longer than the default 2s.
+    spec.timeout = Duration::from_secs(20);
+    let specs = BTreeMap::from([("worker".to_string(), spec)]);
+    let prober = on_clock(Arc::new(ManualClock::new(UNIX_EPOCH)));
+    let event = |states: &BTreeMap<String, ProbeState>| {
+        let mut a = assess(
+            &specs,
+            states,
+            &BTreeSet::new(),
+            &prober,
+            Duration::from_secs(30),
+        );
+        a.remove("worker").unwrap()
+    };
+    // Nothing kept: the scan finds one, and the state keeps its pid.
+    let a = event(&BTreeMap::new());
+    let scanned = a.outcome.check.pid.expect("the pid found");
+    assert_eq!(a.state.last.as_ref().unwrap().pid, Some(scanned));
+    let (other, o) = if scanned == children[0].pid() {
+        (children[1].pid(), 1)
+    } else {
+        (children[0].pid(), 0)
+    };
+    assert_eq!(children[1 - o].pid(), scanned);
+    // Kept: the other. It is the one reported, and kept again.
+    let mut kept = a.state.clone();
+    kept.last.as_mut().unwrap().pid = Some(other);
+    let states = BTreeMap::from([("worker".to_string(), kept)]);
+    let a = event(&states);
+    assert_eq!(
+        a.outcome.check,
+        Check {
+            pid: Some(other),
+            ..Check::healthy(format!("process {name} running (pid {other})"))
+        }
+    );
+    assert_eq!(a.state.last.as_ref().unwrap().pid, Some(other));
+    // The kept one is a zombie, then gone: the scan finds the other.
+    children[o].kill();
+    wait_zombie(other);
+    assert_eq!(event(&states).outcome.check.pid, Some(scanned));
+    children[o].reap();
+    assert_eq!(event(&states).outcome.check.pid, Some(scanned));
 }
 
 fn systemd(unit: &str, stand_in: &SystemctlStandIn) -> (ProbeSpec, ProbeEnv) {
@@ -378,7 +450,13 @@ fn gated_probes_run_at_once_under_one_budget() {
         .collect();
     // The budget is real time: 3s leaves the refused and open probes room on
     // a loaded machine (500ms did not, once), and only the silent one waits it out.
-    let out = run_all(&specs, &gated, &on_clock(clock), Duration::from_secs(3));
+    let out = run_all(
+        &specs,
+        &gated,
+        &BTreeMap::new(),
+        &on_clock(clock),
+        Duration::from_secs(3),
+    );
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.keys().collect::<Vec<_>>(), ["open", "refused", "slow"]);
     assert!(out["open"].check.healthy);
@@ -431,6 +509,7 @@ fn lanes_run_first_attempts_together_and_retry_each_failure_alone() {
     let out = run_all(
         &specs,
         &names,
+        &BTreeMap::new(),
         &on_clock(clock.clone()),
         Duration::from_secs(20),
     );
