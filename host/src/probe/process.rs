@@ -8,8 +8,8 @@
 //!
 //! A probe that found its process at the last event looks at that pid
 //! first (the store keeps it): a workload's process usually lives from one
-//! event to the next, and one read of its `comm` costs a thousandth of a
-//! scan of a busy machine's table. The hint is only where to look: what
+//! event to the next, and one read of its `comm` is what a scan pays for
+//! each process of the table. The hint is only where to look: what
 //! lives at that pid is checked as a scan would check it, and anything
 //! else (the process gone, its pid reused) falls back to the scan.
 
