@@ -465,4 +465,40 @@ proptest! {
             worth_saving_by_definition(&after, &before)
         );
     }
+
+    /// The same probes checked again, a probe's check time moved and one
+    /// field of it changed: the near misses that a walk forgetting a field
+    /// would judge wrong, which two stores drawn apart rarely are.
+    #[test]
+    fn a_recheck_differing_in_one_field_is_judged_as_its_definition(
+        before_probes in arb_probes(),
+        at in 0u64..5,
+        field in 0usize..8,
+    ) {
+        let before = ScopeStore { probes: before_probes, ..ScopeStore::default() };
+        let mut after = before.clone();
+        if let Some(state) = after.probes.values_mut().next() {
+            let toggle = |v: Option<u64>| v.map_or(Some(0), |_| None);
+            if let Some(last) = state.last.as_mut() {
+                last.at = at;
+                match field {
+                    0 => last.healthy = !last.healthy,
+                    1 => last.detail.push('!'),
+                    2 => last.since += 1,
+                    3 => last.pid = last.pid.map_or(Some(9), |_| None),
+                    _ => {}
+                }
+            }
+            match field {
+                4 => state.failing_since = toggle(state.failing_since),
+                5 => state.grace_start = toggle(state.grace_start),
+                6 => state.gate = Some(!state.gate.unwrap_or(false)),
+                _ => {}
+            }
+        }
+        prop_assert_eq!(
+            after.worth_saving_over(&before),
+            worth_saving_by_definition(&after, &before)
+        );
+    }
 }
