@@ -233,8 +233,13 @@ impl Runtime {
                 limits: &limits_copy,
                 deadline,
             };
+            let finished = instance.run(states, files.as_deref(), f);
+            // Let go of the component (its artifact's file stays open while
+            // it is loaded) before answering: once the event has its answer
+            // and drops the runtime, nothing of it is left on this thread.
+            drop((engine, pre, files));
             // The event may have given up on this thread: nobody listens.
-            let _ = tx.send(instance.run(states, files.as_deref(), f));
+            let _ = tx.send(finished);
         });
         if let Err(e) = self.worker.run(job) {
             let why = format!("could not be started: cannot spawn a thread: {e}");
