@@ -49,13 +49,16 @@ impl Proc {
     }
 
     /// Whether it is a live process `name` by either look: its `comm` as
-    /// [`Proc::matches_cut`] reads it, or the base name of its `argv[0]`
-    /// (the pass over every command line).
+    /// [`Proc::matches_cut`] reads it, or [`Proc::argv0_is`].
     fn is(&mut self, proc: &Path, name: &str) -> bool {
-        self.matches_cut(proc, name)
-            || self
-                .argv0(proc)
-                .is_some_and(|a| !a.is_empty() && a == name.as_bytes())
+        self.matches_cut(proc, name) || self.argv0_is(proc, name)
+    }
+
+    /// Whether it is a live process whose `argv[0]` has the base name
+    /// `name` (the pass over every command line).
+    fn argv0_is(&mut self, proc: &Path, name: &str) -> bool {
+        self.argv0(proc)
+            .is_some_and(|a| !a.is_empty() && a == name.as_bytes())
     }
 
     /// Whether it lives, reading its command line (and, without one, its
@@ -164,9 +167,7 @@ impl SharedScan {
             if Instant::now() >= deadline {
                 return late(name, proc);
             }
-            if p.argv0(proc)
-                .is_some_and(|a| !a.is_empty() && a == name.as_bytes())
-            {
+            if p.argv0_is(proc, name) {
                 return up(name, &p.pid);
             }
         }
