@@ -415,3 +415,70 @@ fn a_reboot_now_stops_the_event_which_keeps_nothing_and_does_not_fail() {
     assert_eq!(state["reboot"], json!("now"));
     assert!(state["storage"].as_object().is_none_or(|s| s.is_empty()));
 }
+
+/// The reads a hook made are started again as its next run starts, from
+/// the plan the host keeps in its cache: a handler asking the same
+/// question gets that answer, and no second call is made for it; a read
+/// the handler no longer makes is started once more, then dropped from
+/// the plan; a plan that names anything but a read is not trusted with it.
+#[test]
+fn the_reads_a_hook_made_are_started_as_its_next_run_starts() {
+    let unit = unit("goal-state");
+    let plan_file = unit.charm_dir().join(".wasm-charm/cache/reads-ahead.json");
+    let plan = || -> serde_json::Value {
+        let bytes = std::fs::read(&plan_file).expect("the plans of reads ahead");
+        serde_json::from_slice(&bytes).expect("plans as JSON")
+    };
+    assert!(answers(&unit, "config-changed")[0].starts_with("goal-state Ok("));
+    assert_eq!(
+        plan()["hooks"]["hooks/config-changed"],
+        json!([
+            ["config-get", "--format=json"],
+            ["goal-state", "--format=json"]
+        ])
+    );
+
+    // The handler now asks for a binding's network instead.
+    unit.update_state(|s| s["config"]["calls"] = json!("network"));
+    unit.clear_calls();
+    let got = answers(&unit, "config-changed");
+    assert!(got[0].starts_with("network Ok("), "{got:?}");
+    let tools: Vec<String> = unit.calls().into_iter().map(|c| c[0].clone()).collect();
+    // goal-state ran though nothing asked for it; config-get ran once, for
+    // the handler that asked, with the value set since the last run.
+    assert_eq!(
+        tools.iter().filter(|t| *t == "goal-state").count(),
+        1,
+        "{tools:?}"
+    );
+    assert_eq!(
+        tools.iter().filter(|t| *t == "config-get").count(),
+        1,
+        "{tools:?}"
+    );
+    assert_eq!(
+        plan()["hooks"]["hooks/config-changed"],
+        json!([
+            ["config-get", "--format=json"],
+            ["network-get", "--format=json", "--", "db"]
+        ])
+    );
+
+    std::fs::write(
+        &plan_file,
+        r#"{"version":1,"hooks":{"hooks/config-changed":[
+            ["relation-set","-r","db:1","--","planted=yes"],
+            ["status-set","blocked","planted"],
+            ["config-get","--format=json"]]}}"#,
+    )
+    .expect("write a plan");
+    unit.clear_calls();
+    assert!(answers(&unit, "config-changed")[0].starts_with("network Ok("));
+    assert!(
+        unit.calls_of("relation-set").is_empty(),
+        "{:?}",
+        unit.calls()
+    );
+    assert!(unit.calls_of("status-set").is_empty(), "{:?}", unit.calls());
+    assert_eq!(unit.calls_of("config-get").len(), 1, "{:?}", unit.calls());
+}

@@ -336,15 +336,17 @@ fn another_component(wasm: &[u8]) -> Vec<u8> {
 }
 
 /// The cache's entries of the component: its artifacts, its declarations
-/// and its id. The charm's parsed files (`charm-files.json`, which the
-/// previous release did not keep; a host finding none parses the files)
-/// are not the component's, and every event rewrites them as it needs.
+/// and its id. The charm's parsed files (`charm-files.json`) and the
+/// hooks' reads to start ahead (`reads-ahead.json`), which the previous
+/// release did not keep (a host finding none parses the files, and starts
+/// nothing ahead), are not the component's, and every event rewrites them
+/// as it needs.
 fn cache_names(charm: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(charm.join(".wasm-charm/cache"))
         .expect("the cache")
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "charm-files.json")
+        .filter(|n| n != "charm-files.json" && n != "reads-ahead.json")
         .collect();
     names.sort();
     names

@@ -4,6 +4,8 @@
 
 use crate::charm_dir::CharmDir;
 use crate::dispatch;
+use crate::hook_tools::ahead::ReadsAhead;
+use crate::hook_tools::plan::{self, Plans};
 use crate::hook_tools::{HookTools, ProcessTools};
 use crate::juju_env::JujuEnv;
 use crate::record::Recorder;
@@ -14,7 +16,7 @@ use crate::status::store_file::{STATE_DIR, StoreFile};
 use crate::status::store_juju::JujuStore;
 use crate::workload::Machine;
 use crate::workload_root::{ROOT_VAR, WorkloadRoot};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -74,12 +76,55 @@ fn run() -> anyhow::Result<Report> {
         // Juju runs dispatch in the charm directory.
         None => std::env::current_dir()?,
     };
-    let parsed = charm_dir
+    let cache_dir = charm_dir
         .join(STATE_DIR)
-        .join(crate::runtime::cache::CACHE_DIR)
-        .join(crate::charm_dir::PARSED_FILE);
-    let charm = CharmDir::load_cached(&charm_dir, &parsed)?;
-    let process_tools: Arc<dyn HookTools> = Arc::new(ProcessTools);
+        .join(crate::runtime::cache::CACHE_DIR);
+    // The reads this hook made last time start first, to overlap the
+    // loading below (crate::hook_tools::ahead).
+    let hook = env
+        .get("JUJU_DISPATCH_PATH")
+        .unwrap_or_default()
+        .to_string();
+    let plans_file = cache_dir.join(plan::PLANS_FILE);
+    let mut plans = read_plans(&plans_file);
+    let ahead = Arc::new(ReadsAhead::start(
+        Arc::new(ProcessTools),
+        plans.reads(&hook, |name| env.get(name)),
+    ));
+    let result = run_with(&env, &root, &charm_dir, &cache_dir, ahead.clone());
+    let made = ahead.finish();
+    // A cache: a plan that cannot be written is only a slower next event.
+    if result.is_ok() && plans.learn(&hook, &made, |name| env.get(name)) {
+        let _ = crate::atomic_file::write_making_dir(&plans_file, &plans.encode());
+    }
+    result
+}
+
+/// The plans of reads ahead kept in `path`; none when it cannot be read.
+fn read_plans(path: &Path) -> Plans {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    match std::fs::File::open(path) {
+        Ok(f) => match f.take(plan::MAX_PLANS_BYTES + 1).read_to_end(&mut bytes) {
+            Ok(n) if n as u64 <= plan::MAX_PLANS_BYTES => Plans::decode(&bytes),
+            _ => Plans::default(),
+        },
+        Err(_) => Plans::default(),
+    }
+}
+
+/// The event, once the hook's environment and directories are known,
+/// on `process_tools`.
+fn run_with(
+    env: &JujuEnv,
+    root: &WorkloadRoot,
+    charm_dir: &Path,
+    cache_dir: &Path,
+    process_tools: Arc<ReadsAhead>,
+) -> anyhow::Result<Report> {
+    let parsed = cache_dir.join(crate::charm_dir::PARSED_FILE);
+    let charm = CharmDir::load_cached(charm_dir, &parsed)?;
+    let process_tools: Arc<dyn HookTools> = process_tools;
     let mut tools = process_tools.clone();
     // Declared commands run in `/`, or the root that stands for it.
     let mut machine: Arc<dyn Machine> = Arc::new(crate::workload::SystemMachine {
@@ -93,11 +138,11 @@ fn run() -> anyhow::Result<Report> {
         },
         ..Default::default()
     };
-    let choice = store_choice::choose(charm.manifest.store, &env);
+    let choice = store_choice::choose(charm.manifest.store, env);
     let now = unix_now();
     // Recording (crate::record) decorates what answers the event; off, the
     // event runs on the plain ones.
-    let recorder = recorder(&charm, &env, choice, now, &process_tools);
+    let recorder = recorder(&charm, env, choice, now, &process_tools);
     if let Some(r) = &recorder {
         tools = r.tools(tools);
         machine = r.machine(machine);
@@ -106,7 +151,7 @@ fn run() -> anyhow::Result<Report> {
     // The juju backend is built only when chosen: a local event runs as it
     // always did.
     let mut backend: Box<dyn ScopeBackend> = match choice {
-        Backend::Local => Box::new(StoreFile::lock(&charm_dir)?),
+        Backend::Local => Box::new(StoreFile::lock(charm_dir)?),
         Backend::Juju => Box::new(JujuStore::new(tools.clone())),
     };
     if let Some(r) = &recorder {
@@ -114,11 +159,8 @@ fn run() -> anyhow::Result<Report> {
     }
     let result = dispatch::run_event(
         &charm,
-        &env,
-        dispatch::OnMachine {
-            root: &root,
-            machine,
-        },
+        env,
+        dispatch::OnMachine { root, machine },
         tools,
         backend.as_mut(),
         &prober,

@@ -3,6 +3,9 @@
 //! (reference §2.0: never speak the agent's RPC protocol); the offline mode
 //! answers the same calls from the simulated Juju (`crate::offline::sim`).
 
+pub mod ahead;
+pub mod plan;
+
 use crate::deadline;
 use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
@@ -59,6 +62,30 @@ pub trait HookTools: Send + Sync {
         stdin: Option<&[u8]>,
         deadline: Instant,
     ) -> std::io::Result<ToolOutput>;
+
+    /// Start `tool` with `args` (no stdin), its answer collected later by
+    /// [`Started::output`]: what a read started ahead of its caller runs
+    /// (`ahead`). By default the call is made at once; the real tools
+    /// start a process and return.
+    fn start(&self, tool: &str, args: &[&str], deadline: Instant) -> Box<dyn Started> {
+        Box::new(Answered(self.call(tool, args, None, deadline)))
+    }
+}
+
+/// A call started by [`HookTools::start`].
+pub trait Started: Send {
+    /// Its answer, waited for until `deadline` at the latest (the tool is
+    /// then stopped as a call's would be).
+    fn output(self: Box<Self>, deadline: Instant) -> std::io::Result<ToolOutput>;
+}
+
+/// A call already answered.
+struct Answered(std::io::Result<ToolOutput>);
+
+impl Started for Answered {
+    fn output(self: Box<Self>, _deadline: Instant) -> std::io::Result<ToolOutput> {
+        self.0
+    }
 }
 
 /// The real hook tools, as subprocesses. They inherit the host's environment,
@@ -78,6 +105,33 @@ impl HookTools for ProcessTools {
         stdin: Option<&[u8]>,
         deadline: Instant,
     ) -> std::io::Result<ToolOutput> {
+        let mut running = Running::spawn(tool, args, stdin.is_some(), deadline)?;
+        if let (Some(input), Some(mut pipe)) = (stdin, running.child.stdin.take()) {
+            // A tool that does not read stdin closes it early: not an error.
+            match pipe.write_all(input) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+                _ => {}
+            }
+        }
+        running.finish(None)
+    }
+
+    fn start(&self, tool: &str, args: &[&str], deadline: Instant) -> Box<dyn Started> {
+        match Running::spawn(tool, args, false, deadline) {
+            Ok(running) => Box::new(running),
+            Err(e) => Box::new(Answered(Err(e))),
+        }
+    }
+}
+
+/// A tool's process, its group's kill armed for the deadline.
+struct Running {
+    child: std::process::Child,
+    killed: GroupKill,
+}
+
+impl Running {
+    fn spawn(tool: &str, args: &[&str], stdin: bool, deadline: Instant) -> std::io::Result<Self> {
         if Instant::now() >= deadline {
             // Past its deadline a handler is being stopped: start nothing new.
             return Err(std::io::Error::new(
@@ -87,25 +141,20 @@ impl HookTools for ProcessTools {
         }
         let mut cmd = Command::new(tool);
         cmd.args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = cmd.spawn()?;
+        let child = cmd.spawn()?;
         let killed = kill_group_at(&child, deadline);
-        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            // A tool that does not read stdin closes it early: not an error.
-            match pipe.write_all(input) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
-                _ => {}
-            }
-        }
-        let out = child.wait_with_output();
-        if killed.fired() {
+        Ok(Running { child, killed })
+    }
+
+    /// Wait for the tool, killed at `sooner` too when given.
+    fn finish(self, sooner: Option<Instant>) -> std::io::Result<ToolOutput> {
+        let also = sooner.map(|at| kill_group_at(&self.child, at));
+        let out = self.child.wait_with_output();
+        if self.killed.fired() || also.as_ref().is_some_and(GroupKill::fired) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
                 "it did not finish before the deadline and was killed",
@@ -118,6 +167,12 @@ impl HookTools for ProcessTools {
             stdout: out.stdout,
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         })
+    }
+}
+
+impl Started for Running {
+    fn output(self: Box<Self>, deadline: Instant) -> std::io::Result<ToolOutput> {
+        self.finish(Some(deadline))
     }
 }
 
