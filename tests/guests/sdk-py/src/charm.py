@@ -3,6 +3,7 @@ reporting in its results what the calls answered."""
 
 from __future__ import annotations
 
+import gc
 from typing import Optional
 
 from wasm_charm import (
@@ -140,11 +141,19 @@ def do_machine(event: Event) -> Optional[Status]:
     return None
 
 
+def do_snapshot(event: Event) -> Optional[Status]:
+    # What the instance starts from: the build's snapshot, its objects frozen
+    # out of the collector's reach, the collector itself still on.
+    action.set_results({"frozen": str(gc.get_freeze_count()), "collecting": str(gc.isenabled())})
+    return None
+
+
 charm = (
     Charm()
     .observe("ports", On.action("ports"), do_ports)
     .observe("secrets", On.action("secrets"), do_secrets)
     .observe("pebble", On.action("pebble"), do_pebble)
     .observe("machine", On.action("machine"), do_machine)
+    .observe("snapshot", On.action("snapshot"), do_snapshot)
 )
 export_charm(charm)
