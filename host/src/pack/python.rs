@@ -33,14 +33,13 @@ pub const TOOL_ENV: &str = "WASM_CHARM_COMPONENTIZE_PY";
 /// collection that an event's allocations trigger walks only the event's
 /// objects. Unfrozen, a full collection would write to the header of every
 /// object of the snapshot, copying each page of it the instance shares
-/// with the artifact. (The gateway's events allocate too little to trigger
-/// one: they measured the same either way.)
+/// with the artifact. (The gateway's events measured the same either way.)
 const APP_MODULE: &str = "wasm_charm_app";
 const APP_SOURCE: &str = "\"\"\"The component's app module, written by `wasm-charm pack`.\"\"\"\n\n\
+import gc\n\n\
 import charm  # noqa: F401  src/charm.py, which calls wasm_charm.export_charm\n\
 from wasm_charm.charm import Handlers, exported  # noqa: F401\n\n\
 exported()  # a charm that exported nothing fails its build here, saying what to call\n\n\
-import gc\n\n\
 gc.collect()\n\
 gc.freeze()\n";
 
