@@ -1,14 +1,16 @@
 //! Running probes: one attempt of a kind, retries with back-off, and all the
 //! gated probes of an event at once under one time budget.
 //!
-//! The gated probes of an event run in lanes, so that sixteen of them cost
-//! about what two threads cost, not sixteen: the TCP and HTTP probes in
-//! one, their first attempts all at once on one tokio runtime; the process
-//! probes in another, sharing one scan of `/proc`; the last of those two
-//! on the event's own thread, which would otherwise only wait. Each
+//! The local probes of an event make their first attempts on the event's
+//! own thread, which would otherwise only wait: the TCP and HTTP probes all
+//! at once on one tokio runtime and, while their connections are under
+//! way, the process probes one after another on one scan of `/proc`. No
+//! thread is started for them: in a process that lives a few milliseconds
+//! a thread costs more than a local probe (its stack mapped and unmapped,
+//! and each unmap interrupting the other CPUs the process ran on). Each
 //! `systemd` and Pebble probe runs on a thread of its own (they wait on a
-//! child or a socket). A probe whose first attempt calls for a retry goes on on a
-//! thread of its own, so that its back-off holds up no other.
+//! child or a socket). A probe whose first attempt calls for a retry goes
+//! on on a thread of its own, so that its back-off holds up no other.
 
 use super::clock::Clock;
 use super::process::SharedScan;
@@ -312,34 +314,44 @@ fn spawn_probe(
 /// The probes of one lane: a name, its declaration and the pid where a
 /// process probe found its process at the last event, each.
 type Lane = Vec<(String, ProbeSpec, Option<u32>)>;
-/// How a lane runs: its probes, one after another or at once, each outcome
-/// sent as it is known.
-type LaneRun = fn(&Prober, Lane, Instant, &Sender);
 
-/// The first attempts of the TCP and HTTP probes `lane`, all at once on one
-/// runtime; each goes on (see [`Prober::go_on`]) as soon as it has an answer.
-fn network_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
+/// The first attempts of the TCP and HTTP probes `network`, all at once on
+/// one runtime, and of the process probes `process`, read while those
+/// connections are under way; each goes on (see [`Prober::go_on`]) as soon
+/// as it has an answer.
+fn local_probes(prober: &Prober, network: Lane, process: Lane, end: Instant, tx: &Sender) {
+    if network.is_empty() {
+        process_lane(prober, process, end, tx);
+        return;
+    }
     let runtime = match crate::http::client_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
-            for (name, spec, _) in lane {
+            for (name, spec, _) in network {
                 let first = Check::unhealthy(format!(
                     "{}: cannot start the network client: {e}",
                     spec.target
                 ));
                 prober.go_on(name, spec, first, end, tx);
             }
+            process_lane(prober, process, end, tx);
             return;
         }
     };
     runtime.block_on(async {
         let mut attempts = tokio::task::JoinSet::new();
-        for (name, spec, _) in lane {
+        for (name, spec, _) in network {
             attempts.spawn(async move {
                 let deadline = attempt_deadline(&spec, end);
                 let check = network_attempt(&spec, deadline).await.against(spec.expect);
                 (name, spec, check)
             });
+        }
+        if !process.is_empty() {
+            // The tasks start their connections at the first yield; a
+            // connection's answer waits in the kernel while `/proc` is read.
+            tokio::task::yield_now().await;
+            process_lane(prober, process, end, tx);
         }
         while let Some(answer) = attempts.join_next().await {
             // A task ends only by returning: the runtime is ours alone and
@@ -363,9 +375,9 @@ fn process_lane(prober: &Prober, lane: Lane, end: Instant, tx: &Sender) {
     }
 }
 
-/// Run the probes `names` of `specs` at once (in the lanes the module
-/// describes) for at most `budget`, a process probe looking first at the
-/// pid `found` holds for it (where the last event found its process). A
+/// Run the probes `names` of `specs` at once (as the module describes) for
+/// at most `budget`, a process probe looking first at the pid `found`
+/// holds for it (where the last event found its process). A
 /// probe still running then is unhealthy with a message saying so (its
 /// thread is left to end at its own deadline; its answer is dropped).
 pub fn run_all(
@@ -401,38 +413,7 @@ pub fn run_all(
             }
         }
     }
-    let mut lanes: Vec<(Lane, LaneRun)> = [
-        (network, network_lane as LaneRun),
-        (process, process_lane as LaneRun),
-    ]
-    .into_iter()
-    .filter(|(lane, _)| !lane.is_empty())
-    .collect();
-    // The last lane runs on this thread, which would only wait for it: a
-    // thread started costs more than one local probe (its stack mapped and
-    // unmapped, in a process that lives a few milliseconds).
-    let here = lanes.pop();
-    for (lane, run) in lanes {
-        let first = lane[0].0.clone();
-        let (prober, lane_tx) = (prober.clone(), tx.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("probes-{first}"))
-            .spawn(move || run(&prober, lane, end, &lane_tx));
-        if let Err(e) = spawned {
-            // Each probe of the lane that never started is reported below
-            // as one that gave no answer; say why on the first.
-            outcomes.insert(
-                first,
-                Outcome {
-                    check: Check::unhealthy(format!("cannot start the probes: {e}")),
-                    attempts: 0,
-                },
-            );
-        }
-    }
-    if let Some((lane, run)) = here {
-        run(prober, lane, end, &tx);
-    }
+    local_probes(prober, network, process, end, &tx);
     drop(tx);
     while running > 0 {
         let left = end.saturating_duration_since(Instant::now());
