@@ -84,6 +84,9 @@ fn main() -> std::process::ExitCode {
     if args.get(1).is_some_and(|a| a == measure::SPAWNER) {
         return measure::spawner_main(&args[2..]);
     }
+    if args.get(1).is_some_and(|a| a == probes::CONNECTIONS) {
+        return probes::connections_main(&args[2..]);
+    }
     // `cargo bench` passes `--bench`; other arguments name the sections to
     // run (`events`, `first`, `probes`, `record`, `flood`, `python`,
     // `store`), all when none is named.

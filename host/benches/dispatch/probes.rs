@@ -2,10 +2,17 @@
 //! declaring 0, 1, 4 and 16 healthy probes.
 
 use crate::measure::{Sample, copy_dir, hook_command, measure, median, rotation};
+use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 use std::time::Duration;
+
+/// The argument that makes this benchmark's executable a bare process that
+/// makes the connections of the TCP and HTTP probes and nothing else
+/// ([`connections_main`]).
+pub const CONNECTIONS: &str = "--make-probe-connections";
 
 /// A listener on 127.0.0.1, port 0, whose thread accepts every connection
 /// and closes it: what a TCP probe connects to.
@@ -124,6 +131,78 @@ fn assert_probes_passed(charm: &Path, n: usize) {
     }
 }
 
+/// The side of [`CONNECTIONS`]: `<tcp> <http> <tcp count> <http count>`.
+/// Connect to the TCP target and close, then make one `GET` exchange with
+/// the HTTP target, each its count of times, one after another on blocking
+/// sockets: what the kernel costs for the probes' connections, with none of
+/// the host's work around them. Exits 1 on any failure.
+pub fn connections_main(args: &[OsString]) -> ExitCode {
+    let arg = |i: usize| args.get(i).and_then(|a| a.to_str());
+    let count = |i: usize| arg(i).and_then(|n| n.parse::<usize>().ok());
+    let (Some(tcp), Some(http), Some(tcps), Some(https)) = (arg(0), arg(1), count(2), count(3))
+    else {
+        eprintln!("{CONNECTIONS}: expected <tcp> <http> <tcp count> <http count>");
+        return ExitCode::FAILURE;
+    };
+    let exchange = || -> std::io::Result<bool> {
+        let mut stream = std::net::TcpStream::connect(http)?;
+        write!(
+            stream,
+            "GET /health HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer)?;
+        Ok(answer.starts_with(b"HTTP/1.1 200"))
+    };
+    for _ in 0..tcps {
+        if let Err(e) = std::net::TcpStream::connect(tcp) {
+            eprintln!("{CONNECTIONS}: {tcp}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    for _ in 0..https {
+        match exchange() {
+            Ok(true) => {}
+            Ok(false) => {
+                eprintln!("{CONNECTIONS}: {http}: not 200 OK");
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("{CONNECTIONS}: {http}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The kernel's part of `decls`' connections: this executable making them
+/// bare ([`connections_main`]) against it making none, `runs` pairs; the
+/// median of the pairs' differences, in ms.
+fn connections_alone(targets: &ProbeTargets, decls: &[ProbeDecl], runs: usize) -> f64 {
+    let count = |kind: &str| decls.iter().filter(|d| d.kind == kind).count();
+    let bare = |tcps: usize, https: usize| {
+        let mut cmd = Command::new(std::env::current_exe().expect("the benchmark's executable"));
+        cmd.arg(CONNECTIONS)
+            .arg(targets.tcp.to_string())
+            .arg(targets.http.to_string())
+            .arg(tcps.to_string())
+            .arg(https.to_string());
+        cmd
+    };
+    let (tcps, https) = (count("tcp"), count("http"));
+    let mut differences = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let mut pair = [0.0; 2];
+        for i in rotation(run, 2) {
+            let (t, h) = if i == 0 { (0, 0) } else { (tcps, https) };
+            pair[i] = measure(&mut bare(t, h)).wall_ms;
+        }
+        differences.push(pair[1] - pair[0]);
+    }
+    median(differences)
+}
+
 /// What the benchmark's probes check: a TCP listener and an HTTP server of
 /// its own, and processes that surely exist: pid 1 (its comm) and this
 /// benchmark.
@@ -199,6 +278,22 @@ pub fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
         }
     }
     print_probe_table(hook, &variants);
+    // The floor under the probes' cost: their connections made bare.
+    let most = variants.last().expect("four variants");
+    let decls: Vec<ProbeDecl> = (0..most.0).map(|i| targets.decl(i)).collect();
+    let alone = connections_alone(&targets, &decls, runs);
+    let base = median(variants[0].3.iter().map(|s| s.wall_ms).collect());
+    println!(
+        "  the {} probes' connections made bare ({}, one process, one after another): +{alone:.2} ms, \
+         where 1.5x the event without probes leaves {:.2} ms for all the probes",
+        most.0,
+        kinds(&decls)
+            .split(", ")
+            .filter(|k| !k.ends_with("process"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        base / 2.0
+    );
     // The store shows the last attempt only: a probe passing on a retry
     // would look healthy, but only after a back-off of 200 ms.
     println!("  (a probe that passes only on a retry waits 200 ms first: see max ms)");
