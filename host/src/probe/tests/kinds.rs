@@ -538,6 +538,66 @@ fn lanes_run_first_attempts_together_and_retry_each_failure_alone() {
     assert_eq!(sleeps, [200, 200, 400].map(Duration::from_millis).to_vec());
 }
 
+/// Sees which thread settled each probe's first attempt.
+#[derive(Default)]
+struct ThreadTap(std::sync::Mutex<Vec<(String, std::thread::ThreadId)>>);
+
+impl crate::probe::run::ProbeTap for ThreadTap {
+    fn seen(&self, name: &str, _outcome: &crate::probe::run::Outcome) {
+        let mut seen = self.0.lock().unwrap();
+        seen.push((name.to_string(), std::thread::current().id()));
+    }
+}
+
+/// The local probes (TCP, HTTP, process) that pass at once are settled on
+/// the caller's own thread: no thread is started for them.
+#[test]
+fn local_probes_run_on_the_callers_thread() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = listener.local_addr().unwrap().port();
+    let server = HttpServer::start("127.0.0.1:0").unwrap();
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap();
+    let specs: BTreeMap<String, ProbeSpec> = [
+        ("tcp", tcp("127.0.0.1", open)),
+        ("http", http(&server.url("/"), None, None)),
+        (
+            "proc",
+            ProbeSpec::new(Target::Process {
+                name: me.trim_end().to_string(),
+            }),
+        ),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_string(), s))
+    .collect();
+    let names: Vec<&str> = specs.keys().map(String::as_str).collect();
+    let tap = Arc::new(ThreadTap::default());
+    let prober = Prober {
+        tap: Some(tap.clone()),
+        ..on_clock(Arc::new(ManualClock::new(UNIX_EPOCH)))
+    };
+    let out = run_all(
+        &specs,
+        &names,
+        &BTreeMap::new(),
+        &prober,
+        Duration::from_secs(20),
+    );
+    for (name, outcome) in &out {
+        assert!(outcome.check.healthy, "{name}: {outcome:?}");
+        assert_eq!(outcome.attempts, 1, "{name}");
+    }
+    let mut seen = tap.0.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    let here = std::thread::current().id();
+    assert_eq!(
+        seen,
+        ["http", "proc", "tcp"]
+            .map(|n| (n.to_string(), here))
+            .to_vec()
+    );
+}
+
 /// The whole path the pipeline takes, event after event, with a real port
 /// and the grace period on the injected clock.
 #[test]
