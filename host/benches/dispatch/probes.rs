@@ -279,19 +279,17 @@ pub fn probe_scenario(peer: &Path, wasm: &Path, dir: &Path, runs: usize) {
     }
     print_probe_table(hook, &variants);
     // The floor under the probes' cost: their connections made bare.
-    let most = variants.last().expect("four variants");
-    let decls: Vec<ProbeDecl> = (0..most.0).map(|i| targets.decl(i)).collect();
-    let alone = connections_alone(&targets, &decls, runs);
+    let most = variants.last().expect("four variants").0;
+    let connecting: Vec<ProbeDecl> = (0..most)
+        .map(|i| targets.decl(i))
+        .filter(|d| d.kind != "process")
+        .collect();
+    let alone = connections_alone(&targets, &connecting, runs);
     let base = median(variants[0].3.iter().map(|s| s.wall_ms).collect());
     println!(
-        "  the {} probes' connections made bare ({}, one process, one after another): +{alone:.2} ms, \
+        "  the {most} probes' connections made bare ({}, one process, one after another): +{alone:.2} ms, \
          where 1.5x the event without probes leaves {:.2} ms for all the probes",
-        most.0,
-        kinds(&decls)
-            .split(", ")
-            .filter(|k| !k.ends_with("process"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        kinds(&connecting),
         base / 2.0
     );
     // The store shows the last attempt only: a probe passing on a retry

@@ -311,8 +311,9 @@ fn spawn_probe(
     }
 }
 
-/// The probes of one lane: a name, its declaration and the pid where a
-/// process probe found its process at the last event, each.
+/// The probes of one lane (the network probes, or the process probes): a
+/// name, its declaration and the pid where a process probe found its
+/// process at the last event, each.
 type Lane = Vec<(String, ProbeSpec, Option<u32>)>;
 
 /// The first attempts of the TCP and HTTP probes `network`, all at once on
