@@ -272,13 +272,7 @@ fn a_command_no_handler_deadline_lets_finish_is_warned_about() {
     // db-sync's 5m outlasts every handler's 30 s.
     let dir = tempfile::tempdir().expect("temp dir");
     let charm = dir.path().join("api-service");
-    let copied = Command::new("cp")
-        .arg("-r")
-        .arg(packed("examples/api-service"))
-        .arg(&charm)
-        .status()
-        .expect("cp");
-    assert!(copied.success());
+    support::copy_charm(&packed("examples/api-service"), &charm).expect("copy the packed charm");
     let manifest = charm.join("wasm-charm.yaml");
     let text = std::fs::read_to_string(&manifest).expect("read");
     let cut: String = text

@@ -195,6 +195,7 @@ pub fn packed(project: &str) -> PathBuf {
         "packed charm {} has no dispatch",
         dir.display()
     );
+    link_dispatch(&dir);
     *packed = Some(dir.clone());
     dir
 }
@@ -220,6 +221,20 @@ pub fn setup_python() {
 }
 
 /// Removes `<charms>/<name>-<pid>` directories whose process is gone (Linux only).
+/// `pack` copied the debug host (over 100 MB) into `dir`; a test process
+/// packs every charm it uses, so the copies came to gigabytes of the run's
+/// disk. The same binary, linked in its place, is what the copy held. Where
+/// no link can be made, the copy stays.
+fn link_dispatch(dir: &Path) {
+    let link = dir.join(".dispatch.link");
+    let _ = fs::remove_file(&link);
+    if fs::hard_link(env!("CARGO_BIN_EXE_wasm-charm"), &link).is_ok()
+        && fs::rename(&link, dir.join("dispatch")).is_err()
+    {
+        let _ = fs::remove_file(&link);
+    }
+}
+
 fn remove_stale_packs(charms: &Path, name: &str) {
     if !Path::new("/proc/self").exists() {
         return;
