@@ -220,7 +220,6 @@ pub fn setup_python() {
     });
 }
 
-/// Removes `<charms>/<name>-<pid>` directories whose process is gone (Linux only).
 /// `pack` copied the debug host (over 100 MB) into `dir`; a test process
 /// packs every charm it uses, so the copies came to gigabytes of the run's
 /// disk. The same binary, linked in its place, is what the copy held. Where
@@ -235,6 +234,7 @@ fn link_dispatch(dir: &Path) {
     }
 }
 
+/// Removes `<charms>/<name>-<pid>` directories whose process is gone (Linux only).
 fn remove_stale_packs(charms: &Path, name: &str) {
     if !Path::new("/proc/self").exists() {
         return;
