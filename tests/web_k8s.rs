@@ -24,7 +24,7 @@ use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use support::{Unit, assert_success, copy_charm, packed, workspace_root};
+use support::{Unit, assert_success, copy_charm, other_users, packed, workspace_root};
 use wasm_charm_host::status::store_chunks;
 
 const RUST: &str = "examples/web-k8s";
@@ -37,6 +37,9 @@ const PYTHON: &str = "examples/web-k8s-py";
 struct Pod {
     pebble: Option<SimPebble>,
     root: tempfile::TempDir,
+    /// The image's `web-server` as the checkout holds it; staged into the
+    /// pod's root when the container comes up.
+    server: PathBuf,
 }
 
 impl Pod {
@@ -44,10 +47,19 @@ impl Pod {
     /// Its root is open to every user, as a container's `/` is: the server's
     /// user reaches the image's `web-server` and the container's files.
     fn new() -> Pod {
+        Pod::with_server(&workspace_root().join("tests/web-k8s-fixtures/web-server"))
+    }
+
+    /// A pod whose image's `web-server` is the fixture at `server`.
+    fn with_server(server: &Path) -> Pod {
         let root = tempfile::tempdir().expect("temp dir");
         std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))
             .expect("open the pod's root");
-        Pod { root, pebble: None }
+        Pod {
+            root,
+            pebble: None,
+            server: server.to_path_buf(),
+        }
     }
 
     fn root(&self) -> &Path {
@@ -66,19 +78,20 @@ impl Pod {
     /// The container comes up: its Pebble listens. The image's
     /// `web-server` is a wrapper on Pebble's PATH that runs the fixture
     /// with the container's root, for the service and any exec alike (an
-    /// exec gets only PATH of Pebble's environment).
+    /// exec gets only PATH of Pebble's environment). The fixture is staged
+    /// in the pod's root, as an image holds its binaries: an exec as the
+    /// layer's user could not reach it in a checkout under a private
+    /// directory.
     fn start_pebble(&mut self) {
         let bin = self.root().join("image-bin");
-        std::fs::create_dir_all(&bin).expect("create the image's bin");
+        let server = other_users::stage(&self.server, &bin, "web-server.py");
         let wrapper = bin.join("web-server");
         std::fs::write(
             &wrapper,
             format!(
                 "#!/bin/sh\nWEB_K8S_CONTAINER_ROOT='{}' exec '{}' \"$@\"\n",
                 self.fs().display(),
-                workspace_root()
-                    .join("tests/web-k8s-fixtures/web-server")
-                    .display()
+                server.display()
             ),
         )
         .expect("write the image's web-server");
@@ -318,6 +331,47 @@ fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod() {
 #[test]
 fn a_web_server_pod_from_install_to_a_crash_a_recovery_and_a_new_charm_pod_in_python() {
     a_web_server_pod(PYTHON);
+}
+
+/// The checkout under a directory other users cannot enter (a clone in
+/// `/root` or a `mktemp -d`): the image's server still runs as the layer's
+/// user, as the pushed configuration's check (an exec as 584792 when the
+/// tests run as root) and the service show.
+#[test]
+fn a_web_server_pod_serves_when_the_checkout_is_under_a_private_directory() {
+    let private = tempfile::tempdir().expect("temp dir");
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("close the checkout's parent");
+    let server = private
+        .path()
+        .join("clone/tests/web-k8s-fixtures/web-server");
+    std::fs::create_dir_all(server.parent().expect("the fixtures' directory"))
+        .expect("create the private checkout");
+    std::fs::copy(
+        workspace_root().join("tests/web-k8s-fixtures/web-server"),
+        &server,
+    )
+    .expect("copy the fixture into the private checkout");
+    assert_eq!(
+        other_users::closed_ancestor(&server).as_deref(),
+        Some(private.path())
+    );
+
+    let mut pod = Pod::with_server(&server);
+    let port = free_port();
+    let unit = Unit::on_simulator(&packed(RUST), "web-k8s/0");
+    unit.update_state(|s| {
+        s["config"] = json!({"port": port, "greeting": "Private"});
+    });
+    dispatch(&unit, &pod, "hooks/install", &[]);
+    pod.start_pebble();
+    dispatch(&unit, &pod, "hooks/web-pebble-ready", PEBBLE_READY);
+    assert_eq!(status(&unit), active(), "{}", unit.debug_log());
+    assert_eq!(
+        std::fs::read_to_string(pod.fs().join("etc/web/web.conf")).expect("the pushed file"),
+        config_file(port, "Private")
+    );
+    assert_eq!(get(port, "/"), "Private\n");
 }
 
 fn a_web_server_pod(project: &str) {

@@ -43,6 +43,7 @@
 pub mod faults;
 pub mod hostile;
 pub mod new_project;
+pub mod other_users;
 pub mod reserved_port;
 pub mod sim_pebble;
 
