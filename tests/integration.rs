@@ -45,6 +45,7 @@ mod sim_differential;
 mod sim_dispatch;
 mod stored;
 mod thin_harness;
+mod trust;
 mod tutorial;
 mod upgrade;
 mod web_k8s;

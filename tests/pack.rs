@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use support::{Unit, assert_failure, assert_success, workspace_root};
+use std::process::{Command, Output, Stdio};
+use support::{Unit, assert_failure, assert_success, replaced, workspace_root};
+use wasm_charm_host::runtime::seal;
 
 /// Packed with the debug CLI as dispatch (fast; the static dispatch
 /// shipped by default is tested below).
@@ -438,6 +439,41 @@ fn the_static_dispatch_shipped_by_default_runs_the_gateway_on_every_base() {
     assert!(calls[0][1].starts_with("report=unit: blocked"), "{calls:?}");
 }
 
+/// The `.charm` `pack` ships, untouched, is verified: its artifacts are
+/// the compilation of its component and its `dispatch` the static runtime
+/// this source tree builds (docs/trust.md).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[test]
+fn an_untouched_charm_with_the_static_dispatch_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = packed_with_static_dispatch(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .arg("verify")
+        .arg(&archive)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run wasm-charm verify");
+    assert_success(&out);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.starts_with(&format!("verify .charm {}\n", archive.display())),
+        "{report}"
+    );
+    for part in [
+        "  ok       charm.wasm: the component `inspect` reads, sha256 ",
+        ".native.cwasm: the compilation of the component for x86_64-unknown-linux-gnu by wasmtime 48.0.8, byte for byte",
+        ".portable.cwasm: the compilation of the component for pulley64 by wasmtime 48.0.8, byte for byte",
+        &format!(
+            "  ok       dispatch: the runtime of wasm-charm {} (sha256 {}",
+            env!("CARGO_PKG_VERSION"),
+            sha256(&static_dispatch())
+        ),
+        "\nverified: this charm runs the code `wasm-charm inspect` shows",
+    ] {
+        assert!(report.contains(part), "{part} in {report}");
+    }
+}
+
 /// Where the native artifact does not load (here: damaged), dispatch
 /// runs the portable one, saying so; where neither loads (missing, or of
 /// another wasmtime), the hook fails naming the command that rebuilds them.
@@ -471,18 +507,34 @@ fn the_static_dispatch_falls_back_to_pulley_and_names_pack_when_artifacts_are_un
     let missing = unpacked_unit(&archive, &dir.path().join("missing"), |cache| {
         std::fs::remove_dir_all(cache).unwrap();
     });
+    // Sealed as another release's pack would have sealed them: wasmtime's
+    // own check of the version is what refuses them.
     let stale = unpacked_unit(&archive, &dir.path().join("stale"), |cache| {
         for kind in ["native", "portable"] {
             let path = artifact(cache, kind);
             let bytes = std::fs::read(&path).unwrap();
-            std::fs::write(
-                &path,
-                replaced(&bytes, b"wasmtime 48.0.8", b"wasmtime 48.0.0"),
-            )
-            .unwrap();
+            let (elf, sealed) = seal::split(&bytes).expect("a sealed artifact");
+            let older = replaced(elf, b"wasmtime 48.0.8", b"wasmtime 48.0.0");
+            std::fs::write(&path, seal::append(older, &sealed.component)).unwrap();
         }
     });
-    for (unit, says) in [(missing, "not found"), (stale, "incompatible version")] {
+    // Another component's, under this one's names: the seals refuse them.
+    let foreign = unpacked_unit(&archive, &dir.path().join("foreign"), |cache| {
+        for kind in ["native", "portable"] {
+            let path = artifact(cache, kind);
+            let bytes = std::fs::read(&path).unwrap();
+            let (elf, _) = seal::split(&bytes).expect("a sealed artifact");
+            std::fs::write(&path, seal::append(elf.to_vec(), &"0".repeat(64))).unwrap();
+        }
+    });
+    for (unit, says) in [
+        (missing, "not found"),
+        (stale, "incompatible version"),
+        (
+            foreign,
+            "refused: it is the compilation of another component (sha256 0000",
+        ),
+    ] {
         let out = unit.dispatch("install");
         assert_failure(&out);
         let err = stderr_of(&out);
@@ -589,21 +641,6 @@ fn artifact(cache: &Path, kind: &str) -> PathBuf {
         .map(|e| e.unwrap().path())
         .find(|p| p.to_string_lossy().ends_with(&suffix))
         .unwrap_or_else(|| panic!("no {suffix} in {}", cache.display()))
-}
-
-/// `bytes` with every `from` replaced by `to`, of the same length; at least one.
-fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    assert_eq!(from.len(), to.len());
-    let mut out = bytes.to_vec();
-    let mut found = 0;
-    let mut at = 0;
-    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
-        out[at + i..at + i + to.len()].copy_from_slice(to);
-        at += i + to.len();
-        found += 1;
-    }
-    assert!(found > 0, "{} not found", String::from_utf8_lossy(from));
-    out
 }
 
 fn stderr_of(out: &Output) -> String {

@@ -60,5 +60,7 @@ pub mod status;
 pub mod status_kind;
 pub mod stored;
 pub mod text;
+#[cfg(feature = "cli")]
+pub mod verify;
 pub mod workload;
 pub mod workload_root;

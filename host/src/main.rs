@@ -60,6 +60,20 @@ enum Command {
         /// A charm directory, a `.charm` file or a component `.wasm`.
         path: PathBuf,
     },
+    /// Prove, before deploying, that a charm runs the code `inspect`
+    /// shows: every precompiled artifact is, byte for byte, what this
+    /// wasm-charm compiles from the charm's component; `.wasm-charm/` holds
+    /// nothing else; and `dispatch` is this release's runtime.
+    ///
+    /// Exit 0 when every file is verified, 1 naming the refused ones.
+    Verify {
+        /// A `.charm` file or a charm directory.
+        path: PathBuf,
+        /// The release's `dispatch` to compare with [default: the static
+        /// dispatch built from the source tree this binary was built from].
+        #[arg(long, value_name = "PATH")]
+        dispatch: Option<PathBuf>,
+    },
     /// Create a charm project that builds on its own: a Cargo workspace of
     /// its own depending on the SDK (or, with --language python,
     /// src/charm.py and pytest tests), metadata.yaml, config.yaml,
@@ -203,13 +217,16 @@ fn main() -> ExitCode {
             );
             println!("packed {}", packed.dir.display());
             // What would only show on a unit, said now.
-            if let Ok(inspection) = inspect::inspect(&packed.dir) {
+            if let Ok(inspection) = inspect::inspect_packed(&packed.dir) {
                 for warning in inspection.warnings() {
                     eprintln!("warning: {warning}");
                 }
             }
         }),
         Command::Inspect { path } => inspect::main(&path),
+        Command::Verify { path, dispatch } => {
+            wasm_charm_host::verify::main(&path, dispatch.as_deref())
+        }
         Command::Init {
             dir,
             name,

@@ -899,6 +899,21 @@ pub fn context_id(cmd: &Command) -> Option<String> {
         .map(|value| value.to_string_lossy().into_owned())
 }
 
+/// `bytes` with every `from` replaced by `to`, of the same length; at least one.
+pub fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut found = 0;
+    let mut at = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+        found += 1;
+    }
+    assert!(found > 0, "{} not found", String::from_utf8_lossy(from));
+    out
+}
+
 /// Copies a charm directory: `dispatch` at the top is hard-linked (falling back
 /// to a copy), everything else copied recursively (symlinks followed). Tests
 /// of a pod replacement use it to give a unit a fresh charm directory.

@@ -16,7 +16,7 @@
 //! after unpacking the `.charm` ([`paired`]); gated probes ([`probes`]);
 //! recording on against off ([`record`]); the log flood ([`flood`]); the
 //! gateway in Python ([`python`]); a 100,000-scope store merged and saved
-//! ([`store`]).
+//! ([`store`]); the run-time seal check of an artifact ([`seal`]).
 
 mod flood;
 mod measure;
@@ -24,6 +24,7 @@ mod paired;
 mod probes;
 mod python;
 mod record;
+mod seal;
 mod store;
 
 use measure::{hook_command, run_ok};
@@ -89,7 +90,7 @@ fn main() -> std::process::ExitCode {
     }
     // `cargo bench` passes `--bench`; other arguments name the sections to
     // run (`events`, `first`, `probes`, `record`, `flood`, `python`,
-    // `store`), all when none is named.
+    // `store`, `seal`), all when none is named.
     let named: Vec<String> = args[1..]
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -153,6 +154,10 @@ fn main() -> std::process::ExitCode {
     }
     if wanted("store") {
         store::store_row(&dir, runs);
+    }
+    if wanted("seal") {
+        let python = dir.join("wasm-gateway-py-unpacked");
+        seal::seal_rows(&[("gateway", &wasm), ("gateway in Python", &python)], runs);
     }
     std::process::ExitCode::SUCCESS
 }

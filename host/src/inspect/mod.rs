@@ -6,11 +6,15 @@
 //! bases and architecture of its `dispatch`.
 //!
 //! Nothing is written: a `.charm` is unpacked into a temporary directory,
-//! the component is compiled in a temporary cache (seeded with the charm's
-//! own artifacts, so a packed charm loads without compiling), and the
-//! handlers come from the component's `declare`, run in an instance of its
-//! own that can reach nothing (every hook tool fails, no probe runs, no
-//! declared directory is opened), as dispatch runs it.
+//! the component is compiled in a temporary cache, and the handlers come
+//! from the component's `declare`, run in an instance of its own that can
+//! reach nothing (every hook tool fails, no probe runs, no declared
+//! directory is opened), as dispatch runs it. Everything shown is read from
+//! the component, never from the charm's precompiled artifacts (the author
+//! ships those): the native one is compared with the compilation made here,
+//! and `wasm-charm verify` checks every artifact and `dispatch`
+//! (docs/trust.md). Only `pack`, which has just compiled the artifacts
+//! itself, inspects through them ([`inspect_packed`]).
 
 pub mod workload;
 pub mod world;
@@ -48,6 +52,10 @@ pub struct Inspection {
     /// The precompiled artifacts the charm carries (its cache), for this
     /// component or stale.
     pub artifacts: Vec<Artifact>,
+    /// Whether the charm's native artifact is the compilation of its
+    /// component made here; `None` when not compared (no such artifact, or
+    /// inspected through `pack`'s own).
+    pub native_verified: Option<bool>,
     /// The bases `manifest.yaml` names (`ubuntu 20.04 (amd64)`), if present.
     pub bases: Option<Result<Vec<String>, String>>,
 }
@@ -112,7 +120,7 @@ fn artifacts(dir: &Path, sha256: &str) -> Vec<Artifact> {
 
 /// Whether an executable holds a compiler: cranelift's code leaves its
 /// crate's source paths (panic locations) even in a stripped binary.
-fn holds_compiler(bytes: &[u8]) -> bool {
+pub fn holds_compiler(bytes: &[u8]) -> bool {
     let needle = b"cranelift-codegen";
     bytes.windows(needle.len()).any(|w| w == needle)
 }
@@ -122,6 +130,14 @@ fn holds_compiler(bytes: &[u8]) -> bool {
 /// could be.
 pub fn main(path: &Path) -> anyhow::Result<()> {
     let inspection = inspect(path)?;
+    if inspection.native_verified == Some(false) {
+        print!("{}", inspection.render());
+        bail!(
+            "{}: its native artifact is not the compilation of its component; \
+               `wasm-charm verify` names every file that differs",
+            path.display()
+        );
+    }
     print!("{}", inspection.render());
     if let Err(why) = &inspection.handlers {
         bail!("{why}");
@@ -129,10 +145,29 @@ pub fn main(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How the component is loaded to read its declarations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Through {
+    /// Compiled here from the component, never from the charm's artifacts.
+    Compiling,
+    /// Through the artifacts `pack` has just compiled itself.
+    OwnArtifacts,
+}
+
 /// Inspect a charm directory, a `.charm` (zip) or a component (`.wasm`).
 pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
+    inspect_through(path, Through::Compiling)
+}
+
+/// Inspect the charm directory `pack` has just written, through the
+/// artifacts it compiled (no second compile of the component).
+pub fn inspect_packed(dir: &Path) -> anyhow::Result<Inspection> {
+    inspect_through(dir, Through::OwnArtifacts)
+}
+
+fn inspect_through(path: &Path, through: Through) -> anyhow::Result<Inspection> {
     if path.is_dir() {
-        return inspect_charm(path, format!("charm directory {}", path.display()));
+        return inspect_charm(path, format!("charm directory {}", path.display()), through);
     }
     let mut magic = [0u8; 4];
     {
@@ -148,9 +183,12 @@ pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
                 .tempdir()
                 .context("cannot create a temporary directory to unpack the charm in")?;
             crate::pack::archive::extract(path, unpacked.path())?;
-            let mut inspection =
-                inspect_charm(unpacked.path(), format!(".charm {}", path.display()))
-                    .with_context(|| format!("{}: not a charm", path.display()))?;
+            let mut inspection = inspect_charm(
+                unpacked.path(),
+                format!(".charm {}", path.display()),
+                through,
+            )
+            .with_context(|| format!("{}: not a charm", path.display()))?;
             // Its files are gone with the temporary directory: name them in the archive.
             if let Some(charm) = &mut inspection.charm {
                 charm.path = path.to_path_buf();
@@ -167,11 +205,12 @@ pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
                 charm: None,
                 component: path.to_path_buf(),
                 component_bytes: wasm.len() as u64,
-                handlers: declarations(path, None),
+                handlers: declarations(path, None, through).0,
                 world,
                 dispatch: None,
                 dispatch_build: None,
                 artifacts: Vec::new(),
+                native_verified: None,
                 bases: None,
             })
         }
@@ -182,7 +221,7 @@ pub fn inspect(path: &Path) -> anyhow::Result<Inspection> {
     }
 }
 
-fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
+fn inspect_charm(dir: &Path, source: String, through: Through) -> anyhow::Result<Inspection> {
     let charm = CharmDir::load(dir)?;
     let component = charm.component_path();
     let wasm = std::fs::read(&component)
@@ -202,11 +241,22 @@ fn inspect_charm(dir: &Path, source: String) -> anyhow::Result<Inspection> {
     let artifacts = artifacts(dir, &sha256);
     let manifest_path = dir.join(crate::pack::MANIFEST_FILE);
     let bases = manifest_path.is_file().then(|| read_bases(&manifest_path));
+    let (handlers, compiled) = declarations(&component, Some(&charm), through);
+    let shipped = runtime::cache::artifact_path(
+        &dir.join(STATE_DIR).join(runtime::cache::CACHE_DIR),
+        &sha256,
+        runtime::engine::Target::Native,
+    );
+    let native_verified = match compiled {
+        Some(compiled) if shipped.is_file() => Some(std::fs::read(&shipped).ok() == Some(compiled)),
+        _ => None,
+    };
     Ok(Inspection {
         source,
         component: charm.manifest.component.clone(),
         component_bytes: wasm.len() as u64,
-        handlers: declarations(&component, Some(&charm)),
+        handlers,
+        native_verified,
         world,
         dispatch,
         dispatch_build,
@@ -242,20 +292,53 @@ fn read_bases(path: &Path) -> Result<Vec<String>, String> {
 
 /// The component's handler declarations, from `declare` run as dispatch
 /// runs it on a cold cache: an instance that can reach nothing of a model.
-fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handler>, String> {
-    let state = tempfile::Builder::new()
+/// Compiling, also the native artifact compiled here, to hold the charm's
+/// against.
+fn declarations(
+    component: &Path,
+    charm: Option<&CharmDir>,
+    through: Through,
+) -> (Result<Vec<Handler>, String>, Option<Vec<u8>>) {
+    let state = match tempfile::Builder::new()
         .prefix("wasm-charm-inspect-")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary cache: {e}"))?;
-    if let Some(charm) = charm {
+    {
+        Ok(state) => state,
+        Err(e) => return (Err(format!("cannot create a temporary cache: {e}")), None),
+    };
+    if let Some(charm) = charm
+        && through == Through::OwnArtifacts
+    {
         seed_cache(
             &charm.path.join(crate::status::store_file::STATE_DIR),
             state.path(),
         );
     }
-    let loaded = runtime::identify(component, state.path())
-        .and_then(|mut id| Runtime::load(&mut id, state.path()));
-    let runtime = loaded.map_err(|e| e.to_string())?;
+    let mut compiled = None;
+    let loaded = runtime::identify(component, state.path()).and_then(|mut id| {
+        let runtime = Runtime::load(&mut id, state.path())?;
+        if through == Through::Compiling {
+            let cache = state.path().join(runtime::cache::CACHE_DIR);
+            compiled = std::fs::read(runtime::cache::artifact_path(
+                &cache,
+                &id.sha256,
+                runtime::engine::Target::Native,
+            ))
+            .ok();
+        }
+        Ok(runtime)
+    });
+    let handlers = loaded
+        .map_err(|e| e.to_string())
+        .and_then(|runtime| run_declare(component, charm, &runtime));
+    (handlers, compiled)
+}
+
+fn run_declare(
+    component: &Path,
+    charm: Option<&CharmDir>,
+    runtime: &Runtime,
+) -> Result<Vec<Handler>, String> {
     let limits = charm.map(|c| c.manifest.limits).unwrap_or_default();
     // No probe runs: a handler asking for one during `declare` is told it is unhealthy.
     let prober = Prober {
@@ -284,7 +367,8 @@ fn declarations(component: &Path, charm: Option<&CharmDir>) -> Result<Vec<Handle
 }
 
 /// Copy the compiled artifacts of a charm's state directory into `state`,
-/// so a packed charm loads without compiling. Best effort.
+/// so the charm `pack` has just compiled loads without compiling again.
+/// Best effort.
 fn seed_cache(charm_state: &Path, state: &Path) {
     let (from, to) = (charm_state.join("cache"), state.join("cache"));
     let Ok(entries) = std::fs::read_dir(&from) else {
@@ -417,6 +501,7 @@ impl Inspection {
         }
         if self.charm.is_some() {
             line(artifacts_line(&self.artifacts));
+            line(self.verified_line());
         }
         match &self.bases {
             Some(Ok(bases)) => line(format!("bases (manifest.yaml): {}", bases.join(", "))),
@@ -427,6 +512,23 @@ impl Inspection {
             line(format!("warning: {warning}"));
         }
         out
+    }
+
+    /// Whether what this shows is what the unit would run.
+    fn verified_line(&self) -> String {
+        match self.native_verified {
+            Some(true) => "verified: the native artifact is the compilation of the component \
+               shown here, byte for byte; `wasm-charm verify` checks the other \
+               artifacts and dispatch"
+                .to_string(),
+            Some(false) => "verified: NO: the native artifact is not the compilation of the \
+               component shown here, so a unit would not run what this shows \
+               (`wasm-charm verify` names every file that differs)"
+                .to_string(),
+            None => "verified: not checked (`wasm-charm verify` checks every artifact and \
+               dispatch)"
+                .to_string(),
+        }
     }
 
     /// What the author should fix before a unit finds it: commands no

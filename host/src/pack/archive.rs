@@ -154,6 +154,49 @@ fn options(mode: u32) -> SimpleFileOptions {
         .unix_permissions(mode)
 }
 
+/// A charm to read: a directory as it is, or a `.charm` unpacked into a
+/// temporary directory that goes with this value.
+pub struct Opened {
+    dir: PathBuf,
+    source: String,
+    _unpacked: Option<tempfile::TempDir>,
+}
+
+impl Opened {
+    /// The charm directory or `.charm` (zip) at `path`.
+    pub fn charm(path: &Path) -> anyhow::Result<Opened> {
+        if path.is_dir() {
+            return Ok(Opened {
+                dir: path.to_path_buf(),
+                source: format!("charm directory {}", path.display()),
+                _unpacked: None,
+            });
+        }
+        let unpacked = tempfile::Builder::new()
+            .prefix("wasm-charm-unpacked-")
+            .tempdir()
+            .context("cannot create a temporary directory to unpack the charm in")?;
+        extract(path, unpacked.path()).with_context(|| {
+            format!("{}: neither a charm directory nor a .charm", path.display())
+        })?;
+        Ok(Opened {
+            dir: unpacked.path().to_path_buf(),
+            source: format!(".charm {}", path.display()),
+            _unpacked: Some(unpacked),
+        })
+    }
+
+    /// Where its files are.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What was opened, for people: `charm directory <path>`, `.charm <path>`.
+    pub fn source(&self) -> String {
+        self.source.clone()
+    }
+}
+
 /// Unpack the zip `archive` into the directory `into`, as Juju does on the
 /// unit: every entry at its enclosed path, with its permission bits (at most
 /// 0755; no set-id bits). An entry whose name leaves the directory, a

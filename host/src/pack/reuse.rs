@@ -51,7 +51,7 @@ impl Kept {
     /// if there is one and it loads in this host's engine; its path there.
     pub fn take(&self, target: Target, cache: &Path) -> Option<PathBuf> {
         let kept = cache::artifact_path(&self.dir, &self.sha256, target);
-        if !kept.is_file() || !cache::loads(target, &kept) {
+        if !kept.is_file() || !cache::loads(target, &kept, &self.sha256) {
             return None;
         }
         std::fs::create_dir_all(cache).ok()?;

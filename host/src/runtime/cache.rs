@@ -9,10 +9,15 @@
 //! (the CLI) replaces an unusable native one, `dispatch` falls back to the
 //! portable one and otherwise fails naming `wasm-charm pack`.
 //!
-//! Loading is `unsafe` because a forged artifact is arbitrary code: the cache
-//! trusts the charm directory's permissions (see the SAFETY note in `load`).
-//! Artifacts are written atomically and never rewritten in place, since a
-//! loaded artifact stays mapped.
+//! Loading is `unsafe` because a forged artifact is arbitrary code. Every
+//! artifact carries the seal of the host that compiled it ([`super::seal`]):
+//! the component it was compiled from and the digest of its bytes. One whose
+//! seal does not match the component beside it is never loaded; the check
+//! hashes the artifact once, and a memo (`<artifact>.checked`, the file's
+//! stamp) spares later events the hash while the file is unchanged. A seal
+//! stops mix-ups and edits, not a forger: see docs/trust.md and
+//! `wasm-charm verify`. Artifacts are written atomically and never rewritten
+//! in place, since a loaded artifact stays mapped.
 //!
 //! Two smaller entries spare a warm event the rest of the work: the
 //! component's hash, reused while the file's size, inode and change time are
@@ -22,6 +27,7 @@
 
 use super::declarations;
 use super::engine::{self, Target};
+use super::seal;
 use crate::atomic_file::write_making_dir;
 use crate::bindings::Handler;
 use crate::text::hex;
@@ -182,7 +188,7 @@ pub fn load(sha256: &str, state_dir: &Path, bytes: Bytes<'_>) -> Result<Loaded, 
     let dir = state_dir.join(CACHE_DIR);
     let engine = engine::engine(Target::Native).map_err(Failure::Wasmtime)?;
     let path = artifact_path(&dir, sha256, Target::Native);
-    match deserialize(&engine, &path) {
+    match deserialize(&engine, &path, sha256) {
         Ok(component) => Ok(Loaded {
             engine,
             component,
@@ -211,8 +217,17 @@ fn not_native(
         sha256,
     )
     .map_err(Failure::Wasmtime)?;
+    if let Unusable::Sealed(path, broken) = &why
+        && *broken != seal::Broken::Unsealed
+    {
+        // Not an old cache: someone changed or replaced the artifact.
+        eprintln!(
+            "wasm-charm: warning: refused {}: {broken}; compiled the component again",
+            path.display()
+        );
+    }
     let source = match (source, why) {
-        (Source::Compiled, Unusable::Refused(_)) => Source::Recompiled,
+        (Source::Compiled, Unusable::Refused(_) | Unusable::Sealed(..)) => Source::Recompiled,
         (s, _) => s,
     };
     Ok(Loaded {
@@ -234,7 +249,7 @@ fn not_native(
 ) -> Result<Loaded, Failure> {
     let engine = engine::engine(Target::HERE_PORTABLE).map_err(Failure::Wasmtime)?;
     let path = artifact_path(dir, sha256, Target::HERE_PORTABLE);
-    match deserialize(&engine, &path) {
+    match deserialize(&engine, &path, sha256) {
         Ok(component) => Ok(Loaded {
             engine,
             component,
@@ -252,6 +267,8 @@ pub enum Unusable {
     Missing(PathBuf),
     /// wasmtime refused it: another version, settings or CPU; or damaged.
     Refused(String),
+    /// It is not the sealed compilation of this component.
+    Sealed(PathBuf, seal::Broken),
 }
 
 impl std::fmt::Display for Unusable {
@@ -259,32 +276,68 @@ impl std::fmt::Display for Unusable {
         match self {
             Unusable::Missing(path) => write!(f, "{}: not found", path.display()),
             Unusable::Refused(why) => f.write_str(why),
+            Unusable::Sealed(path, broken) => {
+                write!(f, "{}: refused: {broken}", path.display())
+            }
         }
     }
 }
 
-/// Whether the artifact at `path` loads in this host's engine for `target`:
-/// wasmtime's own check of its version and settings. `pack` asks before it
-/// ships an artifact it compiled for an earlier pack.
+/// Whether the artifact at `path` is sealed for the component `sha256` and
+/// loads in this host's engine for `target` (wasmtime's own check of its
+/// version and settings). `pack` asks before it ships an artifact it
+/// compiled for an earlier pack.
 #[cfg(feature = "compile")]
-pub fn loads(target: Target, path: &Path) -> bool {
-    engine::engine(target).is_ok_and(|engine| deserialize(&engine, path).is_ok())
+pub fn loads(target: Target, path: &Path, sha256: &str) -> bool {
+    engine::engine(target).is_ok_and(|engine| deserialize(&engine, path, sha256).is_ok())
 }
 
-/// Map the artifact at `path` into `engine`.
-fn deserialize(engine: &Engine, path: &Path) -> Result<Component, Unusable> {
-    if !path.is_file() {
+/// The memo of the seal check that the artifact at `path` passed.
+fn memo_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".checked");
+    path.with_file_name(name)
+}
+
+/// Check that the artifact at `path` is sealed for the component `sha256`:
+/// hashed only when no memo says this very file (its stamp) passed before.
+pub fn check_seal(path: &Path, sha256: &str) -> Result<(), Unusable> {
+    let meta = std::fs::metadata(path).map_err(|_| Unusable::Missing(path.to_path_buf()))?;
+    if !meta.is_file() {
         return Err(Unusable::Missing(path.to_path_buf()));
     }
+    let memo = memo_path(path);
+    let line = format!("{} {sha256}\n", stamp(&meta));
+    if let Some((text, memo_meta)) = read_id(&memo)
+        && text == line
+        && !racy(&meta, &memo_meta)
+    {
+        return Ok(());
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| Unusable::Refused(format!("{}: {e}", path.display())))?;
+    seal::check(&bytes, sha256).map_err(|broken| Unusable::Sealed(path.to_path_buf(), broken))?;
+    // Best effort, like the component's id: a read-only cache costs a hash
+    // per load.
+    let _ = write_making_dir(&memo, line.as_bytes());
+    Ok(())
+}
+
+/// Map the artifact at `path`, once its seal shows it is the compilation of
+/// the component `sha256`, into `engine`.
+fn deserialize(engine: &Engine, path: &Path, sha256: &str) -> Result<Component, Unusable> {
+    check_seal(path, sha256)?;
     // SAFETY: wasmtime requires the file to hold an artifact of
     // `precompile_component` for a compatible engine (it checks the version,
     // target and settings recorded in it, not the code), and to stay
-    // unchanged while the component lives (it is mapped). Artifacts are
-    // written only by this host's own engine (`compile_and_store`, `pack`),
-    // by rename, never in place. Nothing here checks who else wrote the
-    // file: that rests on the charm directory being writable only by
-    // whoever may run code as this unit (Juju's agent), which could run
-    // anything anyway.
+    // unchanged while the component lives (it is mapped); the seal after
+    // its ELF image is never read by wasmtime. Artifacts are written only
+    // by a host's own engine (`compile_and_store`, `pack`), by rename, never
+    // in place, and the seal shows this one is the compilation of the
+    // component beside it. A forged seal is not caught here: the charm's
+    // files are the operator's to verify before deploying (`wasm-charm
+    // verify`), and after that writable only by whoever may run code as
+    // this unit (Juju's agent), which could run anything anyway.
     unsafe { Component::deserialize_file(engine, path) }
         .map_err(|e| Unusable::Refused(format!("{e:#}")))
 }
@@ -300,14 +353,15 @@ pub fn compile_artifact(
 ) -> wasmtime::Result<PathBuf> {
     let engine = engine::engine(target)?;
     let path = artifact_path(dir, sha256, target);
-    write_making_dir(&path, &precompile(&engine, wasm)?)?;
+    let artifact = precompile(&engine, wasm)?;
+    write_making_dir(&path, &seal::append(artifact, sha256))?;
     Ok(path)
 }
 
 /// The artifact of `wasm`, compiled without its function names
-/// (`super::names`).
+/// (`super::names`), unsealed.
 #[cfg(feature = "compile")]
-fn precompile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
+pub fn precompile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
     match super::names::without_function_names(wasm) {
         Some(stripped) => engine.precompile_component(&stripped),
         None => engine.precompile_component(wasm),
@@ -323,9 +377,10 @@ fn compile_and_store(
     sha256: &str,
 ) -> wasmtime::Result<(Component, Source)> {
     let artifact = precompile(engine, wasm)?;
-    if write_making_dir(path, &artifact).is_err() {
+    let sealed = seal::append(artifact, sha256);
+    if write_making_dir(path, &sealed).is_err() {
         // SAFETY: the bytes were produced by this engine just now.
-        let c = unsafe { Component::deserialize(engine, &artifact)? };
+        let c = unsafe { Component::deserialize(engine, &sealed)? };
         return Ok((c, Source::Uncached));
     }
     remove_stale(dir, sha256);
@@ -365,7 +420,9 @@ pub(crate) fn remove_stale(dir: &Path, sha256: &str) {
     for entry in entries.flatten() {
         let p: PathBuf = entry.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        let stale = ((name.ends_with(".cwasm") || name.ends_with(".handlers.json"))
+        let stale = ((name.ends_with(".cwasm")
+            || name.ends_with(".cwasm.checked")
+            || name.ends_with(".handlers.json"))
             && !name.starts_with(&own))
             || name.ends_with(".tmp");
         if stale {
@@ -386,6 +443,39 @@ mod tests {
             .unwrap()
             .set_modified(time)
             .unwrap();
+    }
+
+    /// A passed seal check is remembered for the very file checked: the
+    /// same name rewritten (same size, one byte changed) is hashed again
+    /// and refused.
+    #[test]
+    fn a_seal_check_is_remembered_only_for_the_file_it_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let sha = hex(&Sha256::digest(b"component"));
+        let path = artifact_path(dir.path(), &sha, Target::Native);
+        let sealed = seal::append(b"\x7fELF compiled code".to_vec(), &sha);
+        std::fs::write(&path, &sealed).unwrap();
+        check_seal(&path, &sha).unwrap();
+        let memo = std::fs::read_to_string(memo_path(&path)).unwrap();
+        assert!(memo.ends_with(&format!(" {sha}\n")), "{memo}");
+        check_seal(&path, &sha).unwrap();
+        // Another component's name for the same file is no match.
+        let other = hex(&Sha256::digest(b"other"));
+        assert!(matches!(
+            check_seal(&path, &other),
+            Err(Unusable::Sealed(_, seal::Broken::OtherComponent { .. }))
+        ));
+        let mut edited = sealed.clone();
+        edited[5] ^= 1;
+        std::fs::write(&path, &edited).unwrap();
+        assert!(matches!(
+            check_seal(&path, &sha),
+            Err(Unusable::Sealed(_, seal::Broken::Edited { .. }))
+        ));
+        assert!(matches!(
+            check_seal(&dir.path().join("none.cwasm"), &sha),
+            Err(Unusable::Missing(_))
+        ));
     }
 
     /// An entry whose stamp matches is trusted only when it was written

@@ -11,6 +11,7 @@ pub mod engine;
 #[cfg(feature = "compile")]
 mod names;
 pub mod preopens;
+pub mod seal;
 
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
@@ -439,7 +440,7 @@ fn add_to_linker(linker: &mut Linker<HandlerState>) -> wasmtime::Result<()> {
 impl bindings::wasm_charm::charm::types::Host for HandlerState {}
 
 /// A core module, or not wasm at all, gets a message that says what to build.
-fn check_component_header(path: &Path, wasm: &[u8]) -> Result<(), LoadError> {
+pub fn check_component_header(path: &Path, wasm: &[u8]) -> Result<(), LoadError> {
     let not = |why| LoadError::NotComponent {
         path: path.to_path_buf(),
         why,
