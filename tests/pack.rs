@@ -8,7 +8,7 @@ use sha2::{Digest as _, Sha256};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::{Unit, assert_failure, assert_success, replaced, workspace_root};
+use support::{Unit, artifact, assert_failure, assert_success, replaced, workspace_root};
 use wasm_charm_host::runtime::seal;
 
 /// Packed with the debug CLI as dispatch (fast; the static dispatch
@@ -631,16 +631,6 @@ fn unpacked_unit(archive: &Path, into: &Path, edit: impl FnOnce(&Path)) -> Unit 
         "status": {"unit": null, "app": null},
     }));
     unit
-}
-
-/// The artifact of `kind` (`native`, `portable`) in the charm's `cache`.
-fn artifact(cache: &Path, kind: &str) -> PathBuf {
-    let suffix = format!(".{kind}.cwasm");
-    std::fs::read_dir(cache)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(&suffix))
-        .unwrap_or_else(|| panic!("no {suffix} in {}", cache.display()))
 }
 
 fn stderr_of(out: &Output) -> String {

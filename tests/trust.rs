@@ -46,13 +46,7 @@ fn stderr_of(out: &Output) -> String {
 
 /// The artifact of `kind` in the cache of the charm directory `charm`.
 fn artifact(charm: &Path, kind: &str) -> PathBuf {
-    let cache = charm.join(".wasm-charm/cache");
-    let suffix = format!(".{kind}.cwasm");
-    std::fs::read_dir(&cache)
-        .expect("the charm's cache")
-        .map(|e| e.expect("an entry").path())
-        .find(|p| p.to_string_lossy().ends_with(&suffix))
-        .unwrap_or_else(|| panic!("no {suffix} in {}", cache.display()))
+    support::artifact(&charm.join(".wasm-charm/cache"), kind)
 }
 
 /// The SHA-256 an artifact's file is named for.

@@ -899,6 +899,16 @@ pub fn context_id(cmd: &Command) -> Option<String> {
         .map(|value| value.to_string_lossy().into_owned())
 }
 
+/// The artifact of `kind` (`native`, `portable`) in the charm's `cache`.
+pub fn artifact(cache: &Path, kind: &str) -> PathBuf {
+    let suffix = format!(".{kind}.cwasm");
+    std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no {suffix} in {}", cache.display()))
+}
+
 /// `bytes` with every `from` replaced by `to`, of the same length; at least one.
 pub fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     assert_eq!(from.len(), to.len());
