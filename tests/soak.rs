@@ -373,7 +373,11 @@ fn dispatch_in_process(
     let result = wasm_charm_host::dispatch::run_event(
         &charm,
         env,
-        wasm_charm_host::dispatch::OnMachine { root, machine },
+        wasm_charm_host::dispatch::OnMachine {
+            root,
+            machine,
+            state_dir: &charm_dir.join(wasm_charm_host::status::store_file::STATE_DIR),
+        },
         tools,
         backend.as_mut(),
         &prober,

@@ -130,6 +130,52 @@ fn an_untouched_packed_charm_has_every_artifact_verified() {
     );
 }
 
+/// `wasm-charm run` keeps what it derives from the component beside its
+/// state file, taking the artifact the charm ships (a link, not a
+/// compile): the charm directory stays as `pack` made it, and verified.
+#[test]
+fn an_offline_run_leaves_the_charm_directory_as_pack_made_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let charm = gateway_copy(dir.path(), |_| {});
+    let cache = charm.join(".wasm-charm/cache");
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let shipped = names(&cache);
+    let state = dir.path().join("state.yaml");
+    for event in ["install", "config-changed"] {
+        let out = wasm_charm(&[
+            "run".as_ref(),
+            charm.as_os_str(),
+            "--state".as_ref(),
+            state.as_os_str(),
+            "--event".as_ref(),
+            event.as_ref(),
+        ]);
+        assert_success(&out);
+    }
+    assert_eq!(names(&cache), shipped, "the charm's cache after two runs");
+    assert_success(&verify_artifacts(&charm));
+
+    let own = dir.path().join("state.cache/cache");
+    let kept = names(&own);
+    assert!(kept.contains(&"component.id".to_string()), "{kept:?}");
+    use std::os::unix::fs::MetadataExt as _;
+    let inode = |path: &Path| std::fs::metadata(path).expect("an artifact").ino();
+    let native = artifact(&charm, "native");
+    assert_eq!(
+        inode(&own.join(native.file_name().unwrap_or_default())),
+        inode(&native),
+        "the run's native artifact is the one the charm ships: {kept:?}"
+    );
+}
+
 /// The case that ran another charm's handlers in the gateway's place: the
 /// api-service's native artifact copied over the gateway's, same name.
 #[test]

@@ -341,6 +341,10 @@ fn another_component(wasm: &[u8]) -> Vec<u8> {
 /// release did not keep (a host finding none parses the files, and starts
 /// nothing ahead), are not the component's, and every event rewrites them
 /// as it needs.
+/// The kinds of file a unit's cache holds that the previous release's did
+/// not: the memo of the native artifact's seal check.
+const SINCE_THE_PREVIOUS_RELEASE: &[&str] = &["native.cwasm.checked"];
+
 fn cache_names(charm: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(charm.join(".wasm-charm/cache"))
         .expect("the cache")
@@ -373,10 +377,16 @@ fn upgrade_charm_to_a_new_component_replaces_the_stale_artifacts() {
         k.sort();
         k
     };
+    // The previous release's layout, and the memos of the artifacts' seal
+    // checks (docs/trust.md) that this release adds, which that release's
+    // host never reads.
+    let mut expected: Vec<String> = layout.keys().cloned().collect();
+    expected.extend(SINCE_THE_PREVIOUS_RELEASE.iter().map(|k| k.to_string()));
+    expected.sort();
     assert_eq!(
         kinds(&old),
-        layout.keys().cloned().collect::<Vec<_>>(),
-        "the cache as the previous release laid it out"
+        expected,
+        "the cache as the previous release laid it out, and what this one adds"
     );
 
     // The new charm, packed: its component and its artifacts.
@@ -421,11 +431,18 @@ fn upgrade_charm_to_a_new_component_replaces_the_stale_artifacts() {
     // `precompile` makes the native artifact (`pack` the portable one too).
     assert_eq!(
         kinds(&now),
-        ["handlers.json", "id", "native.cwasm"],
+        [
+            "handlers.json",
+            "id",
+            "native.cwasm",
+            "native.cwasm.checked"
+        ],
         "{now:?}"
     );
     assert!(
-        kinds(&now).iter().all(|k| layout.contains_key(k)),
+        kinds(&now)
+            .iter()
+            .all(|k| layout.contains_key(k) || SINCE_THE_PREVIOUS_RELEASE.contains(&k.as_str())),
         "{now:?}"
     );
     let id = std::fs::read_to_string(unit.charm_dir().join(".wasm-charm/cache/component.id"))

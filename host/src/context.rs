@@ -9,7 +9,6 @@ use crate::charm_dir::CharmDir;
 use crate::event::{self, EventError, Resolved};
 use crate::juju_env::JujuEnv;
 use crate::model::{EventFacts, Identity};
-use crate::status::store_file;
 use crate::workload_root::WorkloadRoot;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -52,6 +51,7 @@ impl<'c> EventContext<'c> {
         charm: &'c CharmDir,
         env: &JujuEnv,
         workload_root: &WorkloadRoot,
+        state_dir: &std::path::Path,
         now: u64,
     ) -> Result<Result<EventContext<'c>, Ignored>, EventError> {
         let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
@@ -74,7 +74,7 @@ impl<'c> EventContext<'c> {
             identity,
             endpoints,
             model_facts,
-            state_dir: charm.path.join(store_file::STATE_DIR),
+            state_dir: state_dir.to_path_buf(),
             workload_root: workload_root.clone(),
             now,
         }))

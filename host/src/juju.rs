@@ -160,7 +160,11 @@ fn run_with(
     let result = dispatch::run_event(
         &charm,
         env,
-        dispatch::OnMachine { root, machine },
+        dispatch::OnMachine {
+            root,
+            machine,
+            state_dir: &charm_dir.join(STATE_DIR),
+        },
         tools,
         backend.as_mut(),
         &prober,

@@ -64,6 +64,11 @@ pub struct OnMachine<'a> {
     pub root: &'a WorkloadRoot,
     /// What the workload calls act on: the unit itself, or a simulated one.
     pub machine: Arc<dyn Machine>,
+    /// The host's own directory for the charm, holding what it derived
+    /// from the component (artifacts, identity, declarations): the charm
+    /// directory's `.wasm-charm` on a unit; a simulation's own, so that a
+    /// run leaves the charm directory as `pack` made it.
+    pub state_dir: &'a std::path::Path,
 }
 
 /// Run one event. `Err` is a failure before any handler ran (the hook fails,
@@ -78,7 +83,7 @@ pub fn run_event(
     now: u64,
 ) -> anyhow::Result<Report> {
     // 1.–2. the event and the charm
-    let ctx = match EventContext::new(charm, env, on.root, now)? {
+    let ctx = match EventContext::new(charm, env, on.root, on.state_dir, now)? {
         Ok(ctx) => ctx,
         Err(ignored) => return Ok(ignore(&ignored, tools)),
     };

@@ -309,7 +309,7 @@ fn declarations(
     if let Some(charm) = charm
         && through == Through::OwnArtifacts
     {
-        seed_cache(
+        runtime::cache::seed(
             &charm.path.join(crate::status::store_file::STATE_DIR),
             state.path(),
         );
@@ -364,25 +364,6 @@ fn run_declare(
         .declare(isolated, &limits)
         .result
         .map_err(|trap| format!("{}: the component's `declare` {trap}", component.display()))
-}
-
-/// Copy the compiled artifacts of a charm's state directory into `state`,
-/// so the charm `pack` has just compiled loads without compiling again.
-/// Best effort.
-fn seed_cache(charm_state: &Path, state: &Path) {
-    let (from, to) = (charm_state.join("cache"), state.join("cache"));
-    let Ok(entries) = std::fs::read_dir(&from) else {
-        return;
-    };
-    if std::fs::create_dir_all(&to).is_err() {
-        return;
-    }
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if Path::new(&name).extension().is_some_and(|e| e == "cwasm") {
-            let _ = std::fs::copy(entry.path(), to.join(&name));
-        }
-    }
 }
 
 /// What a handler observes, for people: `install, config-changed`; the

@@ -67,9 +67,15 @@ fn writes_are_data_until_kept_and_later_handlers_read_what_was_kept() {
         ("JUJU_DISPATCH_PATH", "hooks/config-changed"),
         ("JUJU_UNIT_NAME", "c/0"),
     ]);
-    let ctx = EventContext::new(&charm, &env, &WorkloadRoot::machine(), 100)
-        .unwrap()
-        .unwrap();
+    let ctx = EventContext::new(
+        &charm,
+        &env,
+        &WorkloadRoot::machine(),
+        &charm.path.join(crate::status::store_file::STATE_DIR),
+        100,
+    )
+    .unwrap()
+    .unwrap();
     let (tools, _calls) = ToolTable::new(&[("juju-log", ToolOutput::ok(""))]);
     let prober = Prober::default();
     let setup = Setup {

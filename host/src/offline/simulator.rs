@@ -20,6 +20,7 @@ use crate::show::Report;
 use crate::status::backend::ScopeBackend;
 use crate::status::store::{ScopeStore, check_format};
 use crate::status::store_choice::{self, Backend};
+use crate::status::store_file::STATE_DIR;
 use crate::status::store_juju::JujuStore;
 use crate::workload_root::WorkloadRoot;
 use anyhow::Context as _;
@@ -91,12 +92,15 @@ impl Simulator<'_> {
         let shared = Arc::new(Mutex::new(state));
         let tools: Arc<dyn HookTools> = Arc::new(self.tools(&event.env, &shared, unit, event.now)?);
         let mut backend = self.scope_backend(&event.env, &shared, &tools);
+        let host_dir = host_dir(&self.origin);
+        crate::runtime::cache::seed(&self.charm.path.join(STATE_DIR), &host_dir);
         let mut report = dispatch::run_event(
             self.charm,
             &event.env,
             dispatch::OnMachine {
                 root: &self.root,
                 machine: machine.clone(),
+                state_dir: &host_dir,
             },
             tools,
             backend.as_mut(),
@@ -266,6 +270,17 @@ pub fn end_hook(
         state: super::commit(before, after, env, failed || killed, now),
         refused,
     }
+}
+
+/// The host's own directory for the simulation whose state file is
+/// `origin` (`gateway.offline-state.yaml` → `gateway.offline-state.cache`,
+/// beside it, as the workload root is): what it derives from the component
+/// (the compiled artifact, the component's identity, its declarations) is
+/// kept there, not in the charm directory, which a run leaves as `pack`
+/// made it (`wasm-charm verify` refuses any file it did not ship); the
+/// artifacts the charm ships are taken from it ([`crate::runtime::cache::seed`]).
+pub(super) fn host_dir(origin: &Path) -> PathBuf {
+    origin.with_extension("cache")
 }
 
 /// `path`'s directory, for relative resource paths.

@@ -254,6 +254,7 @@ fn replay_one(
         dispatch::OnMachine {
             root: &sandbox.root,
             machine: machine.clone(),
+            state_dir: &sandbox.charm.path.join(STATE_DIR),
         },
         shared,
         backend.as_mut(),

@@ -431,6 +431,43 @@ pub(crate) fn remove_stale(dir: &Path, sha256: &str) {
     }
 }
 
+/// Give the cache under `state_dir` the artifacts that the cache under
+/// `shipped` holds and it lacks: a hard link where one file system holds
+/// both, else a copy. Only artifacts, which are checked against their
+/// component when loaded: the identity, the declarations and the memos are
+/// what each cache derives for itself. Best effort: an artifact left out
+/// is compiled, or its absence said, when the component loads.
+pub fn seed(shipped: &Path, state_dir: &Path) {
+    let (from, to) = (shipped.join(CACHE_DIR), state_dir.join(CACHE_DIR));
+    let Ok(entries) = std::fs::read_dir(&from) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let into = to.join(&name);
+        let artifact = Path::new(&name).extension().is_some_and(|e| e == "cwasm");
+        if !artifact || into.exists() {
+            continue;
+        }
+        if std::fs::create_dir_all(&to).is_err() {
+            return;
+        }
+        // Under a temporary name, renamed: a process of another run may be
+        // mapping the name already.
+        let tmp = to.join(format!(
+            "{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&tmp);
+        let made = std::fs::hard_link(entry.path(), &tmp)
+            .or_else(|_| std::fs::copy(entry.path(), &tmp).map(drop));
+        if made.is_err() || std::fs::rename(&tmp, &into).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,6 +485,49 @@ mod tests {
     /// A passed seal check is remembered for the very file checked: the
     /// same name rewritten (same size, one byte changed) is hashed again
     /// and refused.
+    /// A simulation's cache takes the charm's artifacts, linked, and
+    /// nothing the charm's cache derived; what it has already stays.
+    #[test]
+    fn a_cache_is_seeded_with_the_shipped_artifacts_only() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let (shipped, own) = (dir.path().join("charm"), dir.path().join("own"));
+        let from = shipped.join(CACHE_DIR);
+        std::fs::create_dir_all(&from).unwrap();
+        for (name, text) in [
+            ("a.native.cwasm", "native"),
+            ("a.portable.cwasm", "portable"),
+            ("a.native.cwasm.checked", "memo"),
+            ("a.handlers.json", "[]"),
+            (ID_FILE, "id"),
+        ] {
+            std::fs::write(from.join(name), text).unwrap();
+        }
+        let to = own.join(CACHE_DIR);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::write(to.join("a.portable.cwasm"), "its own").unwrap();
+
+        seed(&shipped, &own);
+        let mut names: Vec<String> = std::fs::read_dir(&to)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.native.cwasm", "a.portable.cwasm"]);
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(
+            ino(&to.join("a.native.cwasm")),
+            ino(&from.join("a.native.cwasm"))
+        );
+        assert_eq!(
+            std::fs::read_to_string(to.join("a.portable.cwasm")).unwrap(),
+            "its own"
+        );
+        // Nothing to seed from: nothing happens.
+        seed(&dir.path().join("absent"), &own);
+    }
+
     #[test]
     fn a_seal_check_is_remembered_only_for_the_file_it_checked() {
         let dir = tempfile::tempdir().unwrap();
