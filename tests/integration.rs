@@ -41,6 +41,7 @@ mod python;
 mod refusals;
 mod replay;
 mod scenario;
+mod sdk_compat;
 mod sim_differential;
 mod sim_dispatch;
 mod stored;

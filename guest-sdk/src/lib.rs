@@ -216,6 +216,7 @@ pub mod __bindings {
 
 pub mod action;
 mod charm;
+mod deprecated;
 mod error;
 pub mod event;
 pub mod log;

@@ -47,6 +47,9 @@ pub use crate::__bindings::wasm_charm::charm::probe::Gating;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
 pub use crate::__bindings::wasm_charm::charm::probe::ProbeResult;
+/// 0.1.0's name, deprecated (CHANGELOG.md).
+#[allow(deprecated)]
+pub use crate::deprecated::set_gate;
 
 /// Why a probe call failed. The kind stays through `?` into
 /// [`Error`](crate::Error) ([`ErrorKind::Probe`](crate::ErrorKind::Probe)).

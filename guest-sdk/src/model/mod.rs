@@ -65,6 +65,12 @@ mod storage;
 /// # Ok::<(), wasm_charm::Error>(())
 /// ```
 pub use crate::__bindings::wasm_charm::charm::model::ConfigValue;
+/// 0.1.0's names, deprecated (CHANGELOG.md).
+#[allow(deprecated)]
+pub use crate::deprecated::{
+    ConfigOption, application_version_set, config_options, config_value, credential_get,
+    model_name, network_get, network_get_for, relation, resource_get, secret_get, storage,
+};
 pub use juju::{CloudCredential, CloudSpec, JujuContext, context, get_cloud_spec};
 pub use network::{
     BindAddress, Binding, GoalStatus, Goals, InterfaceAddress, Network, get_binding, goal_state,

@@ -66,6 +66,9 @@ mod layer;
 mod notices;
 mod yaml;
 
+/// 0.1.0's name, deprecated (CHANGELOG.md).
+#[allow(deprecated)]
+pub use crate::deprecated::container;
 pub use exec::ExecOptions;
 pub use files::{ListFilesOptions, MakeDirOptions, PullStream, PushOptions, RemovePathOptions};
 pub use notices::{Notice, NoticeFilter};
