@@ -32,6 +32,11 @@ const DEPRECATED: &[&str] = &[
     "<impl wasm_charm::model::Relation>::endpoint",
 ];
 
+/// The copy of the fixture, its own workspace.
+fn project() -> PathBuf {
+    workspace_root().join("target/test-charms/sdk-compat/legacy-k8s")
+}
+
 /// The fixture, packed once per test process against this SDK: the packed
 /// directory and what the build printed.
 fn packed() -> &'static (PathBuf, String) {
@@ -40,7 +45,7 @@ fn packed() -> &'static (PathBuf, String) {
         let root = workspace_root();
         let dir = root.join("target/test-charms/sdk-compat");
         let _ = std::fs::remove_dir_all(&dir);
-        let project = dir.join("legacy-k8s");
+        let project = project();
         support::copy_charm(&root.join("tests/sdk-compat/legacy-k8s"), &project)
             .expect("copy the fixture");
         // Its own workspace, outside this one: the SDK by absolute path,
@@ -48,12 +53,15 @@ fn packed() -> &'static (PathBuf, String) {
         // shared in target/wasm-guests.
         let manifest = project.join("Cargo.toml");
         let text = std::fs::read_to_string(&manifest).expect("the fixture's Cargo.toml");
-        let sdk = root.join("guest-sdk");
-        let text = text.replace(
-            "path = \"../../../guest-sdk\"",
-            &format!("path = {:?}", sdk.display().to_string()),
-        );
-        assert!(text.contains(&sdk.display().to_string()), "{text}");
+        let mut text = text;
+        for crate_dir in ["guest-sdk", "testing"] {
+            let path = root.join(crate_dir).display().to_string();
+            text = text.replace(
+                &format!("path = \"../../../{crate_dir}\""),
+                &format!("path = {path:?}"),
+            );
+            assert!(text.contains(&path), "{text}");
+        }
         std::fs::write(&manifest, text).expect("write the copy's Cargo.toml");
         std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock")).expect("the lock");
         let out = dir.join("packed");
@@ -226,4 +234,39 @@ fn a_charm_of_the_previous_release_runs_its_events_as_it_did() {
         "{results}"
     );
     assert_eq!(results["model"], "offline", "{results}");
+}
+
+/// Its own `cargo test`, on the harness as 0.1.0 had it: the harness's
+/// `Kind` is deprecated, and the tests pass.
+#[test]
+fn a_charm_of_the_previous_release_passes_its_own_tests() {
+    let (_, _) = packed();
+    let root = workspace_root();
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["test", "--manifest-path"])
+        .arg(project().join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target/wasm-guests"))
+        .env("WASM_CHARM", env!("CARGO_BIN_EXE_wasm-charm"))
+        // The suite's flags are for its own crates.
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cargo test on the fixture");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(output.status.success(), "{printed}");
+    assert!(
+        printed.contains(
+            "warning: use of deprecated type alias `wasm_charm_testing::Kind`: use `StatusKind`"
+        ),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("test result: ok. 2 passed; 0 failed"),
+        "{printed}"
+    );
 }

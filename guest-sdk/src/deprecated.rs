@@ -226,6 +226,20 @@ pub fn set_gate(name: &str, gate: bool) -> Result<(), ProbeError> {
     }
 }
 
+// ------------------------------------------------------------------ status
+
+impl crate::StatusKind {
+    /// The kind as Juju spells it (the test harness's `Kind::as_str`).
+    ///
+    /// ```
+    /// assert_eq!(wasm_charm::StatusKind::Blocked.name(), "blocked");
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `StatusKind::name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
+    }
+}
+
 // ------------------------------------------------------------------- error
 
 impl crate::Error {

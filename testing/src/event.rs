@@ -292,9 +292,108 @@ impl From<&Event> for Event {
     }
 }
 
+/// 0.1.0's events by hook name, kept working for one release. A trait's
+/// use cannot carry `#[deprecated]`, so the conversion says it once per
+/// name on stderr (shown with a failing test's output), naming the
+/// constructor to use: a typo in a string is only found when the test runs.
+impl From<&str> for Event {
+    fn from(name: &str) -> Event {
+        warn_string_event(name);
+        Event::named(name)
+    }
+}
+
+impl From<String> for Event {
+    fn from(name: String) -> Event {
+        warn_string_event(&name);
+        Event::named(name)
+    }
+}
+
+impl Event {
+    /// An event by its hook name (`install`, `db-relation-joined`).
+    ///
+    /// ```
+    /// use wasm_charm_testing::Event;
+    ///
+    /// assert_eq!(Event::relation_joined("db"), Event::relation_joined("db"));
+    /// ```
+    #[deprecated(
+        since = "0.2.0",
+        note = "use the event's constructor, as `On::` observes it: `Event::install()`, `Event::relation_joined(\"db\")`, `Event::action(\"backup\")`"
+    )]
+    pub fn new(name: impl Into<String>) -> Event {
+        Event::named(name)
+    }
+}
+
+fn warn_string_event(name: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if !said.iter().any(|n| n == name) {
+        said.push(name.to_string());
+        eprintln!(
+            "wasm-charm-testing: warning: the event {name:?} given as a string is deprecated \
+             since 0.2.0: use {}",
+            constructor_for(name)
+        );
+    }
+}
+
+/// The constructor that makes the event of hook `name`. Pure.
+fn constructor_for(name: &str) -> String {
+    const ENTITY: &[(&str, &str)] = &[
+        ("-relation-created", "relation_created"),
+        ("-relation-joined", "relation_joined"),
+        ("-relation-changed", "relation_changed"),
+        ("-relation-departed", "relation_departed"),
+        ("-relation-broken", "relation_broken"),
+        ("-storage-attached", "storage_attached"),
+        ("-storage-detaching", "storage_detaching"),
+        ("-pebble-ready", "pebble_ready"),
+        ("-pebble-custom-notice", "pebble_custom_notice"),
+        ("-pebble-check-failed", "pebble_check_failed"),
+        ("-pebble-check-recovered", "pebble_check_recovered"),
+    ];
+    if let Some(action) = name.strip_prefix("actions/") {
+        return format!("`Event::action({action:?})`");
+    }
+    for (suffix, f) in ENTITY {
+        if let Some(entity) = name.strip_suffix(suffix) {
+            return format!("`Event::{f}({entity:?})`");
+        }
+    }
+    format!("`Event::{}()`", name.replace('-', "_"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_name_is_told_the_constructor_of_its_event() {
+        assert_eq!(constructor_for("install"), "`Event::install()`");
+        assert_eq!(constructor_for("upgrade-charm"), "`Event::upgrade_charm()`");
+        assert_eq!(
+            constructor_for("db-relation-joined"),
+            "`Event::relation_joined(\"db\")`"
+        );
+        assert_eq!(
+            constructor_for("web-pebble-ready"),
+            "`Event::pebble_ready(\"web\")`"
+        );
+        assert_eq!(
+            constructor_for("actions/backup"),
+            "`Event::action(\"backup\")`"
+        );
+        #[allow(deprecated)]
+        let old = Event::new("install");
+        assert_eq!(old, Event::install());
+        assert_eq!(
+            Event::from("db-relation-joined"),
+            Event::relation_joined("db")
+        );
+    }
 
     #[test]
     fn every_choice_becomes_the_field_run_takes() {

@@ -86,3 +86,13 @@ pub use event::Event;
 pub use outcome::{Handler, Outcome, RelationData, ScopeChange, Secret};
 pub use state::{Relation, State};
 pub use status::{Status, StatusKind};
+
+/// A status's kind: 0.1.0's name, when the harness had a type of its own.
+///
+/// ```
+/// use wasm_charm_testing::{Status, StatusKind};
+///
+/// assert_eq!(Status::blocked("no").kind, StatusKind::Blocked);
+/// ```
+#[deprecated(since = "0.2.0", note = "use `StatusKind`, the SDK's own")]
+pub type Kind = StatusKind;
