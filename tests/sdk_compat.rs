@@ -270,3 +270,46 @@ fn a_charm_of_the_previous_release_passes_its_own_tests() {
         "{printed}"
     );
 }
+
+/// The value of the first line of `text` that starts with `prefix`,
+/// between quotes.
+fn quoted_after<'t>(text: &'t str, prefix: &str) -> &'t str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|rest| rest.split('"').nth(1))
+        .unwrap_or_else(|| panic!("no `{prefix}` line"))
+}
+
+/// One version per SDK release, said alike by the Rust SDK, its harness,
+/// the Python SDK and the changelog; one WIT version, said alike by the
+/// WIT files and both SDKs.
+#[test]
+fn the_sdks_the_changelog_and_the_wit_name_the_same_versions() {
+    let root = workspace_root();
+    let read = |path: &str| {
+        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let sdk = quoted_after(&read("guest-sdk/Cargo.toml"), "version = ").to_string();
+    assert_eq!(quoted_after(&read("testing/Cargo.toml"), "version = "), sdk);
+    let python = read("guest-sdk-py/wasm_charm/__init__.py");
+    assert_eq!(quoted_after(&python, "__version__ = "), sdk);
+    let changelog = read("CHANGELOG.md");
+    assert!(
+        changelog
+            .lines()
+            .any(|l| l.starts_with("## [") && l.contains(&sdk)),
+        "CHANGELOG.md has no release heading naming {sdk}"
+    );
+
+    let lib = read("guest-sdk/src/lib.rs");
+    let wit = quoted_after(&lib, "pub const WIT_VERSION: &str = ");
+    assert_eq!(quoted_after(&python, "WIT_VERSION = "), wit);
+    for entry in std::fs::read_dir(root.join("wit")).expect("wit/").flatten() {
+        let text = std::fs::read_to_string(entry.path()).expect("a WIT file");
+        assert!(
+            text.starts_with(&format!("package wasm-charm:charm@{wit};")),
+            "{} is not of WIT {wit}",
+            entry.path().display()
+        );
+    }
+}

@@ -73,7 +73,15 @@ from .status import (
     WaitingStatus,
 )
 
+#: This SDK's version (semver: docs/versions.md).
+__version__ = "0.2.0"
+#: The version of the WIT package ``wasm-charm:charm`` this SDK's components
+#: speak: a host runs them if it implements it (``wasm-charm inspect``).
+WIT_VERSION = "0.3.0"
+
 __all__ = [
+    "WIT_VERSION",
+    "__version__",
     "ActionEvent",
     "ActiveStatus",
     "BlockedStatus",

@@ -235,6 +235,22 @@ pub use event::{
 };
 pub use status::{Priority, Status, StatusKind, Target};
 
+/// This SDK's version (semver: docs/versions.md).
+///
+/// ```
+/// assert!(wasm_charm::VERSION.starts_with("0."));
+/// ```
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The version of the WIT package `wasm-charm:charm` this SDK's
+/// components import and export: a host runs them if it implements this
+/// version (`wasm-charm inspect` shows both).
+///
+/// ```
+/// assert_eq!(wasm_charm::WIT_VERSION, "0.3.0");
+/// ```
+pub const WIT_VERSION: &str = "0.3.0";
+
 /// What a handler returns: `Ok(Some(status))` sets the handler's scope
 /// (`handler/<name>`) to `status`, `Ok(None)` clears it, and `Err(error)`
 /// is handled as the manifest's `on-error` says (blocked with the error's
