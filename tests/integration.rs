@@ -51,3 +51,4 @@ mod tutorial;
 mod upgrade;
 mod web_k8s;
 mod workload;
+mod world;

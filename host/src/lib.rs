@@ -37,6 +37,8 @@ pub mod init;
 pub mod inspect;
 pub mod interfaces;
 pub mod juju;
+#[cfg(feature = "cli")]
+pub mod juju_cli;
 pub mod juju_env;
 pub mod merge_patch;
 pub mod model;
@@ -64,3 +66,5 @@ pub mod text;
 pub mod verify;
 pub mod workload;
 pub mod workload_root;
+#[cfg(feature = "cli")]
+pub mod world;

@@ -131,6 +131,17 @@ enum Command {
     ///
     /// The protocol: docs/harness-protocol.md in the wasm-charm repository.
     Serve,
+    /// The offline model's `juju`: the commands jubilant and a person use
+    /// (deploy, integrate, status, run, …), over many applications and
+    /// units whose every event is a real dispatch. The same binary run as
+    /// `juju` (a link) is this command.
+    ///
+    /// The subset and its sources: docs/world.md in the wasm-charm repository.
+    Juju {
+        /// The `juju` command line.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Fill the compiled-artifact cache of a charm directory ahead of the first event.
     Precompile {
         /// The charm directory.
@@ -172,6 +183,9 @@ fn invoked_as_a_tool() -> Option<ExitCode> {
     let name = invoked_as.to_str()?;
     if name == "dispatch" {
         Some(juju::main())
+    } else if name == "juju" {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        Some(wasm_charm_host::juju_cli::main(&args))
     } else if offline::tools::NAMES.contains(&name) {
         Some(offline::tool_session::serve(name))
     } else if offline::machine::TOOLS.contains(&name) {
@@ -235,6 +249,7 @@ fn main() -> ExitCode {
             sdk,
         } => init::main(&dir, name.as_deref(), profile, language, sdk.as_deref()),
         Command::Serve => serve::main(),
+        Command::Juju { args } => return wasm_charm_host::juju_cli::main(&args),
         Command::Status { charm, state, json } => offline::status(&charm, state.as_deref(), json),
         Command::Precompile { charm } => wasm_charm_host::charm_dir::CharmDir::load(&charm)
             .map_err(anyhow::Error::from)

@@ -84,6 +84,30 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// The name nearest to `wanted` by edit distance; the first on a tie.
+pub fn closest<'a>(wanted: &str, names: &'a [String]) -> Option<&'a str> {
+    names
+        .iter()
+        .min_by_key(|n| edit_distance(wanted, n))
+        .map(String::as_str)
+}
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let replace = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = replace.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

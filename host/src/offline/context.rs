@@ -68,29 +68,7 @@ pub fn check_event(raw: &str, metadata: &Metadata, actions: &Actions) -> Usage<R
     }
 }
 
-/// The name nearest to `wanted` by edit distance; the first on a tie.
-fn closest<'a>(wanted: &str, names: &'a [String]) -> Option<&'a str> {
-    names
-        .iter()
-        .min_by_key(|n| edit_distance(wanted, n))
-        .map(String::as_str)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let replace = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = replace.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
-}
+use crate::text::closest;
 
 /// A key handed over in memory is checked as the command line checks it.
 fn key_of<'a>(flag: &str, key: &'a str) -> Usage<&'a str> {
@@ -121,16 +99,23 @@ pub fn action_params(
         let k = key_of("param", &param.key)?;
         insert_dotted(&mut given, k, param.value.clone());
     }
+    checked_params(charm, name, serde_json::Value::Object(given))
+        .map_err(|why| UsageError(format!("--param: action `{name}`: {why}")))
+}
+
+/// An action's parameters as Juju takes them: the whole schema checked
+/// first, then the defaults filled in. `Err`: why, as Juju says it.
+pub fn checked_params(
+    charm: &CharmDir,
+    name: &str,
+    given: serde_json::Value,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     let schema = charm.actions.schema(name);
-    let given = serde_json::Value::Object(given);
-    let refused = |why: String| UsageError(format!("--param: action `{name}`: {why}"));
-    // Juju checks the whole schema first, then fills in the defaults.
     super::action_schema::validate(
         &super::action_schema::juju_schema(schema.entry.as_ref()),
         &given,
-    )
-    .map_err(refused)?;
-    schema.check(given).map_err(refused)
+    )?;
+    schema.check(given)
 }
 
 /// Set `key` of `map`, a dotted key nesting maps (`opts.level`), a value

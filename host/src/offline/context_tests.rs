@@ -1,6 +1,7 @@
 use super::*;
 use crate::bindings::EventKind;
 use crate::offline::{KeyValue, Param};
+use crate::text::edit_distance;
 
 use crate::event::tests::{actions, metadata};
 

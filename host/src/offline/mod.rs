@@ -320,6 +320,11 @@ fn commit(
     after
 }
 
+/// A new secret's URI as Juju makes them, the `n`th tried at `now`.
+pub fn new_secret_uri(now: u64, n: u32) -> String {
+    secret_codec::uri(&secret_codec::new_id(now, n))
+}
+
 /// metadata.yaml's bindings: its relation endpoints and extra bindings.
 pub(crate) fn bindings(charm: &CharmDir) -> std::collections::BTreeSet<String> {
     let m = &charm.metadata;

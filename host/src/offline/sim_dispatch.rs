@@ -16,6 +16,7 @@ use super::tool_session::{SESSION_VAR, Session, ToolContext};
 use super::{check_state, default_state_path, load_state, save_state, tools, workload_root};
 use crate::charm_dir::CharmDir;
 use crate::juju_env::JujuEnv;
+use crate::workload_root::WorkloadRoot;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -107,65 +108,125 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
     // What the last event did is not this one's.
     machine.calls.clear();
     check_state(&charm, &state, &state_path)?;
-    let simulator = Simulator {
-        charm: &charm,
-        root: root.clone(),
-        state_dir: super::simulator::state_dir(&state_path),
-        origin: state_path.clone(),
-        prober: crate::probe::Prober::default(),
-    };
-    let unit = simulator.unit(&state);
+    let unit = unit_of(&charm, &state);
     context::apply_operator_flags(args, &charm, &mut state)?;
     let env = context::hook_env(args, &charm, &event, &mut state, &unit)?;
-    let now = crate::juju::unix_now();
-    start_event(&mut state, &unit, params);
-    // Each container's simulated Pebble, served where the process finds it
-    // under the workload root, as `run` serves it; it acts at once.
-    let containers = pebble::Containers::start(
-        &charm,
-        &root,
-        std::mem::take(&mut state.model.containers),
-        &state_path,
-        now,
-    )?;
-    let before = state.clone();
-    let shared = Arc::new(Mutex::new(state));
-    let tools = simulator.tools(&env, &shared, unit, now)?;
-    let hook = tempfile::Builder::new()
-        .prefix("wasm-charm-hook-")
-        .tempdir()
-        .context("cannot make the hook's directory")?;
-    let session = hook.path().join("session.json");
-    Session {
-        context: Some(ToolContext::of(&tools)),
-        state: before.clone(),
-        pending_secrets: Default::default(),
-        pending_ports: Default::default(),
-        pending_storage: Default::default(),
-        machine,
-    }
-    .write(&session)?;
-    let bin = link_tools(hook.path())?;
-    // The root `run` would use, when the charm has one there to use.
-    let root_var = (!root.is_machine() && root.path().is_dir()).then(|| root.path().to_path_buf());
-    let status = run_dispatch(&charm.path, &env, &bin, &session, root_var.as_deref())?;
-    let (mut after, machine) = {
-        let _lock = super::tool_session::lock(&session)?;
-        let ended = Session::read(&session)?;
-        (ended.state, ended.machine)
+    let hook = Hook {
+        charm: &charm,
+        root: &root,
+        origin: &state_path,
+        env: &env,
+        params,
+        now: crate::juju::unix_now(),
     };
-    after.model.containers = containers.finish();
-    let ended = end_hook(&before, after, &env, status.success(), now);
-    save_state(&state_path, &ended.state, &machine)?;
-    Ok(Dispatched {
-        status,
-        refused: ended.refused,
-        state: StateFile {
-            sim: ended.state,
+    let ran = hook.run(StateFile {
+        sim: state,
+        machine,
+    })?;
+    save_state(&state_path, &ran.state.sim, &ran.state.machine)?;
+    Ok(Dispatched { state_path, ..ran })
+}
+
+/// The unit the state names, else the charm's first.
+fn unit_of(charm: &CharmDir, state: &super::sim::SimState) -> String {
+    state
+        .model
+        .unit
+        .clone()
+        .unwrap_or_else(|| format!("{}/0", charm.metadata.name))
+}
+
+/// One hook of a charm's own `dispatch` process against a state in memory:
+/// what `sim dispatch` runs on its state file and what the model
+/// (`crate::world`) runs on each unit's view. It reads and writes no
+/// state file.
+pub struct Hook<'a> {
+    pub charm: &'a CharmDir,
+    pub root: &'a WorkloadRoot,
+    /// What messages about the state call it; relative resource paths
+    /// start from its directory.
+    pub origin: &'a Path,
+    /// Juju's environment for the hook, the unit's name in it.
+    pub env: &'a JujuEnv,
+    /// What `action-get` answers (an action only).
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub now: u64,
+}
+
+impl Hook<'_> {
+    /// Run the charm's `dispatch` on `file`, end the hook by its exit code
+    /// through the one commit rule, and return the state Juju keeps.
+    pub fn run(self, file: StateFile) -> anyhow::Result<Dispatched> {
+        let StateFile {
+            sim: mut state,
             machine,
-        },
-        state_path,
-    })
+        } = file;
+        let unit = self
+            .env
+            .get("JUJU_UNIT_NAME")
+            .map_or_else(|| unit_of(self.charm, &state), str::to_string);
+        let simulator = Simulator {
+            charm: self.charm,
+            root: self.root.clone(),
+            state_dir: super::simulator::state_dir(self.origin),
+            origin: self.origin.to_path_buf(),
+            prober: crate::probe::Prober::default(),
+        };
+        start_event(&mut state, &unit, self.params);
+        // Each container's simulated Pebble, served where the process finds
+        // it under the workload root, as `run` serves it; it acts at once.
+        let containers = pebble::Containers::start(
+            self.charm,
+            self.root,
+            std::mem::take(&mut state.model.containers),
+            self.origin,
+            self.now,
+        )?;
+        let before = state.clone();
+        let shared = Arc::new(Mutex::new(state));
+        let tools = simulator.tools(self.env, &shared, unit, self.now)?;
+        let hook = tempfile::Builder::new()
+            .prefix("wasm-charm-hook-")
+            .tempdir()
+            .context("cannot make the hook's directory")?;
+        let session = hook.path().join("session.json");
+        Session {
+            context: Some(ToolContext::of(&tools)),
+            state: before.clone(),
+            pending_secrets: Default::default(),
+            pending_ports: Default::default(),
+            pending_storage: Default::default(),
+            machine,
+        }
+        .write(&session)?;
+        let bin = link_tools(hook.path())?;
+        // The root `run` would use, when the charm has one there to use.
+        let root_var = (!self.root.is_machine() && self.root.path().is_dir())
+            .then(|| self.root.path().to_path_buf());
+        let status = run_dispatch(
+            &self.charm.path,
+            self.env,
+            &bin,
+            &session,
+            root_var.as_deref(),
+        )?;
+        let (mut after, machine) = {
+            let _lock = super::tool_session::lock(&session)?;
+            let ended = Session::read(&session)?;
+            (ended.state, ended.machine)
+        };
+        after.model.containers = containers.finish();
+        let ended = end_hook(&before, after, self.env, status.success(), self.now);
+        Ok(Dispatched {
+            status,
+            refused: ended.refused,
+            state: StateFile {
+                sim: ended.state,
+                machine,
+            },
+            state_path: self.origin.to_path_buf(),
+        })
+    }
 }
 
 /// `<dir>/bin` with every served tool, the machine's too, a symlink to
@@ -207,7 +268,10 @@ fn run_dispatch(
             "JUJU_CONTEXT_ID",
             format!("{unit}-sim-{}", std::process::id()),
         )
-        .env("JUJU_MODEL_UUID", super::sim::MODEL_UUID)
+        .env(
+            "JUJU_MODEL_UUID",
+            env.get("JUJU_MODEL_UUID").unwrap_or(super::sim::MODEL_UUID),
+        )
         .env(SESSION_VAR, session)
         .current_dir(charm)
         .stdin(Stdio::null());

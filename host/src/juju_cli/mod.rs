@@ -1,0 +1,843 @@
+//! `wasm-charm juju …`, and the same binary run as `juju` (a link): the
+//! part of Juju's command line that jubilant and a person at a terminal
+//! use, over the offline model (`crate::world`). Each command that changes
+//! the model settles it before it returns, as Juju's agents go idle, so
+//! `juju wait` (jubilant's) sees a settled model. Errors are Juju's:
+//! `ERROR …` on stderr, exit 1; a usage error exits 2.
+//!
+//! `args` parses a line, `status` renders `status` and `show-unit`,
+//! `secrets` the secret commands; the table of commands is here.
+
+pub mod args;
+mod secrets;
+pub mod status;
+
+use crate::world::{Model, Refused, store};
+use args::{Parsed, Spec, Usage};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Juju's version, as the simulated agents report it.
+pub const VERSION: &str = "3.6.4";
+
+/// A command's failure, with Juju's exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl From<Usage> for Failure {
+    fn from(u: Usage) -> Failure {
+        Failure {
+            code: 2,
+            message: u.0,
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        match e.downcast_ref::<Refused>() {
+            Some(r) => Failure {
+                code: 1,
+                message: r.0.clone(),
+            },
+            None => Failure {
+                code: 1,
+                message: format!("{e:#}"),
+            },
+        }
+    }
+}
+
+impl From<Refused> for Failure {
+    fn from(r: Refused) -> Failure {
+        Failure {
+            code: 1,
+            message: r.0,
+        }
+    }
+}
+
+type Done = Result<(), Failure>;
+
+fn refuse<T>(message: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure {
+        code: 1,
+        message: message.into(),
+    })
+}
+
+fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure {
+        code: 2,
+        message: message.into(),
+    })
+}
+
+/// The commands of the subset, each with its flags (besides `-m`).
+const COMMANDS: &[(&str, &[&str], &[&str])] = &[
+    ("version", &["--format", "-o", "--output"], &["--all"]),
+    (
+        "add-model",
+        &["--config", "--credential", "-c", "--controller"],
+        &["--no-switch"],
+    ),
+    (
+        "destroy-model",
+        &["--timeout"],
+        &[
+            "--no-prompt",
+            "-y",
+            "--force",
+            "--destroy-storage",
+            "--release-storage",
+            "--no-wait",
+        ],
+    ),
+    ("models", &["--format", "-o", "--output"], &["--all"]),
+    ("switch", &[], &[]),
+    (
+        "deploy",
+        &[
+            "-n",
+            "--num-units",
+            "--config",
+            "--resource",
+            "--base",
+            "--channel",
+            "--revision",
+            "--constraints",
+            "--to",
+            "--bind",
+            "--storage",
+        ],
+        &["--trust", "--force"],
+    ),
+    ("add-unit", &["-n", "--num-units", "--to"], &[]),
+    (
+        "remove-unit",
+        &["--num-units"],
+        &["--no-prompt", "--force", "--destroy-storage", "--no-wait"],
+    ),
+    (
+        "remove-application",
+        &[],
+        &["--no-prompt", "--force", "--destroy-storage", "--no-wait"],
+    ),
+    ("integrate", &["--via"], &[]),
+    ("relate", &["--via"], &[]),
+    ("remove-relation", &[], &["--force"]),
+    (
+        "config",
+        &["--format", "-o", "--output", "--reset", "--file"],
+        &[],
+    ),
+    (
+        "run",
+        &[
+            "--format",
+            "-o",
+            "--output",
+            "--params",
+            "--wait",
+            "--timeout",
+        ],
+        &["--background", "--quiet"],
+    ),
+    (
+        "exec",
+        &[
+            "--unit",
+            "-u",
+            "--format",
+            "-o",
+            "--output",
+            "--wait",
+            "--timeout",
+            "--machine",
+        ],
+        &["--all"],
+    ),
+    (
+        "status",
+        &["--format", "-o", "--output"],
+        &["--relations", "--storage", "--watch", "--integrations"],
+    ),
+    ("show-unit", &["--format", "-o", "--output"], &[]),
+    (
+        "refresh",
+        &["--path", "--channel", "--revision", "--resource", "--base"],
+        &["--force", "--force-units"],
+    ),
+    ("trust", &["--scope"], &["--remove"]),
+    ("secrets", &["--format", "-o", "--output", "--owner"], &[]),
+    (
+        "show-secret",
+        &["--format", "-o", "--output", "--revision", "-r"],
+        &["--reveal", "--revisions"],
+    ),
+    ("add-secret", &["--info", "--file"], &[]),
+    ("grant-secret", &[], &[]),
+    ("revoke-secret", &[], &[]),
+    ("remove-secret", &["--revision"], &[]),
+    (
+        "debug-log",
+        &[
+            "--include",
+            "-i",
+            "--level",
+            "-l",
+            "--limit",
+            "-n",
+            "--lines",
+            "--exclude",
+            "-x",
+        ],
+        &["--replay", "--no-tail", "--tail", "--ms", "--date"],
+    ),
+    ("resolve", &[], &["--no-retry", "--all"]),
+    ("resolved", &[], &["--no-retry", "--all"]),
+];
+
+/// `wasm-charm juju ARGS…`: run one command and answer as Juju does.
+pub fn main(args: &[String]) -> ExitCode {
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("ERROR {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Done {
+    let Some((command, rest)) = args.split_first() else {
+        return usage("no command specified; the commands: see `juju help`");
+    };
+    if matches!(command.as_str(), "help" | "--help" | "-h") {
+        print_help();
+        return Ok(());
+    }
+    if command == "--version" {
+        println!("{VERSION}-genericlinux-amd64");
+        return Ok(());
+    }
+    let Some((_, valued, switches)) = COMMANDS.iter().find(|(n, _, _)| n == command) else {
+        let names: Vec<String> = COMMANDS.iter().map(|(n, _, _)| n.to_string()).collect();
+        let nearest = crate::text::closest(command, &names).unwrap_or("status");
+        return refuse(format!(
+            "juju: \"{command}\" is not a juju command of wasm-charm's offline Juju; \
+             the nearest it has is \"{nearest}\" (all: `juju help`)"
+        ));
+    };
+    let p = args::parse(rest, &Spec { valued, switches })?;
+    let home = store::home()?;
+    match command.as_str() {
+        "version" => version(&p),
+        "add-model" => add_model(&home, &p),
+        "destroy-model" => destroy_model(&home, &p),
+        "models" => models(&home, &p),
+        "switch" => switch(&home, &p),
+        "status" => with_model(&home, &p, |m| show_status(m, &p)),
+        "show-unit" => with_model(&home, &p, |m| show_unit(m, &p)),
+        "debug-log" => with_model(&home, &p, |m| debug_log(m, &p)),
+        "secrets" | "show-secret" | "add-secret" | "grant-secret" | "revoke-secret"
+        | "remove-secret" => with_model(&home, &p, |m| secrets::run(m, command, &p)),
+        _ => with_model(&home, &p, |m| {
+            change(m, command, &p)?;
+            settle(m)
+        }),
+    }
+}
+
+fn print_help() {
+    println!("wasm-charm's offline Juju: the commands it answers, as Juju's do:");
+    for (name, _, _) in COMMANDS {
+        println!("  {name}");
+    }
+    println!(
+        "Models live in ${} (default ~/.local/share/wasm-charm/juju).",
+        store::HOME_VAR
+    );
+}
+
+/// The model `-m`/`--model` names (`controller:model` too), else
+/// `JUJU_MODEL`, else the current one.
+fn model_name(home: &Path, p: &Parsed) -> Result<String, Failure> {
+    let given = p
+        .value(&["-m", "--model"])
+        .map(str::to_string)
+        .or_else(|| std::env::var("JUJU_MODEL").ok().filter(|v| !v.is_empty()));
+    if let Some(name) = given {
+        return Ok(name
+            .rsplit_once(':')
+            .map_or(name.clone(), |(_, m)| m.to_string()));
+    }
+    store::current(home).map_or_else(
+        || refuse("no model in focus: add one with `juju add-model`, or name one with --model"),
+        Ok,
+    )
+}
+
+fn with_model(home: &Path, p: &Parsed, f: impl FnOnce(&mut Model) -> Done) -> Done {
+    let name = model_name(home, p)?;
+    let mut model = Model::open(home, &name)?;
+    if let Some(seed) = seed()? {
+        model.order = crate::world::Order::new(Some(seed));
+    }
+    f(&mut model)
+}
+
+/// The seed of `WASM_CHARM_SEED`, when set: units then run in an order
+/// drawn from it.
+fn seed() -> Result<Option<u64>, Failure> {
+    match std::env::var("WASM_CHARM_SEED") {
+        Ok(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| Failure {
+            code: 2,
+            message: format!("WASM_CHARM_SEED: `{v}` is not a number"),
+        }),
+        _ => Ok(None),
+    }
+}
+
+fn settle(m: &mut Model) -> Done {
+    let settled = m.settle()?;
+    if let Some(seed) = settled.seed {
+        eprintln!("settled after {} events (seed {seed})", settled.events);
+    }
+    Ok(())
+}
+
+fn format_of(p: &Parsed) -> Option<&str> {
+    p.value(&["--format", "-o", "--output"])
+}
+
+fn print_formatted(p: &Parsed, value: &serde_json::Value, table: impl FnOnce() -> String) -> Done {
+    match format_of(p) {
+        Some("json") => println!("{value}"),
+        Some("yaml") => print!(
+            "{}",
+            serde_saphyr::to_string(value).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string()
+            })?
+        ),
+        None | Some("tabular") | Some("summary") | Some("oneline") | Some("short")
+        | Some("line") => print!("{}", table()),
+        Some(other) => {
+            return usage(format!(
+                "invalid value \"{other}\" for option --format: unknown format"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn one_positional<'a>(p: &'a Parsed, what: &str) -> Result<&'a str, Failure> {
+    match p.positional.as_slice() {
+        [one] => Ok(one),
+        [] => usage(format!("no {what} specified")),
+        [_, extra @ ..] => usage(format!("unrecognized args: {}", quoted(extra))),
+    }
+}
+
+fn quoted(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn version(p: &Parsed) -> Done {
+    let full = format!("{VERSION}-genericlinux-amd64");
+    match format_of(p) {
+        Some("json") => println!("{}", serde_json::json!(full)),
+        _ => println!("{full}"),
+    }
+    Ok(())
+}
+
+fn add_model(home: &Path, p: &Parsed) -> Done {
+    let name = one_positional(p, "model name")?;
+    if !crate::model::is_app_name(name) {
+        return refuse(format!(
+            "\"{name}\" is not a valid name: model names may only contain lowercase letters, digits and hyphens"
+        ));
+    }
+    Model::create(home, name)?;
+    if !p.has(&["--no-switch"]) {
+        store::set_current(home, name)?;
+    }
+    eprintln!(
+        "Added '{name}' model on localhost/localhost with credential 'offline' for user 'admin'"
+    );
+    Ok(())
+}
+
+fn destroy_model(home: &Path, p: &Parsed) -> Done {
+    let name = one_positional(p, "model name")?;
+    let name = name.rsplit_once(':').map_or(name, |(_, m)| m);
+    {
+        // Under its lock: no command is half-way through it.
+        let mut m = Model::open(home, name)?;
+        for app in m.world.apps.keys().cloned().collect::<Vec<_>>() {
+            m.remove_application(&app)?;
+        }
+        // Each unit's stop and remove, as Juju runs them; a hook that fails
+        // does not keep the model alive.
+        let _ = m.settle();
+    }
+    let dir = store::model_dir(home, name);
+    std::fs::remove_dir_all(&dir).map_err(|e| Failure {
+        code: 1,
+        message: format!("{}: cannot remove: {e}", dir.display()),
+    })?;
+    if store::current(home).as_deref() == Some(name) {
+        let _ = std::fs::remove_file(home.join("current-model"));
+    }
+    eprintln!("Destroying model\nModel destroyed.");
+    Ok(())
+}
+
+fn models(home: &Path, p: &Parsed) -> Done {
+    let names = store::models(home);
+    let current = store::current(home);
+    let list: Vec<serde_json::Value> = names
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "name": format!("admin/{n}"),
+                "short-name": n,
+                "model-type": "iaas",
+                "controller-name": "wasm-charm",
+                "cloud": "localhost",
+                "life": "alive",
+                "status": { "current": "available" },
+            })
+        })
+        .collect();
+    let mut value = serde_json::json!({ "models": list });
+    if let Some(c) = &current {
+        value["current-model"] = serde_json::json!(c);
+    }
+    print_formatted(p, &value, || {
+        let mut out = String::from("Controller: wasm-charm\n\nModel\n");
+        for n in &names {
+            let star = if current.as_deref() == Some(n.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            out.push_str(&format!("{n}{star}\n"));
+        }
+        out
+    })
+}
+
+fn switch(home: &Path, p: &Parsed) -> Done {
+    let name = one_positional(p, "model name")?;
+    let name = name.rsplit_once(':').map_or(name, |(_, m)| m);
+    if !store::models(home).iter().any(|n| n == name) {
+        return refuse(format!("model \"{name}\" not found"));
+    }
+    store::set_current(home, name)?;
+    Ok(())
+}
+
+fn show_status(m: &mut Model, p: &Parsed) -> Done {
+    let value = status::status_json(&m.world);
+    print_formatted(p, &value, || status::status_table(&m.world))
+}
+
+fn show_unit(m: &mut Model, p: &Parsed) -> Done {
+    let mut all = serde_json::Map::new();
+    if p.positional.is_empty() {
+        return usage("an unit name must be supplied");
+    }
+    for unit in &p.positional {
+        let Some(serde_json::Value::Object(v)) = status::show_unit(&m.world, unit) else {
+            return refuse(format!("unit \"{unit}\" not found"));
+        };
+        all.extend(v);
+    }
+    let value = serde_json::Value::Object(all);
+    let yaml = serde_saphyr::to_string(&value).unwrap_or_default();
+    print_formatted(p, &value, || yaml)
+}
+
+/// `debug-log`: the model's log, each line as Juju's debug-log shows a
+/// unit's (`unit-<app>-<n>: <time> <LEVEL> unit.<unit>.juju-log <message>`).
+fn debug_log(m: &mut Model, p: &Parsed) -> Done {
+    let include = p.values(&["--include", "-i"]);
+    let level = p.value(&["--level", "-l"]).map(str::to_uppercase);
+    let rank = |l: &str| {
+        ["TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+            .iter()
+            .position(|x| *x == l)
+            .unwrap_or(2)
+    };
+    let limit = p
+        .value(&["--limit", "-n", "--lines"])
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut lines = Vec::new();
+    for l in &m.world.log {
+        let tag = format!("unit-{}", l.unit.replace('/', "-"));
+        if !include.is_empty()
+            && !include
+                .iter()
+                .any(|i| *i == l.unit || *i == tag || l.unit.starts_with(&format!("{i}/")))
+        {
+            continue;
+        }
+        let (lvl, msg) = l.line.split_once(' ').unwrap_or(("INFO", l.line.as_str()));
+        if level.as_deref().is_some_and(|want| rank(lvl) < rank(want)) {
+            continue;
+        }
+        let time = crate::show::utc(l.at);
+        lines.push(format!(
+            "{tag}: {} {lvl} unit.{}.juju-log {msg}",
+            time.get(11..19).unwrap_or_default(),
+            l.unit
+        ));
+    }
+    let skip = limit.map_or(0, |n| lines.len().saturating_sub(n));
+    for line in &lines[skip..] {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// The commands that change the model; the caller settles it after.
+fn change(m: &mut Model, command: &str, p: &Parsed) -> Done {
+    match command {
+        "deploy" => deploy(m, p),
+        "add-unit" => {
+            let app = one_positional(p, "application name")?;
+            let n = count(p)?;
+            m.add_unit(app, n)?;
+            Ok(())
+        }
+        "remove-unit" => {
+            if p.positional.is_empty() {
+                return usage("no units specified");
+            }
+            for unit in &p.positional {
+                m.remove_unit(unit)?;
+            }
+            Ok(())
+        }
+        "remove-application" => {
+            if p.positional.is_empty() {
+                return usage("no application specified");
+            }
+            for app in &p.positional {
+                m.remove_application(app)?;
+            }
+            Ok(())
+        }
+        "integrate" | "relate" => match p.positional.as_slice() {
+            [a, b] => {
+                m.integrate(a, b)?;
+                Ok(())
+            }
+            _ => usage("an integration must involve two applications"),
+        },
+        "remove-relation" => match p.positional.as_slice() {
+            [a, b] => Ok(m.remove_relation(a, b)?),
+            _ => usage("a relation must involve two applications"),
+        },
+        "config" => config(m, p),
+        "run" => run_action(m, p),
+        "exec" => refuse(
+            "exec is not part of wasm-charm's offline Juju yet: run an action with `juju run`",
+        ),
+        "refresh" => {
+            let app = one_positional(p, "application name")?;
+            let Some(path) = p.value(&["--path"]) else {
+                return refuse("refresh needs --path: the offline Juju has no Charmhub");
+            };
+            Ok(m.refresh(app, Path::new(path))?)
+        }
+        "trust" => {
+            let app = one_positional(p, "application name")?;
+            Ok(m.trust(app, !p.has(&["--remove"]))?)
+        }
+        "resolve" | "resolved" => {
+            let units: Vec<String> = if p.has(&["--all"]) {
+                m.world
+                    .unit_names()
+                    .into_iter()
+                    .filter(|u| m.world.unit(u).is_some_and(|x| x.error.is_some()))
+                    .collect()
+            } else if p.positional.is_empty() {
+                return usage("no unit specified");
+            } else {
+                p.positional.clone()
+            };
+            for unit in units {
+                m.resolve(&unit, !p.has(&["--no-retry"]))?;
+            }
+            Ok(())
+        }
+        other => refuse(format!("{other}: not a command that changes the model")),
+    }
+}
+
+fn count(p: &Parsed) -> Result<u32, Failure> {
+    match p.value(&["-n", "--num-units"]) {
+        None => Ok(1),
+        Some(v) => v.parse::<u32>().ok().filter(|n| *n > 0).map_or_else(
+            || {
+                usage(format!(
+                    "--num-units must be a positive integer, got \"{v}\""
+                ))
+            },
+            Ok,
+        ),
+    }
+}
+
+fn key_values(words: &[String], flag: &str) -> Result<Vec<(String, String)>, Failure> {
+    words
+        .iter()
+        .map(|w| {
+            w.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map_or_else(
+                    || usage(format!("{flag}: expected \"key=value\", got \"{w}\"")),
+                    Ok,
+                )
+        })
+        .collect()
+}
+
+fn deploy(m: &mut Model, p: &Parsed) -> Done {
+    let (charm, name) = match p.positional.as_slice() {
+        [charm] => (charm, None),
+        [charm, name] => (charm, Some(name.as_str())),
+        [] => return usage("no charm name specified"),
+        [_, _, extra @ ..] => return usage(format!("unrecognized args: {}", quoted(extra))),
+    };
+    let path = PathBuf::from(charm);
+    if !path.exists() {
+        return refuse(format!(
+            "cannot deploy \"{charm}\": the offline Juju deploys local charms only (a .charm file or a charm directory), and there is none at that path"
+        ));
+    }
+    let mut config = Vec::new();
+    for c in p.values(&["--config"]) {
+        if c.contains('=') {
+            config.extend(key_values(std::slice::from_ref(&c), "--config")?);
+        } else {
+            config.extend(config_file(Path::new(&c), name)?);
+        }
+    }
+    let resources = key_values(&p.values(&["--resource"]), "--resource")?
+        .into_iter()
+        .map(|(k, v)| (k, PathBuf::from(v)))
+        .collect();
+    let n = count(p)?;
+    let deploy = crate::world::Deploy {
+        config,
+        trust: p.has(&["--trust"]),
+        resources,
+    };
+    let app = m.deploy(&path, name, n, deploy)?;
+    eprintln!(
+        "Located local charm \"{}\", revision 0\nDeploying \"{app}\" from local charm \"{}\", revision 0",
+        m.world.apps[&app].charm_name, m.world.apps[&app].charm_name
+    );
+    Ok(())
+}
+
+/// A `--config` YAML file: `{app: {key: value}}` as Juju reads it, values
+/// taken as the text `juju config` would be given.
+fn config_file(path: &Path, app: Option<&str>) -> Result<Vec<(String, String)>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure {
+        code: 1,
+        message: format!("{}: cannot read: {e}", path.display()),
+    })?;
+    let doc: std::collections::BTreeMap<
+        String,
+        std::collections::BTreeMap<String, serde_json::Value>,
+    > = serde_saphyr::from_str(&text).map_err(|e| Failure {
+        code: 1,
+        message: format!(
+            "{}: not a config file ({{application: {{key: value}}}}): {e}",
+            path.display()
+        ),
+    })?;
+    let section = match app {
+        Some(a) => doc.get(a),
+        None => doc.values().next(),
+    };
+    Ok(section
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect())
+}
+
+/// `juju config APP` (all, `--format json` as Juju prints it), `APP key`
+/// (one value), `APP k=v …` (set), `APP --reset k,…`.
+fn config(m: &mut Model, p: &Parsed) -> Done {
+    let Some((app, rest)) = p.positional.split_first() else {
+        return usage("no application name specified");
+    };
+    let reset: Vec<String> = p
+        .values(&["--reset"])
+        .iter()
+        .flat_map(|r| r.split(',').map(str::to_string).collect::<Vec<_>>())
+        .filter(|k| !k.is_empty())
+        .collect();
+    let sets: Vec<String> = rest.iter().filter(|w| w.contains('=')).cloned().collect();
+    if !sets.is_empty() || !reset.is_empty() {
+        let values = key_values(&sets, "config")?;
+        return Ok(m.set_config(app, values, reset)?);
+    }
+    let charm = m.charm(app)?;
+    let a = m.world.app(app)?;
+    let mut settings = serde_json::Map::new();
+    for (key, kind) in &charm.config.options {
+        let default = charm.config.defaults.get(key);
+        let set = a.config.get(key);
+        let mut entry = serde_json::json!({
+            "type": config_type_word(*kind),
+            "source": if set.is_some() { "user" } else if default.is_some() { "default" } else { "unset" },
+        });
+        if let Some(v) = set.or(default) {
+            entry["value"] = v.clone();
+        }
+        if let Some(d) = default {
+            entry["default"] = d.clone();
+        }
+        settings.insert(key.clone(), entry);
+    }
+    if let [key] = rest {
+        let Some(entry) = settings.get(key) else {
+            return refuse(format!(
+                "key \"{key}\" not found in \"{app}\" application config or charm settings."
+            ));
+        };
+        match entry.get("value") {
+            Some(serde_json::Value::String(s)) => println!("{s}"),
+            Some(v) => println!("{v}"),
+            None => println!(),
+        }
+        return Ok(());
+    }
+    let value = serde_json::json!({
+        "application": app,
+        "charm": a.charm_name,
+        "settings": settings,
+        "application-config": { "trust": { "value": a.trusted, "default": false, "source": if a.trusted { "user" } else { "default" }, "type": "bool" } },
+    });
+    let yaml = serde_saphyr::to_string(&value).unwrap_or_default();
+    print_formatted(p, &value, || yaml)
+}
+
+fn config_type_word(kind: crate::charm_dir::ConfigType) -> &'static str {
+    use crate::charm_dir::ConfigType as T;
+    match kind {
+        T::String => "string",
+        T::Int => "int",
+        T::Float => "float",
+        T::Boolean => "boolean",
+        T::Secret => "secret",
+    }
+}
+
+/// `juju run UNIT ACTION [k=v …] [--params FILE]`: the model settled, the
+/// action run, its outcome printed as Juju 3 prints it.
+fn run_action(m: &mut Model, p: &Parsed) -> Done {
+    let (unit, action, rest) = match p.positional.as_slice() {
+        [unit, action, rest @ ..] => (unit, action, rest),
+        _ => return usage("no unit and action specified"),
+    };
+    let mut params = serde_json::Map::new();
+    if let Some(file) = p.value(&["--params"]) {
+        let text = std::fs::read_to_string(file).map_err(|e| Failure {
+            code: 1,
+            message: format!("{file}: cannot read: {e}"),
+        })?;
+        let v: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| Failure {
+            code: 1,
+            message: format!("{file}: not YAML: {e}"),
+        })?;
+        if let serde_json::Value::Object(map) = v {
+            params.extend(map);
+        }
+    }
+    for (k, v) in key_values(rest, "run")? {
+        // Juju reads each value as YAML: `n=3` is a number.
+        let value = serde_saphyr::from_str::<serde_json::Value>(&v)
+            .unwrap_or(serde_json::Value::String(v.clone()));
+        params.insert(k, value);
+    }
+    settle(m)?;
+    let ran = m.run_action(unit, action, serde_json::Value::Object(params))?;
+    let failed = ran.status != "completed";
+    let mut results = serde_json::Map::new();
+    for (k, v) in &ran.results {
+        insert_dotted(&mut results, k, v);
+    }
+    let mut entry = serde_json::json!({
+        "id": ran.id,
+        "status": ran.status,
+        "results": results,
+        "unit": unit,
+        "log": ran.log,
+    });
+    entry["results"]["return-code"] = serde_json::json!(if failed { 1 } else { 0 });
+    if let Some(msg) = &ran.message {
+        entry["message"] = serde_json::json!(msg);
+    }
+    match format_of(p) {
+        Some("json") => println!("{}", serde_json::json!({ unit.as_str(): entry })),
+        Some("yaml") => print!(
+            "{}",
+            serde_saphyr::to_string(&serde_json::json!({ unit.as_str(): entry }))
+                .unwrap_or_default()
+        ),
+        _ => {
+            for line in &ran.log {
+                eprintln!("{line}");
+            }
+            for (k, v) in &ran.results {
+                println!("{k}: {v}");
+            }
+        }
+    }
+    if failed {
+        return refuse(format!(
+            "action {} failed: {}",
+            ran.id,
+            ran.message.unwrap_or_default()
+        ));
+    }
+    Ok(())
+}
+
+fn insert_dotted(map: &mut serde_json::Map<String, serde_json::Value>, key: &str, value: &str) {
+    match key.split_once('.') {
+        Some((head, tail)) => {
+            let entry = map
+                .entry(head.to_string())
+                .or_insert_with(|| serde_json::json!({}));
+            if let serde_json::Value::Object(inner) = entry {
+                insert_dotted(inner, tail, value);
+            }
+        }
+        None => {
+            map.insert(key.to_string(), serde_json::json!(value));
+        }
+    }
+}

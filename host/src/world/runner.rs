@@ -1,0 +1,214 @@
+//! One event of one unit, run as Juju runs it: the unit's view of the
+//! model written as the one-unit simulator's state, the unit's own
+//! `dispatch` started with Juju's environment and the simulated hook tools
+//! on `PATH` (`offline::sim_dispatch::Hook`, the same path `sim dispatch`
+//! takes), the hook ended by Juju's commit rule, and what it wrote taken
+//! back into the model with the events it causes (`view::absorb`).
+
+use super::state::{ActionRun, Failed, LogLine, Pending, Ran, World};
+use super::view;
+use crate::charm_dir::CharmDir;
+use crate::juju_env::JujuEnv;
+use crate::offline::sim_dispatch::Hook;
+use crate::workload_root::WorkloadRoot;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+
+/// Where a model keeps each unit's files.
+pub trait Places {
+    /// The unit's workload root (its declared directories, its containers'
+    /// Pebble sockets).
+    fn unit_root(&self, unit: &str) -> PathBuf;
+}
+
+/// What Juju exports to every hook and action of `unit`.
+fn base_env(world: &World, unit: &str, charm: &Path) -> JujuEnv {
+    let mut env = JujuEnv::default();
+    let app = World::split_unit(unit).map_or("", |(a, _)| a);
+    let kubernetes = world.apps.get(app).is_some_and(|a| a.kubernetes);
+    let machine = world
+        .unit(unit)
+        .map(|u| u.machine.clone())
+        .unwrap_or_default();
+    env.set("JUJU_UNIT_NAME", unit);
+    env.set("JUJU_MODEL_NAME", world.name.clone());
+    env.set("JUJU_MODEL_UUID", world.uuid.clone());
+    env.set("JUJU_VERSION", "3.6.4");
+    env.set("JUJU_CHARM_DIR", charm.display().to_string());
+    env.set(
+        "JUJU_MACHINE_ID",
+        if kubernetes { String::new() } else { machine },
+    );
+    env
+}
+
+/// The environment Juju gives `unit`'s hook for `event` (reference §1.4).
+pub fn hook_env(world: &World, unit: &str, charm: &Path, event: &Pending) -> JujuEnv {
+    let mut env = base_env(world, unit, charm);
+    env.set("JUJU_DISPATCH_PATH", format!("hooks/{}", event.hook));
+    env.set("JUJU_HOOK_NAME", event.hook.clone());
+    if let Some(id) = event.relation {
+        let endpoint = event.endpoint.clone().unwrap_or_default();
+        env.set("JUJU_RELATION", endpoint.clone());
+        env.set("JUJU_RELATION_ID", format!("{endpoint}:{id}"));
+        env.set(
+            "JUJU_REMOTE_APP",
+            event.remote_app.clone().unwrap_or_default(),
+        );
+        // Exported in every relation hook, empty when no unit is meant.
+        env.set(
+            "JUJU_REMOTE_UNIT",
+            event.remote_unit.clone().unwrap_or_default(),
+        );
+        if let Some(d) = &event.departing {
+            env.set("JUJU_DEPARTING_UNIT", d.clone());
+        }
+    }
+    if let Some(s) = &event.secret {
+        env.set("JUJU_SECRET_ID", s.clone());
+        if let Some(l) = &event.secret_label {
+            env.set("JUJU_SECRET_LABEL", l.clone());
+        }
+        if let Some(r) = event.secret_revision {
+            env.set("JUJU_SECRET_REVISION", r.to_string());
+        }
+    }
+    if let Some(c) = &event.container {
+        env.set("JUJU_WORKLOAD_NAME", c.clone());
+    }
+    if let Some(s) = &event.storage {
+        env.set("JUJU_STORAGE_ID", s.clone());
+    }
+    env
+}
+
+/// How one event ended.
+pub struct Outcome {
+    pub failed: bool,
+    /// The events it caused, each on its unit.
+    pub caused: view::Caused,
+}
+
+/// Run `event` on `unit` now, as a hook or (with `action`) an action, and
+/// take its outcome into the model. The event is not taken from the
+/// queue here: the caller decides that.
+pub fn run_event(
+    world: &mut World,
+    places: &dyn Places,
+    unit: &str,
+    event: &Pending,
+    action: Option<(&str, serde_json::Map<String, serde_json::Value>)>,
+) -> anyhow::Result<Outcome> {
+    let u = world
+        .unit(unit)
+        .with_context(|| format!("unit \"{unit}\" not found"))?;
+    let charm_dir = u.charm_dir.clone();
+    let charm = CharmDir::load(&charm_dir).with_context(|| format!("{unit}: its charm"))?;
+    let the_view =
+        view::view(world, unit, event).with_context(|| format!("unit \"{unit}\" not found"))?;
+    let mut env = hook_env(world, unit, &charm_dir, event);
+    let mut params = serde_json::Map::new();
+    if let Some((name, p)) = &action {
+        env = base_env(world, unit, &charm_dir);
+        env.set("JUJU_DISPATCH_PATH", format!("actions/{name}"));
+        env.set("JUJU_ACTION_NAME", name.to_string());
+        let id = world.unit(unit).map_or(1, |u| u.actions_run + 1);
+        env.set("JUJU_ACTION_UUID", id.to_string());
+        env.set("JUJU_ACTION_TAG", format!("action-{id}"));
+        params.clone_from(p);
+    }
+    let root_path = places.unit_root(unit);
+    std::fs::create_dir_all(&root_path)
+        .with_context(|| format!("{}: cannot create", root_path.display()))?;
+    let root = WorkloadRoot::new(root_path.clone())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", root_path.display()))?;
+    world.clock += 1;
+    let origin = root_path.with_extension("state.yaml");
+    let dispatched = Hook {
+        charm: &charm,
+        root: &root,
+        origin: &origin,
+        env: &env,
+        params,
+        now: world.clock,
+    }
+    .run(the_view.file.clone())?;
+    let failed = !dispatched.succeeded();
+    let last = dispatched.state.sim.last_event.clone();
+    let caused = view::absorb(world, unit, &the_view, dispatched.state);
+    let at = world.clock;
+    world.log.extend(last.log.iter().map(|line| LogLine {
+        unit: unit.to_string(),
+        at,
+        line: line.clone(),
+    }));
+    if let Some((name, _)) = action {
+        let u = world.unit_mut(unit).context("the unit went")?;
+        u.actions_run += 1;
+        u.last_action = Some(ActionRun {
+            id: u.actions_run.to_string(),
+            name: name.to_string(),
+            status: if failed || last.action_failed.is_some() {
+                "failed"
+            } else {
+                "completed"
+            }
+            .into(),
+            results: last.action_results.clone(),
+            message: last.action_failed.clone(),
+            log: last.log.clone(),
+        });
+        return Ok(Outcome { failed, caused });
+    }
+    world.history.push(Ran {
+        unit: unit.to_string(),
+        event: event.clone(),
+        failed,
+    });
+    if failed {
+        if let Some(u) = world.unit_mut(unit) {
+            u.error = Some(Failed {
+                event: event.clone(),
+                message: format!("hook failed: \"{}\"", event.hook),
+            });
+        }
+        return Ok(Outcome {
+            failed,
+            caused: Vec::new(),
+        });
+    }
+    after_hook(world, unit, event);
+    Ok(Outcome { failed, caused })
+}
+
+/// What Juju does once a hook of `unit` succeeded: relation scopes entered
+/// and left, remote units seen joining and departing, a removed unit gone.
+fn after_hook(world: &mut World, unit: &str, event: &Pending) {
+    let hook = event.hook.as_str();
+    if let Some(id) = event.relation {
+        if hook.ends_with("-relation-created") {
+            world.enter_scope(unit, id);
+        } else if hook.ends_with("-relation-joined") {
+            if let (Some(u), Some(remote)) = (world.unit_mut(unit), &event.remote_unit) {
+                u.scopes.entry(id).or_default().insert(remote.clone());
+            }
+        } else if hook.ends_with("-relation-departed") {
+            if let (Some(u), Some(remote)) = (world.unit_mut(unit), &event.remote_unit)
+                && let Some(seen) = u.scopes.get_mut(&id)
+            {
+                seen.remove(remote);
+            }
+        } else if hook.ends_with("-relation-broken") {
+            if let Some(u) = world.unit_mut(unit) {
+                u.scopes.remove(&id);
+            }
+            if let Some(rel) = world.relations.get_mut(&id) {
+                rel.unit_data.remove(unit);
+            }
+            world.drop_relation_if_done(id);
+        }
+    }
+    if hook == "remove" && world.unit(unit).is_some_and(|u| u.dying) {
+        world.unit_gone(unit);
+    }
+}
