@@ -33,8 +33,21 @@ from __future__ import annotations
 
 from .charm import Charm, Error
 from .event import Event
+from .model import Answer, Model, ModelState
 from .outcome import Handler, Outcome
 from .state import Relation, State
 from .status import Status
 
-__all__ = ["Charm", "Error", "Event", "Handler", "Outcome", "Relation", "State", "Status"]
+__all__ = [
+    "Answer",
+    "Charm",
+    "Error",
+    "Event",
+    "Handler",
+    "Model",
+    "ModelState",
+    "Outcome",
+    "Relation",
+    "State",
+    "Status",
+]

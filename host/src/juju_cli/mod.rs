@@ -8,7 +8,21 @@
 //! `args` parses a line, `status` renders `status` and `show-unit`,
 //! `secrets` the secret commands; the table of commands is here.
 
+/// A line on the command's stdout.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::juju_cli::output::push(false, format!($($t)*) + "\n") };
+}
+/// Text on the command's stdout, as it is.
+macro_rules! say_raw {
+    ($($t:tt)*) => { $crate::juju_cli::output::push(false, format!($($t)*)) };
+}
+/// A line on the command's stderr: what Juju says to a person.
+macro_rules! tell {
+    ($($t:tt)*) => { $crate::juju_cli::output::push(true, format!($($t)*) + "\n") };
+}
+
 pub mod args;
+pub mod output;
 mod secrets;
 pub mod status;
 
@@ -203,16 +217,47 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
 
 /// `wasm-charm juju ARGS…`: run one command and answer as Juju does.
 pub fn main(args: &[String]) -> ExitCode {
-    match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("ERROR {}", f.message);
-            ExitCode::from(f.code)
-        }
-    }
+    let answered = answer(args);
+    use std::io::Write as _;
+    // A closed pipe is the reader's business: the command has run.
+    let _ = std::io::stdout().write_all(answered.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(answered.stderr.as_bytes());
+    ExitCode::from(answered.code)
 }
 
-pub fn run(args: &[String]) -> Done {
+/// Run one command: its stdout, its stderr (Juju's `ERROR …` last when
+/// it failed) and its exit code, as a process would give them. What the
+/// harness protocol's `juju` request answers.
+pub fn answer(args: &[String]) -> output::Answered {
+    output::capture(|| {
+        let done = where_from_env().and_then(|(home, seed)| run(args, &home, seed));
+        match done {
+            Ok(()) => 0,
+            Err(f) => {
+                tell!("ERROR {}", f.message);
+                f.code
+            }
+        }
+    })
+}
+
+/// [`answer`] with the models' directory and the seed given rather than
+/// read from the environment (`WASM_CHARM_JUJU_HOME`, `WASM_CHARM_SEED`).
+pub fn answer_in(args: &[String], home: &Path, seed: Option<u64>) -> output::Answered {
+    output::capture(|| match run(args, home, seed) {
+        Ok(()) => 0,
+        Err(f) => {
+            tell!("ERROR {}", f.message);
+            f.code
+        }
+    })
+}
+
+fn where_from_env() -> Result<(PathBuf, Option<u64>), Failure> {
+    Ok((store::home()?, seed()?))
+}
+
+fn run(args: &[String], home: &Path, seed: Option<u64>) -> Done {
     let Some((command, rest)) = args.split_first() else {
         return usage("no command specified; the commands: see `juju help`");
     };
@@ -221,7 +266,7 @@ pub fn run(args: &[String]) -> Done {
         return Ok(());
     }
     if command == "--version" {
-        println!("{VERSION}-genericlinux-amd64");
+        say!("{VERSION}-genericlinux-amd64");
         return Ok(());
     }
     let Some((_, valued, switches)) = COMMANDS.iter().find(|(n, _, _)| n == command) else {
@@ -233,19 +278,22 @@ pub fn run(args: &[String]) -> Done {
         ));
     };
     let p = args::parse(rest, &Spec { valued, switches })?;
-    let home = store::home()?;
+    let home = home.to_path_buf();
+    let with_model = |home: &Path, p: &Parsed, f: &mut dyn FnMut(&mut Model) -> Done| {
+        with_model(home, p, seed, f)
+    };
     match command.as_str() {
         "version" => version(&p),
         "add-model" => add_model(&home, &p),
         "destroy-model" => destroy_model(&home, &p),
         "models" => models(&home, &p),
         "switch" => switch(&home, &p),
-        "status" => with_model(&home, &p, |m| show_status(m, &p)),
-        "show-unit" => with_model(&home, &p, |m| show_unit(m, &p)),
-        "debug-log" => with_model(&home, &p, |m| debug_log(m, &p)),
+        "status" => with_model(&home, &p, &mut |m| show_status(m, &p)),
+        "show-unit" => with_model(&home, &p, &mut |m| show_unit(m, &p)),
+        "debug-log" => with_model(&home, &p, &mut |m| debug_log(m, &p)),
         "secrets" | "show-secret" | "add-secret" | "grant-secret" | "revoke-secret"
-        | "remove-secret" => with_model(&home, &p, |m| secrets::run(m, command, &p)),
-        _ => with_model(&home, &p, |m| {
+        | "remove-secret" => with_model(&home, &p, &mut |m| secrets::run(m, command, &p)),
+        _ => with_model(&home, &p, &mut |m| {
             change(m, command, &p)?;
             settle(m)
         }),
@@ -253,11 +301,11 @@ pub fn run(args: &[String]) -> Done {
 }
 
 fn print_help() {
-    println!("wasm-charm's offline Juju: the commands it answers, as Juju's do:");
+    say!("wasm-charm's offline Juju: the commands it answers, as Juju's do:");
     for (name, _, _) in COMMANDS {
-        println!("  {name}");
+        say!("  {name}");
     }
-    println!(
+    say!(
         "Models live in ${} (default ~/.local/share/wasm-charm/juju).",
         store::HOME_VAR
     );
@@ -281,11 +329,16 @@ fn model_name(home: &Path, p: &Parsed) -> Result<String, Failure> {
     )
 }
 
-fn with_model(home: &Path, p: &Parsed, f: impl FnOnce(&mut Model) -> Done) -> Done {
+fn with_model(
+    home: &Path,
+    p: &Parsed,
+    seed: Option<u64>,
+    f: &mut dyn FnMut(&mut Model) -> Done,
+) -> Done {
     let name = model_name(home, p)?;
     let mut model = Model::open(home, &name)?;
-    if let Some(seed) = seed()? {
-        model.order = crate::world::Order::new(Some(seed));
+    if seed.is_some() {
+        model.order = crate::world::Order::new(seed);
     }
     f(&mut model)
 }
@@ -305,7 +358,7 @@ fn seed() -> Result<Option<u64>, Failure> {
 fn settle(m: &mut Model) -> Done {
     let settled = m.settle()?;
     if let Some(seed) = settled.seed {
-        eprintln!("settled after {} events (seed {seed})", settled.events);
+        tell!("settled after {} events (seed {seed})", settled.events);
     }
     Ok(())
 }
@@ -316,8 +369,8 @@ fn format_of(p: &Parsed) -> Option<&str> {
 
 fn print_formatted(p: &Parsed, value: &serde_json::Value, table: impl FnOnce() -> String) -> Done {
     match format_of(p) {
-        Some("json") => println!("{value}"),
-        Some("yaml") => print!(
+        Some("json") => say!("{value}"),
+        Some("yaml") => say_raw!(
             "{}",
             serde_saphyr::to_string(value).map_err(|e| Failure {
                 code: 1,
@@ -325,7 +378,7 @@ fn print_formatted(p: &Parsed, value: &serde_json::Value, table: impl FnOnce() -
             })?
         ),
         None | Some("tabular") | Some("summary") | Some("oneline") | Some("short")
-        | Some("line") => print!("{}", table()),
+        | Some("line") => say_raw!("{}", table()),
         Some(other) => {
             return usage(format!(
                 "invalid value \"{other}\" for option --format: unknown format"
@@ -354,8 +407,8 @@ fn quoted(words: &[String]) -> String {
 fn version(p: &Parsed) -> Done {
     let full = format!("{VERSION}-genericlinux-amd64");
     match format_of(p) {
-        Some("json") => println!("{}", serde_json::json!(full)),
-        _ => println!("{full}"),
+        Some("json") => say!("{}", serde_json::json!(full)),
+        _ => say!("{full}"),
     }
     Ok(())
 }
@@ -371,9 +424,7 @@ fn add_model(home: &Path, p: &Parsed) -> Done {
     if !p.has(&["--no-switch"]) {
         store::set_current(home, name)?;
     }
-    eprintln!(
-        "Added '{name}' model on localhost/localhost with credential 'offline' for user 'admin'"
-    );
+    tell!("Added '{name}' model on localhost/localhost with credential 'offline' for user 'admin'");
     Ok(())
 }
 
@@ -398,7 +449,7 @@ fn destroy_model(home: &Path, p: &Parsed) -> Done {
     if store::current(home).as_deref() == Some(name) {
         let _ = std::fs::remove_file(home.join("current-model"));
     }
-    eprintln!("Destroying model\nModel destroyed.");
+    tell!("Destroying model\nModel destroyed.");
     Ok(())
 }
 
@@ -505,7 +556,7 @@ fn debug_log(m: &mut Model, p: &Parsed) -> Done {
     }
     let skip = limit.map_or(0, |n| lines.len().saturating_sub(n));
     for line in &lines[skip..] {
-        println!("{line}");
+        say!("{line}");
     }
     Ok(())
 }
@@ -646,9 +697,10 @@ fn deploy(m: &mut Model, p: &Parsed) -> Done {
         resources,
     };
     let app = m.deploy(&path, name, n, deploy)?;
-    eprintln!(
+    tell!(
         "Located local charm \"{}\", revision 0\nDeploying \"{app}\" from local charm \"{}\", revision 0",
-        m.world.apps[&app].charm_name, m.world.apps[&app].charm_name
+        m.world.apps[&app].charm_name,
+        m.world.apps[&app].charm_name
     );
     Ok(())
 }
@@ -728,9 +780,9 @@ fn config(m: &mut Model, p: &Parsed) -> Done {
             ));
         };
         match entry.get("value") {
-            Some(serde_json::Value::String(s)) => println!("{s}"),
-            Some(v) => println!("{v}"),
-            None => println!(),
+            Some(serde_json::Value::String(s)) => say!("{s}"),
+            Some(v) => say!("{v}"),
+            None => say!(""),
         }
         return Ok(());
     }
@@ -801,18 +853,18 @@ fn run_action(m: &mut Model, p: &Parsed) -> Done {
         entry["message"] = serde_json::json!(msg);
     }
     match format_of(p) {
-        Some("json") => println!("{}", serde_json::json!({ unit.as_str(): entry })),
-        Some("yaml") => print!(
+        Some("json") => say!("{}", serde_json::json!({ unit.as_str(): entry })),
+        Some("yaml") => say_raw!(
             "{}",
             serde_saphyr::to_string(&serde_json::json!({ unit.as_str(): entry }))
                 .unwrap_or_default()
         ),
         _ => {
             for line in &ran.log {
-                eprintln!("{line}");
+                tell!("{line}");
             }
             for (k, v) in &ran.results {
-                println!("{k}: {v}");
+                say!("{k}: {v}");
             }
         }
     }

@@ -155,7 +155,7 @@ fn add(m: &mut Model, p: &Parsed) -> Done {
         },
     );
     m.save()?;
-    println!("{uri}");
+    say!("{uri}");
     Ok(())
 }
 

@@ -18,6 +18,7 @@ use crate::charm_dir::CharmDir;
 use crate::juju_env::JujuEnv;
 use crate::workload_root::WorkloadRoot;
 use anyhow::Context as _;
+use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -118,6 +119,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<Dispatched> {
         env: &env,
         params,
         now: crate::juju::unix_now(),
+        stdout_to_stderr: false,
     };
     let ran = hook.run(StateFile {
         sim: state,
@@ -151,6 +153,9 @@ pub struct Hook<'a> {
     /// What `action-get` answers (an action only).
     pub params: serde_json::Map<String, serde_json::Value>,
     pub now: u64,
+    /// The process's stdout goes to this one's stderr: for a caller whose
+    /// own stdout is an answer (the model's `juju`, the harness).
+    pub stdout_to_stderr: bool,
 }
 
 impl Hook<'_> {
@@ -209,6 +214,7 @@ impl Hook<'_> {
             &bin,
             &session,
             root_var.as_deref(),
+            self.stdout_to_stderr,
         )?;
         let (mut after, machine) = {
             let _lock = super::tool_session::lock(&session)?;
@@ -251,6 +257,7 @@ fn run_dispatch(
     bin: &Path,
     session: &Path,
     root: Option<&Path>,
+    stdout_to_stderr: bool,
 ) -> anyhow::Result<ExitStatus> {
     let dispatch = charm.join("dispatch");
     let mut path = std::ffi::OsString::from(bin);
@@ -280,6 +287,13 @@ fn run_dispatch(
     }
     if let Some(root) = root {
         cmd.env(crate::workload_root::ROOT_VAR, root);
+    }
+    if stdout_to_stderr {
+        let err = std::io::stderr()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("cannot pass stderr on")?;
+        cmd.stdout(Stdio::from(err));
     }
     cmd.status()
         .map_err(|e| UsageError(format!("{}: cannot run it: {e}", dispatch.display())).into())

@@ -39,11 +39,36 @@ pub fn answer(text: &str, line: u64) -> Value {
         Request::Load { charm } => load(&charm),
         Request::Check { state } => check(state),
         Request::Run(run) => run::run(&run),
+        Request::Juju { home, args, seed } => {
+            let answered = crate::juju_cli::answer_in(&args, &home, seed);
+            serde_json::to_value(answered).map_err(|e| Failure::new(FailureKind::Io, e.to_string()))
+        }
+        Request::Model { home, model } => model_of(&home, &model),
     });
     match result {
         Ok(value) => json!({"result": value}),
         Err(failure) => failure.to_json(),
     }
+}
+
+/// A model as the `model` request answers it: the model's file, and each
+/// unit's scope store as its charm keeps it (`stores`).
+fn model_of(home: &Path, name: &str) -> Result<Value, Failure> {
+    let dir = crate::world::store::model_dir(home, name);
+    let world = crate::world::store::load(&dir)
+        .map_err(|e| Failure::new(FailureKind::Io, format!("{e:#}")))?;
+    let mut value =
+        serde_json::to_value(&world).map_err(|e| Failure::new(FailureKind::Io, e.to_string()))?;
+    let stores: serde_json::Map<String, Value> = world
+        .unit_names()
+        .into_iter()
+        .filter_map(|u| {
+            let store = crate::world::unit_store(&world, &u)?;
+            Some((u, serde_json::to_value(store).ok()?))
+        })
+        .collect();
+    value["stores"] = Value::Object(stores);
+    Ok(value)
 }
 
 /// The protocol's own stdout: a copy of fd 1, which then points at stderr,

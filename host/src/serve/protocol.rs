@@ -76,6 +76,19 @@ pub enum Request {
     },
     /// Run one event.
     Run(Box<RunRequest>),
+    /// Run one `juju` command on the models under `home` (the model's
+    /// front end, `wasm-charm juju`): its stdout, stderr and exit code.
+    Juju {
+        home: PathBuf,
+        args: Vec<String>,
+        /// Units run in an order drawn from this seed.
+        #[serde(default)]
+        seed: Option<u64>,
+    },
+    /// A model as it stands: every application, unit (its statuses,
+    /// scopes, store, queue), relation and bag, secret, the events run
+    /// and the log.
+    Model { home: PathBuf, model: String },
 }
 
 /// One event to run on a packed charm.

@@ -450,3 +450,28 @@ fn model_uuid(name: &str) -> String {
         &h[20..32]
     )
 }
+
+/// The scope store of `unit` as its charm keeps it: in Juju's charm state
+/// (`store: juju`, and `auto` on Kubernetes), else in the unit's charm
+/// directory. `None`: a charm that keeps none (an ops charm) or none yet.
+pub fn unit_store(world: &World, unit: &str) -> Option<crate::status::store::ScopeStore> {
+    use crate::charm_dir::StoreChoice;
+    let (app, _) = World::split_unit(unit)?;
+    let a = world.apps.get(app)?;
+    let u = world.unit(unit)?;
+    let charm = CharmDir::load(&u.charm_dir).ok()?;
+    let in_juju = match charm.manifest.store {
+        StoreChoice::Juju => true,
+        StoreChoice::Auto => a.kubernetes,
+        StoreChoice::Local => false,
+    };
+    if in_juju {
+        let state = &u.state.sim.model.charm_state;
+        if state.is_empty() {
+            return None;
+        }
+        return crate::status::store_juju::decode_state(state).ok();
+    }
+    let mut file = crate::status::store_file::StoreFile::lock_shared(&u.charm_dir).ok()??;
+    file.load().ok()
+}

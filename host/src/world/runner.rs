@@ -131,6 +131,7 @@ pub fn run_event(
         env: &env,
         params,
         now: world.clock,
+        stdout_to_stderr: true,
     }
     .run(the_view.file.clone())?;
     let failed = !dispatched.succeeded();
@@ -143,21 +144,7 @@ pub fn run_event(
         line: line.clone(),
     }));
     if let Some((name, _)) = action {
-        let u = world.unit_mut(unit).context("the unit went")?;
-        u.actions_run += 1;
-        u.last_action = Some(ActionRun {
-            id: u.actions_run.to_string(),
-            name: name.to_string(),
-            status: if failed || last.action_failed.is_some() {
-                "failed"
-            } else {
-                "completed"
-            }
-            .into(),
-            results: last.action_results.clone(),
-            message: last.action_failed.clone(),
-            log: last.log.clone(),
-        });
+        record_action(world, unit, name, failed, &last)?;
         return Ok(Outcome { failed, caused });
     }
     world.history.push(Ran {
@@ -179,6 +166,32 @@ pub fn run_event(
     }
     after_hook(world, unit, event);
     Ok(Outcome { failed, caused })
+}
+
+/// An action's outcome, kept on its unit for `juju run` to show.
+fn record_action(
+    world: &mut World,
+    unit: &str,
+    name: &str,
+    failed: bool,
+    last: &crate::offline::sim::LastEvent,
+) -> anyhow::Result<()> {
+    let u = world.unit_mut(unit).context("the unit went")?;
+    u.actions_run += 1;
+    let status = if failed || last.action_failed.is_some() {
+        "failed"
+    } else {
+        "completed"
+    };
+    u.last_action = Some(ActionRun {
+        id: u.actions_run.to_string(),
+        name: name.to_string(),
+        status: status.into(),
+        results: last.action_results.clone(),
+        message: last.action_failed.clone(),
+        log: last.log.clone(),
+    });
+    Ok(())
 }
 
 /// What Juju does once a hook of `unit` succeeded: relation scopes entered
