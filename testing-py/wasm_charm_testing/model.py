@@ -103,7 +103,7 @@ class ModelState:
 
     def scope(self, unit: str, name: str) -> Optional[Status]:
         s = self.doc.get("stores", {}).get(unit, {}).get("unit", {}).get(name)
-        return _status(s) if s else None
+        return _status(s.get("current")) if s else None
 
     def events(self, unit: str) -> list[str]:
         return [_label(r["event"]) for r in self.doc["history"] if r["unit"] == unit]

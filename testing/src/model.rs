@@ -162,8 +162,7 @@ impl ModelState {
 
     /// The unit's scope `name` (`handler/pilot`), as its store keeps it.
     pub fn scope(&self, unit: &str, name: &str) -> Option<Status> {
-        let s = &self.0["stores"][unit]["unit"][name];
-        status_of(&json!({ "status": s["status"], "message": s["message"] }))
+        status_of(&self.0["stores"][unit]["unit"][name]["current"])
     }
 
     /// The events `unit` ran, in order: `hook`, or `hook (remote)` for a

@@ -146,7 +146,16 @@ impl Model {
         let charm =
             CharmDir::load(&into).with_context(|| format!("{}: not a charm", source.display()))?;
         if !into.join("dispatch").is_file() {
-            return Err(Refused(format!("{}: the charm has no dispatch", source.display())).into());
+            if !into.join(crate::charm_dir::MANIFEST_FILE).is_file() {
+                return Err(
+                    Refused(format!("{}: the charm has no dispatch", source.display())).into(),
+                );
+            }
+            // A wasm-charm charm packed for runs (the harness's, `run`'s)
+            // has none yet: this wasm-charm is the dispatch pack would ship.
+            let exe = std::env::current_exe().context("cannot find this binary")?;
+            std::os::unix::fs::symlink(&exe, into.join("dispatch"))
+                .with_context(|| format!("{}: cannot link its dispatch", into.display()))?;
         }
         Ok((into, charm))
     }

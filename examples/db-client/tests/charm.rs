@@ -1,0 +1,59 @@
+//! The client on one unit, and with the provider in a model of three
+//! units each (`wasm_charm_testing::Model`): every event a real dispatch.
+
+use wasm_charm_testing::{Charm, Event, Model, Relation, State, Status};
+
+fn charm() -> Charm {
+    Charm::build(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn without_a_relation_it_is_blocked_and_without_an_answer_it_waits() {
+    let out = charm().run(&State::new(), Event::install());
+    assert_eq!(
+        out.scope("handler/connection"),
+        Some(Status::blocked("needs a database relation"))
+    );
+    let state = State::new().relation(Relation::new("database:1", "db").unit("db/0"));
+    let out = charm().run(&state, Event::relation_created("database"));
+    out.assert_ok();
+    assert_eq!(
+        out.relation("database:1")
+            .expect("the relation")
+            .local_app
+            .get("database")
+            .map(String::as_str),
+        Some("app")
+    );
+    assert_eq!(
+        out.scope("handler/connection"),
+        Some(Status::waiting("waiting for database credentials"))
+    );
+}
+
+#[test]
+fn in_a_model_every_unit_connects_with_the_providers_user() {
+    let db = Charm::build(concat!(env!("CARGO_MANIFEST_DIR"), "/../db-provider"));
+    let model = Model::new();
+    model.deploy(&db, "db", 3);
+    model.deploy(&charm(), "app", 3);
+    model.juju_ok(&["integrate", "app", "db"]);
+    let now = model.read();
+    let endpoints = "10.0.0.10:5432,10.0.0.11:5432,10.0.0.12:5432";
+    assert_eq!(
+        now.app_data("db", "database")
+            .get("endpoints")
+            .map(String::as_str),
+        Some(endpoints)
+    );
+    for unit in now.units("app") {
+        assert_eq!(
+            now.scope(&unit, "handler/connection"),
+            Some(Status::active(format!(
+                "connected to {endpoints} as relation_1"
+            ))),
+            "{unit}: {:?}",
+            now.events(&unit)
+        );
+    }
+}
