@@ -155,3 +155,186 @@ fn deploy_runs_jujus_setup_on_every_unit_and_peers_see_each_other_join() {
     );
     let _ = workload(&status, "echo", "echo/0");
 }
+
+/// The ops requirer's charm directory, in `dir`: its files, and the ops
+/// peer's venv (ops from PyPI) linked in.
+fn ops_client(dir: &Path) -> PathBuf {
+    let venv = crate::support::ops_peer_charm().join("venv");
+    let charm = dir.join("ops-db-client");
+    crate::support::copy_charm(
+        &crate::support::workspace_root().join("tests/ops-db-client"),
+        &charm,
+    )
+    .expect("copy the ops charm");
+    std::os::unix::fs::symlink(&venv, charm.join("venv")).expect("link the venv");
+    charm
+}
+
+fn pos(events: &[String], wanted: &str) -> usize {
+    events
+        .iter()
+        .position(|e| e == wanted)
+        .unwrap_or_else(|| panic!("no `{wanted}` in {events:?}"))
+}
+
+/// `app`'s bag on the relation between `app:endpoint` and `other`.
+fn app_bag(model: &Value, app: &str, endpoint: &str, other: &str) -> Value {
+    model["relations"]
+        .as_object()
+        .expect("relations")
+        .values()
+        .find(|r| {
+            let ends = r["ends"].as_array().expect("ends");
+            ends.iter()
+                .any(|e| e["app"] == app && e["endpoint"] == endpoint)
+                && ends.iter().any(|e| e["app"] == other)
+        })
+        .map(|r| r["app-data"][app].clone())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_provider_two_requirers_one_on_ops_scaled_led_anew_and_taken_apart() {
+    let juju = Juju::new();
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let (db, app, ops) = (
+        packed("examples/db-provider"),
+        packed("examples/db-client"),
+        ops_client(tmp.path()),
+    );
+    juju.ok(&["add-model", "story"]);
+    juju.ok(&["deploy", path_str(&db), "db"]);
+    juju.ok(&["deploy", path_str(&app), "app"]);
+    juju.ok(&["deploy", path_str(&ops), "ops"]);
+    juju.ok(&["integrate", "app", "db"]);
+    juju.ok(&["integrate", "ops:database", "db:database"]);
+    both_requirers_connect(&juju);
+}
+
+fn both_requirers_connect(juju: &Juju) {
+    // Both requirers connected, each with the user of its own relation.
+    let status = juju.status();
+    let one = "10.0.0.10:5432";
+    let (s, m) = workload(&status, "app", "app/0");
+    assert_eq!(
+        (s.as_str(), m.as_str()),
+        (
+            "active",
+            format!("connected to {one} as relation_1").as_str()
+        )
+    );
+    let (s, m) = workload(&status, "ops", "ops/0");
+    assert_eq!(
+        (s.as_str(), m.as_str()),
+        (
+            "active",
+            format!("connected to {one} as relation_2").as_str()
+        )
+    );
+    let model = juju.model("story");
+    assert_eq!(app_bag(&model, "ops", "database", "db")["database"], "ops");
+    assert_eq!(app_bag(&model, "db", "database", "ops")["endpoints"], one);
+    let events = juju.events("story", "app/0");
+    let created = pos(&events, "database-relation-created");
+    let joined = pos(&events, "database-relation-joined (db/0)");
+    let changed = pos(&events, "database-relation-changed (db/0)");
+    let answered = pos(&events, "database-relation-changed (db)");
+    assert!(
+        created < joined && joined < changed && changed < answered,
+        "{events:?}"
+    );
+}
+
+#[test]
+fn two_charms_answering_each_other_forever_are_stopped_with_the_cycle_named() {
+    let juju = Juju::new();
+    let charm = packed("tests/guests/ping-pong");
+    juju.ok(&["add-model", "loop"]);
+    juju.ok(&["deploy", path_str(&charm), "a"]);
+    juju.ok(&["deploy", path_str(&charm), "b"]);
+    let out = juju.run(&["integrate", "a:ping", "b:pong"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ERROR the model did not settle after")
+            && err.contains("a/0 ping-relation-changed → b/0 pong-relation-changed → a/0 …"),
+        "{err}"
+    );
+    // With a limit, the same pair settles.
+    let juju = Juju::new();
+    juju.ok(&["add-model", "bounded"]);
+    juju.ok(&["deploy", path_str(&charm), "a", "--config", "limit=5"]);
+    juju.ok(&["deploy", path_str(&charm), "b", "--config", "limit=5"]);
+    juju.ok(&["integrate", "a:ping", "b:pong"]);
+    let model = juju.model("bounded");
+    let bags: Vec<&Value> = model["relations"]
+        .as_object()
+        .expect("relations")
+        .values()
+        .map(|r| &r["app-data"])
+        .collect();
+    assert_eq!(bags.len(), 1);
+    assert!(
+        bags[0]["a"]["count"] == "5" || bags[0]["b"]["count"] == "5",
+        "{bags:?}"
+    );
+}
+
+#[test]
+fn a_seed_finds_an_order_that_fails_a_charm_and_replays_it_exactly() {
+    let charm = packed("tests/guests/ping-pong");
+    let story = |seed: Option<u64>| {
+        let mut juju = Juju::new();
+        juju.seed = seed;
+        juju.ok(&["add-model", "order"]);
+        juju.ok(&[
+            "deploy",
+            path_str(&charm),
+            "a",
+            "-n",
+            "2",
+            "--config",
+            "limit=1",
+        ]);
+        juju.ok(&[
+            "deploy",
+            path_str(&charm),
+            "b",
+            "-n",
+            "2",
+            "--config",
+            "limit=1",
+            "--config",
+            "strict=true",
+        ]);
+        let out = juju.run(&["integrate", "a:ping", "b:pong"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let status = juju.status();
+        let failed = ["b/0", "b/1"]
+            .iter()
+            .any(|u| workload(&status, "b", u).0 == "error");
+        (failed, juju.model("order")["history"].clone(), stderr)
+    };
+    let (in_turn, _, _) = story(None);
+    assert!(
+        !in_turn,
+        "in turn, the remote leader writes before the units' changes reach b"
+    );
+    let failing = (0..16)
+        .find(|s| story(Some(*s)).0)
+        .expect("some order of the first 16 seeds runs b's change before a's count");
+    let (first, history, stderr) = story(Some(failing));
+    assert!(first);
+    assert!(stderr.contains(&format!("(seed {failing})")), "{stderr}");
+    let (again, replayed, _) = story(Some(failing));
+    assert!(again);
+    assert_eq!(
+        history, replayed,
+        "the same seed runs the same events in the same order"
+    );
+}

@@ -115,6 +115,12 @@ fn database(_event: &Event) -> Outcome {
             Some(id) => id.clone(),
             None => secret.get_info()?.id,
         };
+        // Juju's info gives the bare id; the bag holds the URI a consumer reads.
+        let uri = if uri.starts_with("secret:") {
+            uri
+        } else {
+            format!("secret:{uri}")
+        };
         let wanted = [
             ("endpoints", endpoints.as_str()),
             ("database", name.as_str()),
