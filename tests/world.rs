@@ -209,6 +209,173 @@ fn a_provider_two_requirers_one_on_ops_scaled_led_anew_and_taken_apart() {
     juju.ok(&["integrate", "app", "db"]);
     juju.ok(&["integrate", "ops:database", "db:database"]);
     both_requirers_connect(&juju);
+    scaled_to_three(&juju);
+    the_leader_goes(&juju);
+    a_new_password(&juju);
+    the_ops_side_leaves(&juju);
+}
+
+/// Events `unit` ran after the first `skip`.
+fn events_since(juju: &Juju, unit: &str, skip: usize) -> Vec<String> {
+    juju.events("story", unit).split_off(skip)
+}
+
+fn scaled_to_three(juju: &Juju) {
+    let seen = juju.events("story", "app/0").len();
+    juju.ok(&["add-unit", "db", "-n", "2"]);
+    // The leader answers both requirers with every unit's address, which it
+    // learns from its peers; each requirer reconnects to all three.
+    let three = "10.0.0.10:5432,10.0.0.13:5432,10.0.0.14:5432";
+    let model = juju.model("story");
+    for client in ["app", "ops"] {
+        assert_eq!(
+            app_bag(&model, "db", "database", client)["endpoints"],
+            three,
+            "{client}"
+        );
+    }
+    let status = juju.status();
+    assert_eq!(
+        workload(&status, "app", "app/0").1,
+        format!("connected to {three} as relation_1")
+    );
+    assert_eq!(
+        workload(&status, "ops", "ops/0").1,
+        format!("connected to {three} as relation_2")
+    );
+    assert_eq!(workload(&status, "db", "db/2").1, "replica");
+    // A new unit: install, then relation-created for each relation its
+    // application is in (the peer one first), leader-settings-changed as a
+    // non-leader, config-changed, start; then it joins its peers and the
+    // requirers' units.
+    let new = juju.events("story", "db/2");
+    assert_eq!(
+        new[..7],
+        [
+            "install",
+            "cluster-relation-created",
+            "database-relation-created",
+            "database-relation-created",
+            "leader-settings-changed",
+            "config-changed",
+            "start",
+        ],
+        "{new:?}"
+    );
+    for joined in [
+        "cluster-relation-joined (db/0)",
+        "cluster-relation-joined (db/1)",
+    ] {
+        assert!(pos(&new, joined) > 6, "{new:?}");
+    }
+    // The requirer sees both new units join, each followed by its
+    // relation-changed, and the leader's new endpoints.
+    let app = events_since(juju, "app/0", seen);
+    for unit in ["db/1", "db/2"] {
+        let joined = pos(&app, &format!("database-relation-joined ({unit})"));
+        let changed = pos(&app, &format!("database-relation-changed ({unit})"));
+        assert!(joined < changed, "{app:?}");
+    }
+    assert!(
+        app.contains(&"database-relation-changed (db)".to_string()),
+        "{app:?}"
+    );
+}
+
+fn the_leader_goes(juju: &Juju) {
+    let seen: Vec<usize> = ["app/0", "db/1", "db/2", "ops/0"]
+        .iter()
+        .map(|u| juju.events("story", u).len())
+        .collect();
+    juju.ok(&["remove-unit", "db/0"]);
+    let status = juju.status();
+    assert_eq!(
+        status["applications"]["db"]["units"]["db/1"]["leader"],
+        true
+    );
+    assert!(status["applications"]["db"]["units"].get("db/0").is_none());
+    // The unit going departs every relation, sees each broken, stops and
+    // is removed; the others see it depart; db/1 is elected.
+    let gone = juju.events("story", "db/0");
+    assert_eq!(gone[gone.len() - 2..], ["stop", "remove"], "{gone:?}");
+    let broken = gone
+        .iter()
+        .filter(|e| e.ends_with("-relation-broken"))
+        .count();
+    assert_eq!(broken, 3, "{gone:?}");
+    let leader = events_since(juju, "db/1", seen[1]);
+    assert!(leader.contains(&"leader-elected".to_string()), "{leader:?}");
+    assert!(
+        pos(&leader, "cluster-relation-departed (db/0)") < pos(&leader, "leader-elected"),
+        "{leader:?}"
+    );
+    for (unit, skip) in [("app/0", seen[0]), ("ops/0", seen[3])] {
+        let events = events_since(juju, unit, skip);
+        assert_eq!(
+            events[0], "database-relation-departed (db/0)",
+            "{unit}: {events:?}"
+        );
+    }
+    // The new leader still finds the users by their labels: both requirers
+    // stay connected, now to the two units left.
+    let two = "10.0.0.13:5432,10.0.0.14:5432";
+    assert_eq!(
+        workload(&status, "app", "app/0"),
+        ("active".into(), format!("connected to {two} as relation_1"))
+    );
+    assert_eq!(
+        workload(&status, "ops", "ops/0"),
+        ("active".into(), format!("connected to {two} as relation_2"))
+    );
+    assert_eq!(workload(&status, "db", "db/1").1, "serving 2 databases");
+}
+
+fn a_new_password(juju: &Juju) {
+    let seen = juju.events("story", "app/0").len();
+    let out: Value =
+        serde_json::from_str(&juju.ok(&["run", "db/1", "rotate-password", "--format", "json"]))
+            .expect("run's JSON");
+    assert_eq!(out["db/1"]["status"], "completed", "{out}");
+    assert_eq!(out["db/1"]["results"]["rotated"], "2", "{out}");
+    // Each consumer hears of the new revision; once it has read it, the
+    // owner is told the old one is tracked by nobody.
+    let app = events_since(juju, "app/0", seen);
+    assert_eq!(app, ["secret-changed"], "{app:?}");
+    let owner = juju.events("story", "db/1");
+    assert_eq!(
+        owner[owner.len() - 2..],
+        ["secret-remove", "secret-remove"],
+        "{owner:?}"
+    );
+    let log = juju.ok(&["debug-log", "--replay", "--include", "app/0"]);
+    assert!(log.contains("credentials relation_1/pw-db-1-1"), "{log}");
+}
+
+fn the_ops_side_leaves(juju: &Juju) {
+    let seen = juju.events("story", "db/2").len();
+    juju.ok(&["remove-relation", "ops", "db"]);
+    let status = juju.status();
+    assert_eq!(workload(&status, "ops", "ops/0").0, "blocked");
+    let ops = juju.events("story", "ops/0");
+    assert_eq!(
+        ops.last().map(String::as_str),
+        Some("database-relation-broken")
+    );
+    let db = events_since(juju, "db/2", seen);
+    assert_eq!(
+        db,
+        [
+            "database-relation-departed (ops/0)",
+            "database-relation-broken"
+        ],
+        "{db:?}"
+    );
+    assert_eq!(workload(&status, "db", "db/1").1, "serving 1 database");
+    assert_eq!(
+        workload(&status, "app", "app/0").0,
+        "active",
+        "the other requirer keeps its database"
+    );
 }
 
 fn both_requirers_connect(juju: &Juju) {

@@ -9,22 +9,19 @@
 const XID_ALPHABET: &[u8; 32] = b"0123456789abcdefghijklmnopqrstuv";
 
 /// The id of a secret as Juju names it in any of the forms `ParseURI`
-/// takes (`secret:<id>`, `secret://<uuid>/<id>`, `<id>`); `None` when it
-/// is not one.
+/// takes (`secret:<id>`, `secret://<uuid>/<id>`, `secret:<uuid>/<id>`,
+/// `<uuid>/<id>`, `<id>`: the scheme may be left out, the source model's
+/// UUID given before the id); `None` when it is not one.
 pub fn parse_id(arg: &str) -> Option<String> {
     let rest = match arg.split_once(':') {
         Some(("secret", rest)) => rest,
         Some(_) => return None,
         None => arg,
     };
-    let id = match rest.strip_prefix("//") {
-        Some(source_and_id) => {
-            let (source, id) = source_and_id.split_once('/')?;
-            if !is_uuid(source) {
-                return None;
-            }
-            id
-        }
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    let id = match rest.split_once('/') {
+        Some((source, id)) if is_uuid(source) => id,
+        Some(_) => return None,
         None => rest,
     };
     is_xid(id).then(|| id.to_string())
@@ -290,6 +287,10 @@ mod tests {
             id.to_string(),
             format!("secret:{id}"),
             format!("secret://1f2e3d4c-5b6a-4789-8abc-def012345678/{id}"),
+            // Juju's `ParseURI` takes the source model without the `//`,
+            // and without the scheme.
+            format!("secret:1f2e3d4c-5b6a-4789-8abc-def012345678/{id}"),
+            format!("1f2e3d4c-5b6a-4789-8abc-def012345678/{id}"),
         ] {
             assert_eq!(parse_id(&form).as_deref(), Some(id), "{form}");
         }
@@ -302,6 +303,9 @@ mod tests {
             "secret:D1ULVKCAVC0S73AK2MCG",
             "http:d1ulvkcavc0s73ak2mcg",
             "secret://nope/d1ulvkcavc0s73ak2mcg",
+            "nope/d1ulvkcavc0s73ak2mcg",
+            "secret:1f2e3d4c-5b6a-4789-8abc-def012345678/",
+            "secret://1f2e3d4c-5b6a-4789-8abc-def012345678",
         ] {
             assert_eq!(parse_id(bad), None, "{bad}");
         }

@@ -13,7 +13,7 @@
 
 use super::state::{Consumer, Pending, World, WorldSecret};
 use crate::offline::secrets::SimSecret;
-use crate::offline::sim::SimRelation;
+use crate::offline::sim::{ModelState, SimRelation};
 use crate::offline::state_file::StateFile;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -218,13 +218,7 @@ pub fn absorb(world: &mut World, unit: &str, view: &View, after: StateFile) -> C
     {
         a.status.clone_from(&now.status.app);
     }
-    caused.extend(absorb_secrets(
-        world,
-        &app,
-        unit,
-        view,
-        &after.sim.model.secrets,
-    ));
+    caused.extend(absorb_secrets(world, &app, unit, view, &after.sim.model));
     if let Some(u) = world.unit_mut(unit) {
         let mut kept = after;
         // The model's parts are the model's: the next view lays them anew.
@@ -288,40 +282,73 @@ fn absorb_secrets(
     app: &str,
     unit: &str,
     view: &View,
-    after: &BTreeMap<String, SimSecret>,
+    model: &ModelState,
 ) -> Caused {
+    let after = &model.secrets;
     let mut caused = Vec::new();
+    let leader = view.file.sim.model.leader;
     for (uri, s) in after {
         match s.owner.as_str() {
+            // Only the leader manages its application's secrets: what
+            // another unit's hook holds of them is a read-only copy.
+            "application" if !leader => {}
             "application" | "unit" => {
                 let owner = if s.owner == "application" { app } else { unit };
-                caused.extend(absorb_owned(world, owner, uri, s, view));
+                caused.extend(absorb_owned(world, owner, uri, s, view, model));
             }
             _ => caused.extend(absorb_consumed(world, unit, uri, s)),
         }
     }
     // The owner removed a secret (all its revisions).
     for (uri, s) in &view.file.sim.model.secrets {
-        if s.is_owned() && !after.contains_key(uri) {
+        if s.is_owned() && (leader || s.owner == "unit") && !after.contains_key(uri) {
             world.secrets.remove(uri);
         }
     }
     caused
 }
 
-/// An owner's secret as its hook left it; a new revision is
-/// secret-changed on each consumer tracking an older one.
-fn absorb_owned(world: &mut World, owner: &str, uri: &str, s: &SimSecret, view: &View) -> Caused {
+/// An owner's secret as its hook left it, where the hook changed it; a
+/// new revision is secret-changed on each consumer tracking an older one.
+/// Only the hook's changes are taken back: a view shows the grants of the
+/// relations its unit sees, and a unit that sees fewer (one still joining,
+/// one leaving) must not take the others away.
+fn absorb_owned(
+    world: &mut World,
+    owner: &str,
+    uri: &str,
+    s: &SimSecret,
+    view: &View,
+    after: &ModelState,
+) -> Caused {
     let mut caused = Vec::new();
+    let before = view.file.sim.model.secrets.get(uri);
+    if before == Some(s) {
+        return caused;
+    }
     let known = world.secrets.get(uri);
     let previous = known.map(WorldSecret::latest);
     let consumers = known.map(|w| w.consumers.clone()).unwrap_or_default();
     let granted_apps = known.map(|w| w.granted_apps.clone()).unwrap_or_default();
-    let grants = s
-        .grants
-        .iter()
-        .filter_map(|(key, who)| Some((*view.keys.get(key)?, who.clone())))
-        .collect();
+    let mut grants = known.map(|w| w.grants.clone()).unwrap_or_default();
+    let no_grants = BTreeMap::new();
+    let grants_before = before.map_or(&no_grants, |b| &b.grants);
+    for key in grants_before.keys().chain(s.grants.keys()) {
+        // A relation the hook's commit let go (relation-broken on a unit
+        // that leaves it) keeps its grants while the model has it: they go
+        // with the relation (`drop_relation_if_done`).
+        let Some(id) = view
+            .keys
+            .get(key)
+            .filter(|_| after.relations.contains_key(key))
+        else {
+            continue;
+        };
+        match s.grants.get(key) {
+            Some(who) => grants.insert(*id, who.clone()),
+            None => grants.remove(id),
+        };
+    }
     let secret = WorldSecret {
         owner: owner.to_string(),
         revisions: s.revisions.clone(),

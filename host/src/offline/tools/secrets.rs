@@ -82,11 +82,20 @@ impl SimTools {
     /// The charm's own secrets as this hook sees their metadata: the
     /// committed ones with this hook's metadata changes, less those it
     /// removes (any revision: Juju's context leaves them out), and the
-    /// ones it added. By id.
+    /// ones it added. By id. Only a leader has its application's among
+    /// them: Juju's secrets manager gives the others' metadata to leaders
+    /// alone (`GetSecretMetadata`), though any unit of the owner may read
+    /// the content by its URI.
     fn owned(&self, state: &SimState) -> BTreeMap<String, SimSecret> {
         let pending = &state.pending_secrets;
         let mut view = pending.creates.clone();
-        for (key, secret) in state.model.secrets.iter().filter(|(_, s)| s.is_owned()) {
+        let manages = |s: &SimSecret| s.owner == "unit" || state.model.leader;
+        for (key, secret) in state
+            .model
+            .secrets
+            .iter()
+            .filter(|(_, s)| s.is_owned() && manages(s))
+        {
             let Some(id) = parse_id(key) else { continue };
             if pending.removes.contains_key(&id) {
                 continue;
@@ -98,6 +107,18 @@ impl SimTools {
             view.insert(id, secret);
         }
         view
+    }
+
+    /// One of the charm's own secrets, to grant or revoke: a non-leader
+    /// holding its application's is told it does not lead.
+    fn managed(&self, state: &SimState, id: &str) -> Result<SimSecret, ToolOutput> {
+        if let Some(secret) = self.owned(state).remove(id) {
+            return Ok(secret);
+        }
+        match state.model.secrets.get(&uri(id)) {
+            Some(secret) if secret.is_owned() => Ok(secret.clone()),
+            _ => Err(not_found(id)),
+        }
     }
 
     /// A committed secret the charm may change: its own (exit 1 when
@@ -281,11 +302,12 @@ impl SimTools {
             Some(id) => id,
             None => self.by_label(state, label.unwrap_or_default())?,
         };
+        // The controller names a secret it does not have by its URI.
         let secret = state
             .model
             .secrets
             .get_mut(&uri(&id))
-            .ok_or_else(|| not_found(&id))?;
+            .ok_or_else(|| not_found(&uri(&id)))?;
         if secret.is_owned() {
             return Ok(secret.content(secret.latest()).cloned().unwrap_or_default());
         }
@@ -316,12 +338,15 @@ impl SimTools {
             .into_iter()
             .find(|(_, s)| s.label.as_deref() == Some(label))
             .map(|(id, _)| id);
+        // Any unit of the owner reads its application's secret by the
+        // owner's label (the secrets manager's
+        // `getAppOwnedOrUnitOwnedSecretMetadata`), leader or not.
         let shared = || {
             state
                 .model
                 .secrets
                 .iter()
-                .find(|(_, s)| !s.is_owned() && s.label.as_deref() == Some(label))
+                .find(|(_, s)| s.owner != "unit" && s.label.as_deref() == Some(label))
                 .and_then(|(key, _)| parse_id(key))
         };
         owned
@@ -425,9 +450,8 @@ impl SimTools {
         if !rest.is_empty() {
             return Err(unrecognized(rest));
         }
-        let owned = self.owned(state);
-        let secret = owned.get(&id).ok_or_else(|| not_found(&id))?;
-        leader_for(state, secret)?;
+        let secret = self.managed(state, &id)?;
+        leader_for(state, &secret)?;
         let subject = unit.map_or(app, str::to_string);
         // Who can read it in this relation, with this hook's grants and
         // revokes: an application's grant covers its units, and a unit's
@@ -512,9 +536,8 @@ impl SimTools {
         if !rest.is_empty() {
             return Err(unrecognized(rest));
         }
-        let owned = self.owned(state);
-        let secret = owned.get(&id).ok_or_else(|| not_found(&id))?;
-        leader_for(state, secret)?;
+        let secret = self.managed(state, &id)?;
+        leader_for(state, &secret)?;
         state.pending_secrets.access.push(AccessChange {
             id,
             grant: false,

@@ -482,7 +482,8 @@ fn secret_get_errors() {
         (
             &["d1ulvkcavc0s73ak2m00"][..],
             1,
-            "secret \"d1ulvkcavc0s73ak2m00\" not found".into(),
+            // The controller names what it does not have by its URI.
+            "secret \"secret:d1ulvkcavc0s73ak2m00\" not found".into(),
         ),
         (
             &[OWNED, "nope"][..],
@@ -785,4 +786,80 @@ fn the_state_file_keeps_secrets_readable_and_refuses_typos() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("trackign"), "{e}");
+}
+
+#[test]
+fn a_non_leader_reads_its_applications_secret_but_not_its_metadata() {
+    // Juju's secrets manager answers `GetSecretMetadata` with the
+    // application's secrets for its leader only; any unit of the owner
+    // may still read the content by URI.
+    let mut state = state();
+    state.model.leader = false;
+    let mut t = tools(state);
+    assert_eq!(
+        json_of(&mut t, "secret-ids", &["--format=json"]),
+        serde_json::json!([])
+    );
+    assert_eq!(
+        err(&mut t, "secret-info-get", &[OWNED]),
+        (
+            1,
+            format!(
+                "secret \"{}\" not found",
+                OWNED.trim_start_matches("secret:")
+            )
+        )
+    );
+    assert_eq!(
+        err(&mut t, "secret-info-get", &["--label", "db-pass"]),
+        (1, "secret \"db-pass\" not found".into())
+    );
+    for by in [&[OWNED][..], &["--label", "db-pass"]] {
+        let mut args = vec!["--format=json"];
+        args.extend_from_slice(by);
+        assert_eq!(
+            json_of(&mut t, "secret-get", &args)["password"],
+            "old",
+            "{by:?}"
+        );
+    }
+    assert_eq!(
+        err(&mut t, "secret-grant", &["-r", "db:1", OWNED]),
+        (1, "this unit is not the leader".into())
+    );
+    assert_eq!(
+        err(&mut t, "secret-set", &[OWNED, "password=mine"]),
+        (1, "this unit is not the leader".into())
+    );
+    // A secret the unit owns is its own whoever leads.
+    ok(
+        &mut t,
+        "secret-add",
+        &["--owner", "unit", "--label", "mine", "key=v"],
+    );
+    commit(&t);
+    let ids = json_of(&mut t, "secret-ids", &["--format=json"]);
+    assert_eq!(ids.as_array().map(Vec::len), Some(1), "{ids}");
+}
+
+#[test]
+fn a_secret_is_found_by_any_uri_form_jujus_parser_takes() {
+    let mut t = tools(state());
+    let id = OWNED.trim_start_matches("secret:");
+    let uuid = "1f2e3d4c-5b6a-4789-8abc-def012345678";
+    for form in [
+        id.to_string(),
+        OWNED.to_string(),
+        format!("secret://{uuid}/{id}"),
+        format!("secret:{uuid}/{id}"),
+        format!("{uuid}/{id}"),
+    ] {
+        assert_eq!(
+            json_of(&mut t, "secret-get", &["--format=json", &form])["password"],
+            "old",
+            "{form}"
+        );
+        let info = json_of(&mut t, "secret-info-get", &["--format=json", &form]);
+        assert_eq!(info[id]["revision"], 1, "{form}: {info}");
+    }
 }
