@@ -541,3 +541,34 @@ fn a_scripted_failure_answers_instead_of_the_tool_and_is_recorded() {
         ["relation-get -r db:1  → exit 2", "is-leader  → exit 1"]
     );
 }
+
+#[test]
+fn juju_log_takes_jujus_levels_in_any_case_and_warns_of_others_at_info() {
+    let mut t = tools(SimState::default());
+    for (level, message) in [
+        ("debug", "a"),
+        ("Warn", "b"),
+        ("FOO", "c"),
+        ("unspecified", "dropped"),
+        ("critical", "d"),
+    ] {
+        let out = call(&mut t, "juju-log", &["-l", level, "--", message]);
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{level}");
+    }
+    assert_eq!(call(&mut t, "juju-log", &["-l", "INFO"]).code, 2);
+    // A relation hook's records start with the relation, as Juju's do.
+    t.relation = Some("db:1".into());
+    assert_eq!(call(&mut t, "juju-log", &["--", "joined"]).code, 0);
+    let log = t.state.lock().unwrap().last_event.log.clone();
+    assert_eq!(
+        log,
+        [
+            "DEBUG a",
+            "WARNING b",
+            "WARNING Specified log level of \"FOO\" is not valid",
+            "INFO c",
+            "CRITICAL d",
+            "INFO db:1: joined",
+        ]
+    );
+}

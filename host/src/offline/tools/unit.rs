@@ -36,22 +36,41 @@ impl SimTools {
         Ok(output(fmt, &serde_json::Value::Bool(state.model.leader)))
     }
 
-    /// `juju-log` (reference §2).
+    /// `juju-log` (reference §2): one record at a level named in any case;
+    /// an unknown level is warned about and the message kept at INFO, and
+    /// in a relation hook the record starts with the relation
+    /// (`db:1: …`), as Juju's `juju-log` does.
     pub(super) fn juju_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
         if a.positional.is_empty() {
             return Err(ToolOutput::error(2, "no message specified"));
         }
-        let level = if a.bool(&["--debug"]) {
-            "DEBUG".to_string()
-        } else {
-            a.flag(&["-l", "--log-level"])
-                .unwrap_or("INFO")
-                .to_uppercase()
-        };
-        // One entry per line: the host sends a handler's lines joined.
-        let message = a.positional.join(" ");
         let log = &mut state.last_event.log;
+        let asked = a.flag(&["-l", "--log-level"]).unwrap_or("INFO");
+        let level = if a.bool(&["--debug"]) {
+            Some("DEBUG")
+        } else {
+            match log_level(asked) {
+                Ok(level) => level,
+                Err(()) => {
+                    log.push(format!(
+                        "WARNING Specified log level of {asked:?} is not valid"
+                    ));
+                    Some("INFO")
+                }
+            }
+        };
+        // UNSPECIFIED is below every level Juju's logger writes.
+        let Some(level) = level else {
+            return Ok(ToolOutput::ok(Vec::new()));
+        };
+        let prefix = self
+            .relation
+            .as_deref()
+            .map(|r| format!("{r}: "))
+            .unwrap_or_default();
+        // One entry per line: the host sends a handler's lines joined.
+        let message = format!("{prefix}{}", a.positional.join(" "));
         log.extend(message.split('\n').map(|line| format!("{level} {line}")));
         Ok(ToolOutput::ok(Vec::new()))
     }
@@ -189,4 +208,19 @@ impl SimTools {
         }
         Ok(ToolOutput::ok(""))
     }
+}
+
+/// A level as Juju's logger parses it, in any case: `None` for
+/// UNSPECIFIED, which it takes and never writes.
+fn log_level(name: &str) -> Result<Option<&'static str>, ()> {
+    Ok(Some(match name.to_ascii_uppercase().as_str() {
+        "UNSPECIFIED" => return Ok(None),
+        "TRACE" => "TRACE",
+        "DEBUG" => "DEBUG",
+        "INFO" => "INFO",
+        "WARN" | "WARNING" => "WARNING",
+        "ERROR" => "ERROR",
+        "CRITICAL" => "CRITICAL",
+        _ => return Err(()),
+    }))
 }
