@@ -3,11 +3,12 @@
 //! bytes and tool calls; past them the guest's are dropped, counted, and
 //! reported once at the end of the event.
 //!
-//! A guest's lines are buffered per level and sent joined, one `juju-log`
-//! per level when the handler ends, when a level's buffer fills one argv
-//! element, or before the host logs a line of its own: each `juju-log` is a
-//! process, and a handler logging in a loop would otherwise spend its
-//! deadline starting them.
+//! A guest's lines are buffered while they keep one level and sent joined,
+//! one `juju-log` when the level changes, when the run fills one argv
+//! element, when the handler ends, or before the host logs a line of its
+//! own: each `juju-log` is a process, and a handler logging in a loop would
+//! otherwise spend its deadline starting them. The unit log keeps the
+//! order lines were logged in, as Juju's log sender keeps a unit's records.
 
 use super::Model;
 use super::budget::{
@@ -43,11 +44,11 @@ impl LogLimit {
     }
 }
 
-/// The guest's lines not yet sent, per level, each level's lines in the
-/// order logged, and the levels in the order of their first pending line.
+/// The guest's lines not yet sent: a run of one level, in the order
+/// logged.
 #[derive(Debug, Default)]
 struct LogBuffer {
-    pending: Vec<(LogLevel, String, usize)>,
+    pending: Option<(LogLevel, String, usize)>,
 }
 
 /// The event's unsent guest lines, shared by every model of the event: a
@@ -66,30 +67,29 @@ impl GuestLines {
 }
 
 impl LogBuffer {
-    /// Add `line` at `level`; a level whose joined lines would pass one
-    /// argv element comes back whole to be sent first (with its count).
+    /// Add `line` at `level`; a run of another level, or one the line
+    /// would take past one argv element, comes back whole to be sent
+    /// first (with its count).
     fn push(&mut self, level: LogLevel, line: &str) -> Option<(LogLevel, String, usize)> {
-        let at = self.pending.iter().position(|(l, _, _)| *l == level);
-        let full = match at {
-            Some(i) if self.pending[i].1.len() + 1 + line.len() > MAX_LOG_ARG => {
-                Some(self.pending.remove(i))
-            }
-            _ => None,
-        };
-        match self.pending.iter_mut().find(|(l, _, _)| *l == level) {
+        let ends = self
+            .pending
+            .as_ref()
+            .is_some_and(|(l, text, _)| *l != level || text.len() + 1 + line.len() > MAX_LOG_ARG);
+        let sent = if ends { self.pending.take() } else { None };
+        match &mut self.pending {
             Some((_, text, count)) => {
                 text.push('\n');
                 text.push_str(line);
                 *count += 1;
             }
-            None => self.pending.push((level, line.to_string(), 1)),
+            None => self.pending = Some((level, line.to_string(), 1)),
         }
-        full
+        sent
     }
 
-    /// Every pending level, in order, leaving the buffer empty.
-    fn take(&mut self) -> Vec<(LogLevel, String, usize)> {
-        std::mem::take(&mut self.pending)
+    /// The pending run, leaving the buffer empty.
+    fn take(&mut self) -> Option<(LogLevel, String, usize)> {
+        self.pending.take()
     }
 }
 
@@ -210,11 +210,11 @@ impl Model {
         }
     }
 
-    /// Send the guest's buffered lines, one `juju-log` per level: at the end
-    /// of each handler, and before any line of the host's own.
+    /// Send the guest's buffered run of lines: at the end of each handler,
+    /// and before any line of the host's own.
     pub fn flush_guest_logs(&mut self) {
         let pending = self.guest_lines.lock().take();
-        for pending in pending {
+        if let Some(pending) = pending {
             self.send_guest_lines(pending);
         }
     }
@@ -224,7 +224,7 @@ impl Model {
         self.guest_lines = lines;
     }
 
-    /// One level's joined lines, within the tool-call bound.
+    /// One run's joined lines, within the tool-call bound.
     fn send_guest_lines(&mut self, (level, text, count): (LogLevel, String, usize)) {
         // Joined with one newline each: the lines' own bytes are what the
         // per-event bound counted.
@@ -296,14 +296,14 @@ mod tests {
         for _ in 0..MAX_GUEST_TOOL_CALLS_PER_EVENT - 1 {
             budget.charge_tool_call("config-get").unwrap();
         }
-        // Two levels' lines admitted while one call is left.
+        // Two runs' lines admitted while one call is left.
         assert!(account.admit(3, &budget) && account.admit(4, &budget));
         assert!(account.admit(5, &budget));
         assert!(account.send(2, 7, &mut budget));
         assert!(budget.tool_calls_spent());
         // Nothing dropped: nothing to report.
         assert_eq!(account.take_drop_report(), None);
-        // The second level's buffer finds the bound spent: dropped.
+        // The second run finds the bound spent: dropped.
         assert!(!account.send(1, 5, &mut budget));
         assert!(!account.admit(1, &budget));
         let report = account.take_drop_report().unwrap_or_default();
@@ -314,23 +314,25 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_sent_joined_per_level_in_order_before_the_hosts_own() {
+    fn lines_are_sent_joined_while_their_level_holds_in_the_order_logged() {
         let (mut m, calls) = model(&[("juju-log", ToolOutput::ok(""))]);
         Host::log(&mut m, LogLevel::Info, "a".into());
-        Host::log(&mut m, LogLevel::Debug, "b".into());
-        Host::log(&mut m, LogLevel::Info, "c".into());
+        Host::log(&mut m, LogLevel::Info, "b".into());
         assert!(tool_calls(&calls, "juju-log").is_empty(), "buffered");
+        Host::log(&mut m, LogLevel::Debug, "c".into());
+        Host::log(&mut m, LogLevel::Info, "d".into());
         Model::log(&mut m, LogLevel::Error, "host");
-        Host::log(&mut m, LogLevel::Warning, "d".into());
+        Host::log(&mut m, LogLevel::Warning, "e".into());
         m.flush_guest_logs();
         m.flush_guest_logs();
         assert_eq!(
             tool_calls(&calls, "juju-log"),
             [
-                ["--log-level", "INFO", "--", "a\nc"],
-                ["--log-level", "DEBUG", "--", "b"],
+                ["--log-level", "INFO", "--", "a\nb"],
+                ["--log-level", "DEBUG", "--", "c"],
+                ["--log-level", "INFO", "--", "d"],
                 ["--log-level", "ERROR", "--", "host"],
-                ["--log-level", "WARNING", "--", "d"],
+                ["--log-level", "WARNING", "--", "e"],
             ]
         );
     }
