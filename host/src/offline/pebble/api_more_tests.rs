@@ -252,6 +252,57 @@ fn list_files_takes_a_pattern_and_shows_owners() {
 }
 
 #[test]
+fn names_the_containers_accounts_lack_are_refused_in_gos_words() {
+    let mut sim = sim_with(SimContainer::default());
+    // Before the image's files are known, any name is taken.
+    assert_eq!(
+        push_owned(&mut sim, "/srv/a", json!({"user": "xyz"})),
+        json!([{"path": "/srv/a"}])
+    );
+    let accounts = |sim: &mut Sim, path: &str, text: &[u8]| {
+        let boundary = "b0undary";
+        let meta = json!({"action": "write", "files": [{"path": path, "make-dirs": true}]});
+        result(sim.route(&Request {
+            method: "POST".into(),
+            path: "/v1/files".into(),
+            content_type: Some(format!("multipart/form-data; boundary={boundary}")),
+            body: push_body(boundary, &meta, path, text),
+            ..Request::default()
+        }))
+    };
+    let written = accounts(
+        &mut sim,
+        "/etc/passwd",
+        b"root:x:0:0::/root:/bin/sh\nweb:x:33:33::/srv:/bin/sh\n",
+    );
+    assert_eq!(written, json!([{"path": "/etc/passwd"}]));
+    accounts(&mut sim, "/etc/group", b"root:x:0:\nweb:x:33:\n");
+    assert_eq!(
+        push_owned(&mut sim, "/srv/b", json!({"user": "web", "group": "web"})),
+        json!([{"path": "/srv/b"}])
+    );
+    let refused = push_owned(&mut sim, "/srv/c", json!({"user": "xyz"}));
+    assert_eq!(
+        refused[0]["error"],
+        json!({"kind": "generic-file-error",
+            "message": "cannot look up user and group: user: unknown user xyz"})
+    );
+    let dirs = json!({"action": "make-dirs", "dirs": [{"path": "/srv/d",
+        "user": "web", "group": "nogroup"}]});
+    let made = result(sim.route(&req("POST", "/v1/files", Some(dirs))));
+    assert_eq!(
+        made[0]["error"]["message"],
+        "cannot look up user and group: group: unknown group nogroup"
+    );
+    // Nothing was written for either.
+    let missing = sim.route(&req("GET", "/v1/files?action=list&path=/srv/d", None));
+    assert_eq!(api_error(missing).1, "not-found");
+    let exec = json!({"command": ["web-server"], "user": "xyz"});
+    let (status, _, message) = api_error(sim.route(&req("POST", "/v1/exec", Some(exec))));
+    assert_eq!((status, message.as_str()), (400, "user: unknown user xyz"));
+}
+
+#[test]
 fn exec_options_are_recorded_and_stderr_joins_stdout_unless_split() {
     let mut sim = sim_with(SimContainer::default());
     let body = json!({"command": ["web-server", "--check"], "environment": {"LANG": "C"},

@@ -3,8 +3,9 @@
 //! single task carrying the exit code.
 
 use super::api::Sim;
-use super::backend::{Exec, Task, TaskIo};
+use super::backend::{Exec, Files, Task, TaskIo};
 use super::changes::{exec_done, exec_pending, timed_out};
+use super::files::unknown_account;
 use super::process::exec::{self as real, Spec};
 use super::reply::{Attach, Reply, Request, bad, error, json_body, started, strings};
 use crate::offline::machine::{ExitWord, ScriptedExit, line};
@@ -81,7 +82,7 @@ fn run_as(body: &Value) -> Result<(Option<u32>, Option<u32>), String> {
             None | Some("") => Ok(None),
             Some(name) => real::account(name, user)
                 .map(Some)
-                .ok_or_else(|| format!("cannot look up {name_key} {name:?}: unknown {name_key}")),
+                .ok_or_else(|| unknown_account(name, user)),
         }
     };
     Ok((
@@ -127,6 +128,17 @@ impl Sim {
             .to_string();
         match &self.exec {
             Exec::Scripted { .. } => {
+                // Pebble looks the names up first: HTTP 400 in Go's words.
+                let name = |k: &str| {
+                    body.get(k)
+                        .and_then(Value::as_str)
+                        .filter(|n| !n.is_empty())
+                };
+                if let Files::Memory(fs) = &self.fs
+                    && let Some((n, user)) = fs.unknown_name(name("user"), name("group"))
+                {
+                    return bad(unknown_account(&n, user));
+                }
                 let split = body.get("split-stderr").and_then(Value::as_bool) == Some(true);
                 self.exec_scripted(&argv, &timeout, split)
             }

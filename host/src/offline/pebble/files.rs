@@ -46,6 +46,23 @@ pub fn permissions_of(item: &Value, default: u32) -> Result<u32, FileError> {
     }
 }
 
+/// Go's words for a name `os/user` does not find, which Pebble passes on.
+pub fn unknown_account(name: &str, user: bool) -> String {
+    if user {
+        format!("user: unknown user {name}")
+    } else {
+        format!("group: unknown group {name}")
+    }
+}
+
+/// Pebble's words for a push or make-dir whose owner it cannot find.
+pub fn owner_not_found(name: &str, user: bool) -> FileError {
+    generic(format!(
+        "cannot look up user and group: {}",
+        unknown_account(name, user)
+    ))
+}
+
 /// Longest user or group name taken.
 const MAX_NAME: usize = 256;
 
@@ -83,6 +100,28 @@ pub fn owner_of(item: &Value) -> Result<Owner, FileError> {
         return Err(generic("cannot set group without user".into()));
     }
     Ok(owner)
+}
+
+impl Fs {
+    /// The user or group name of `owner` the container does not have, if
+    /// any: a simulated container knows the accounts its `/etc/passwd`
+    /// and `/etc/group` list, and takes any name when the state gave it
+    /// no such file (it cannot know the image's).
+    pub fn unknown_name(&self, user: Option<&str>, group: Option<&str>) -> Option<(String, bool)> {
+        let lacks = |file: &str, name: &str| {
+            self.files.get(file).is_some_and(|(text, _)| {
+                !String::from_utf8_lossy(text)
+                    .lines()
+                    .any(|l| l.split(':').next() == Some(name))
+            })
+        };
+        if let Some(u) = user.filter(|u| lacks("/etc/passwd", u)) {
+            return Some((u.to_string(), true));
+        }
+        group
+            .filter(|g| lacks("/etc/group", g))
+            .map(|g| (g.to_string(), false))
+    }
 }
 
 /// One entry of a listing.
@@ -330,8 +369,14 @@ impl Fs {
         if self.files.remove(path).is_some() {
             return Ok(());
         }
+        // Pebble removes recursively with Go's RemoveAll, which finds
+        // nothing to do in a path that is not there.
         if !self.is_dir(path) {
-            return Err(not_found(path));
+            return if recursive {
+                Ok(())
+            } else {
+                Err(not_found(path))
+            };
         }
         let below = |p: &String| p != path && under(p, path);
         let busy = self.files.keys().any(below) || self.dirs.iter().any(below);
@@ -414,7 +459,10 @@ mod tests {
         fs.write("/a/b/f", b"f".to_vec(), false, 0o644).unwrap();
         fs.remove("/a", true).unwrap();
         assert_eq!(fs, Fs::default());
-        assert_eq!(fs.remove("/a", true).unwrap_err().kind, "not-found");
+        // Gone already: the recursive remove has nothing to do, the plain
+        // one names the path as not found, as Pebble's do.
+        fs.remove("/a", true).unwrap();
+        assert_eq!(fs.remove("/a", false).unwrap_err().kind, "not-found");
         assert!(fs.remove("/", true).is_err());
         // `/ab` is not under `/a`.
         fs.write("/ab", vec![], false, 0o644).unwrap();

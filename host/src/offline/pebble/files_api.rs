@@ -4,7 +4,7 @@
 
 use super::api::Sim;
 use super::backend::Files;
-use super::files::{Entry, FileError, Owner, owner_of, parent, permissions_of};
+use super::files::{Entry, FileError, Owner, owner_not_found, owner_of, parent, permissions_of};
 use super::reply::{Reply, Request, bad, error, json_body, sync, text};
 use super::state::{DIR_MODE, FILE_MODE};
 use crate::pebble::client::{boundary_of, parse_multipart};
@@ -166,6 +166,7 @@ impl Sim {
                     // Pebble's order: the mode, then the owner, then the directory.
                     let done = permissions_of(&dir, DIR_MODE).and_then(|mode| {
                         let owner = owner_of(&dir)?;
+                        self.known(&owner)?;
                         // Pebble gives the parents it makes the directory's
                         // mode and owner too.
                         let parents = if flag(&dir, "make-parents") {
@@ -211,6 +212,19 @@ impl Sim {
             at = parent(at);
         }
         missing
+    }
+
+    /// Pebble looks the owner's names up before it writes: refused, per
+    /// file, when the simulated container lacks them (a real directory's
+    /// are looked up as it chowns).
+    fn known(&self, owner: &Owner) -> Result<(), FileError> {
+        let Files::Memory(fs) = &self.fs else {
+            return Ok(());
+        };
+        match fs.unknown_name(owner.user.as_deref(), owner.group.as_deref()) {
+            Some((name, user)) => Err(owner_not_found(&name, user)),
+            None => Ok(()),
+        }
     }
 
     /// `path` now belongs to `owner`: kept beside it in memory; chowned
@@ -264,6 +278,7 @@ impl Sim {
                     message: format!("no file content for path {path:?}"),
                 }),
                 Some(part) => owner_of(&file).and_then(|owner| {
+                    self.known(&owner)?;
                     // Pebble makes the directories before it reads the mode.
                     let mode = permissions_of(&file, FILE_MODE).inspect_err(|_| {
                         if make_dirs {

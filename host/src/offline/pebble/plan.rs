@@ -181,23 +181,40 @@ fn combine_entry(base: Option<&Value>, entry: &Value) -> Value {
     }
 }
 
-/// Field by field: maps merged, lists appended, other values replaced.
+/// Field by field, as Pebble's `Merge` methods: maps of names (an
+/// environment, headers, labels, `on-check-failure`) merged key by key,
+/// lists appended, a check's `http`/`tcp`/`exec` merged the same way, and
+/// other fields replaced, except by an empty string or a null, which keep
+/// the old value: a merge cannot clear a field.
 fn merge(base: &Value, over: &Value) -> Value {
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            let mut out = b.clone();
-            for (k, v) in o {
-                let merged = match out.get(k) {
-                    Some(old) => merge(old, v),
-                    None => v.clone(),
-                };
-                out.insert(k.clone(), merged);
-            }
-            Value::Object(out)
+    let (Value::Object(b), Value::Object(o)) = (base, over) else {
+        return over.clone();
+    };
+    let mut out = b.clone();
+    for (k, v) in o {
+        // An empty field is Pebble's unset one: it keeps what was there.
+        if v.is_null() || v.as_str() == Some("") {
+            continue;
         }
-        (Value::Array(b), Value::Array(o)) => Value::Array(b.iter().chain(o).cloned().collect()),
-        (_, o) => o.clone(),
+        let merged = match (out.get(k), v) {
+            (Some(Value::Array(old)), Value::Array(new)) => {
+                Value::Array(old.iter().chain(new).cloned().collect())
+            }
+            (Some(old @ Value::Object(_)), Value::Object(_))
+                if matches!(k.as_str(), "http" | "tcp" | "exec") =>
+            {
+                merge(old, v)
+            }
+            (Some(Value::Object(old)), Value::Object(new)) => {
+                let mut keys = old.clone();
+                keys.extend(new.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Value::Object(keys)
+            }
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), merged);
     }
+    Value::Object(out)
 }
 
 /// Combine `layer` into `base`, as adding it with `combine` to a layer of
@@ -303,6 +320,37 @@ mod tests {
         );
         assert_eq!(one.services["web"]["command"], "web --b");
         assert_eq!(one.services["web"]["startup"], "enabled");
+    }
+
+    #[test]
+    fn an_empty_string_in_a_merge_keeps_the_field_but_not_in_an_environment() {
+        let base = layer(
+            "base",
+            "services:\n  web:\n    override: replace\n    command: web\n    \
+             user: www\n    environment: {A: '1'}\nchecks:\n  up:\n    override: replace\n    \
+             period: 5s\n    http: {url: 'http://localhost/', headers: {X: y}}\n",
+        );
+        let over = layer(
+            "over",
+            "services:\n  web:\n    override: merge\n    command: ''\n    user: ''\n    \
+             environment: {A: ''}\nchecks:\n  up:\n    override: merge\n    level: ''\n    \
+             http: {url: '', headers: {X: ''}}\n",
+        );
+        let plan = combine(&[base, over]).unwrap();
+        let web = &plan.services["web"];
+        assert_eq!(
+            (&web["command"], &web["user"]),
+            (&json!("web"), &json!("www"))
+        );
+        // A map of names takes every key it is given, empty or not.
+        assert_eq!(web["environment"], json!({"A": ""}));
+        let up = &plan.checks["up"];
+        assert_eq!(up["period"], "5s");
+        assert_eq!(up.get("level"), None);
+        assert_eq!(
+            up["http"],
+            json!({"url": "http://localhost/", "headers": {"X": ""}})
+        );
     }
 
     #[test]

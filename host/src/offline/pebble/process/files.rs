@@ -4,7 +4,9 @@
 //! kinds (`not-found`, `permission-denied`, `generic-file-error`) and Go's
 //! words for the system's errors.
 
-use super::super::files::{Entry, FileError, Owner, Stat, checked, generic, name, parent};
+use super::super::files::{
+    Entry, FileError, Owner, Stat, checked, generic, name, owner_not_found, parent,
+};
 use super::super::state::DIR_MODE;
 use std::io::ErrorKind;
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
@@ -65,22 +67,20 @@ impl DirFs {
             return Ok(());
         }
         let host = self.host(path)?;
-        let uid =
-            match (owner.user_id, &owner.user) {
-                (Some(id), _) => Some(id),
-                (None, Some(name)) => Some(account_id(name, true).ok_or_else(|| {
-                    generic(format!("cannot look up user {name:?}: unknown user"))
-                })?),
-                (None, None) => None,
-            };
-        let gid =
-            match (owner.group_id, &owner.group) {
-                (Some(id), _) => Some(id),
-                (None, Some(name)) => Some(account_id(name, false).ok_or_else(|| {
-                    generic(format!("cannot look up group {name:?}: unknown group"))
-                })?),
-                (None, None) => None,
-            };
+        let uid = match (owner.user_id, &owner.user) {
+            (Some(id), _) => Some(id),
+            (None, Some(name)) => {
+                Some(account_id(name, true).ok_or_else(|| owner_not_found(name, true))?)
+            }
+            (None, None) => None,
+        };
+        let gid = match (owner.group_id, &owner.group) {
+            (Some(id), _) => Some(id),
+            (None, Some(name)) => {
+                Some(account_id(name, false).ok_or_else(|| owner_not_found(name, false))?)
+            }
+            (None, None) => None,
+        };
         std::os::unix::fs::chown(&host, uid, gid).map_err(|e| io_error("chown", path, &e))
     }
 
