@@ -2,8 +2,9 @@
 //! the whole JSON Schema of the action's actions.yaml entry, read as Juju
 //! reads it (`params` are the object's `properties`, `additionalProperties`
 //! is `false` unless the entry says otherwise, Juju's own keys such as
-//! `parallel` left out), by a real validator (`boon`, draft 7 unless the
-//! entry names another with `$schema`). The host's own check on a unit
+//! `parallel` left out), by a real validator (`boon`) at JSON Schema draft
+//! 4, the draft Juju's validator implements; a schema using `$schema` or
+//! `$ref` is refused as Juju refuses the charm. The host's own check on a unit
 //! (`charm_dir::actions`) trusts Juju for the rest; the simulated Juju is
 //! Juju here, so it checks everything: `enum`, `minimum`, `items`,
 //! `pattern`, …
@@ -12,6 +13,38 @@ use serde_json::{Map, Value};
 
 /// The keys of an actions.yaml entry that are Juju's, not JSON Schema's.
 const JUJU_KEYS: &[&str] = &["params", "parallel", "execution-group"];
+
+/// The keys Juju refuses inside an action's entry (`prohibitedSchemaKeys`
+/// of its actions.yaml reader).
+const REFUSED_KEYS: &[&str] = &["$ref", "$schema"];
+
+/// Juju's refusal of actions.yaml when an entry of action `name` holds
+/// `$schema` or `$ref` in any map below it: its reader checks the keys of
+/// every nested map (though not the entry's own keys), when the charm is
+/// read.
+pub fn check_entry(name: &str, entry: &Value) -> Result<(), String> {
+    fn nested(v: &Value) -> Option<&str> {
+        match v {
+            Value::Object(m) => m.iter().find_map(|(k, v)| {
+                REFUSED_KEYS
+                    .contains(&k.as_str())
+                    .then_some(k.as_str())
+                    .or_else(|| nested(v))
+            }),
+            Value::Array(items) => items.iter().find_map(nested),
+            _ => None,
+        }
+    }
+    let Value::Object(entry) = entry else {
+        return Ok(());
+    };
+    match entry.values().find_map(nested) {
+        Some(key) => Err(format!(
+            "action {name:?}: schema key {key:?} not compatible with this version of juju"
+        )),
+        None => Ok(()),
+    }
+}
 
 /// The JSON Schema Juju validates an action's parameters against.
 pub fn juju_schema(entry: Option<&Value>) -> Value {
@@ -37,7 +70,7 @@ pub fn juju_schema(entry: Option<&Value>) -> Value {
 /// not fit and why, dotted as `--param` names it (`opts.level`).
 pub fn validate(schema: &Value, given: &Value) -> Result<(), String> {
     let mut compiler = boon::Compiler::new();
-    compiler.set_default_draft(boon::Draft::V7);
+    compiler.set_default_draft(boon::Draft::V4);
     let mut schemas = boon::Schemas::new();
     let loc = "file:///actions.yaml";
     let invalid =
@@ -136,6 +169,36 @@ mod tests {
         );
         let missing = e(json!({}));
         assert!(missing.contains("mode"), "{missing}");
+    }
+
+    #[test]
+    fn schema_and_ref_are_refused_below_the_entry_and_draft_4_applies() {
+        let refused = json!({"params": {"x": {"$ref": "#/definitions/x"}}});
+        assert_eq!(
+            check_entry("backup", &refused),
+            Err(
+                "action \"backup\": schema key \"$ref\" not compatible with this version of juju"
+                    .into()
+            )
+        );
+        let deep = json!({"params": {"x": {"type": "array", "items": [{"$schema": "x"}]}}});
+        assert!(check_entry("b", &deep).unwrap_err().contains("\"$schema\""));
+        // The entry's own keys are not looked at, as Juju's reader does not.
+        assert_eq!(
+            check_entry("b", &json!({"$schema": "x", "params": {}})),
+            Ok(())
+        );
+        assert_eq!(check_entry("b", &backup()), Ok(()));
+        // Draft 4: a boolean exclusiveMaximum qualifies `maximum`; draft 7
+        // would refuse the schema, which needs a number there.
+        let s = juju_schema(Some(&json!({"params": {
+            "level": {"type": "integer", "maximum": 9, "exclusiveMaximum": true}}})));
+        assert_eq!(validate(&s, &json!({"level": 8})), Ok(()));
+        assert!(
+            validate(&s, &json!({"level": 9}))
+                .unwrap_err()
+                .starts_with("parameter `level`: ")
+        );
     }
 
     #[test]

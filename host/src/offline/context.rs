@@ -111,6 +111,9 @@ pub fn checked_params(
     given: serde_json::Value,
 ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     let schema = charm.actions.schema(name);
+    if let Some(entry) = &schema.entry {
+        super::action_schema::check_entry(name, entry)?;
+    }
     super::action_schema::validate(
         &super::action_schema::juju_schema(schema.entry.as_ref()),
         &given,

@@ -16,7 +16,7 @@
 //! processes (`wasm-charm` under a tool's name) and `sim_dispatch` runs a
 //! charm's own `dispatch` against them (`wasm-charm sim dispatch`).
 
-mod action_schema;
+pub(crate) mod action_schema;
 pub mod context;
 pub mod deployment;
 pub mod machine;

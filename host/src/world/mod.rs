@@ -145,6 +145,13 @@ impl Model {
         }
         let charm =
             CharmDir::load(&into).with_context(|| format!("{}: not a charm", source.display()))?;
+        // Juju reads actions.yaml as it takes the charm.
+        for (name, schema) in &charm.actions.params {
+            if let Some(entry) = &schema.entry {
+                crate::offline::action_schema::check_entry(name, entry)
+                    .map_err(|why| Refused(format!("{}: actions.yaml: {why}", source.display())))?;
+            }
+        }
         if !into.join("dispatch").is_file() {
             if !into.join(crate::charm_dir::MANIFEST_FILE).is_file() {
                 return Err(
