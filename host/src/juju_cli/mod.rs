@@ -405,18 +405,37 @@ fn quoted(words: &[String]) -> String {
         .join(" ")
 }
 
+/// `version [--all]`: the binary's version; with `--all`, Juju's detail
+/// as a map (what jubilant's `version()` reads), of which only the version
+/// and `official: false` are true of this one.
 fn version(p: &Parsed) -> Done {
     let full = format!("{VERSION}-genericlinux-amd64");
-    match format_of(p) {
-        Some("json") => say!("{}", serde_json::json!(full)),
-        _ => say!("{full}"),
+    match (format_of(p), p.has(&["--all"])) {
+        (Some("json"), false) => say!("{}", serde_json::json!(full)),
+        (Some("json"), true) => say!(
+            "{}",
+            serde_json::json!({"version": full, "official": false})
+        ),
+        (_, true) => say!("version: {full}\nofficial: false"),
+        (_, false) => say!("{full}"),
     }
     Ok(())
 }
 
+/// Juju's rule for a model's name (`names.IsValidModelName`): lowercase
+/// letters, digits and hyphens, not starting with a hyphen; looser than an
+/// application's (`jubilant-25851438` is a model's, not an application's).
+fn is_model_name(name: &str) -> bool {
+    !name.starts_with('-')
+        && !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 fn add_model(home: &Path, p: &Parsed) -> Done {
     let name = one_positional(p, "model name")?;
-    if !crate::model::is_app_name(name) {
+    if !is_model_name(name) {
         return refuse(format!(
             "\"{name}\" is not a valid name: model names may only contain lowercase letters, digits and hyphens"
         ));

@@ -116,7 +116,8 @@ fn add(m: &mut Model, p: &Parsed) -> Done {
     let Some((name, rest)) = p.positional.split_first() else {
         return usage("missing secret name");
     };
-    if rest.is_empty() {
+    let file = p.value(&["--file"]).filter(|f| !f.is_empty());
+    if rest.is_empty() && file.is_none() {
         return usage("missing secret value or filename");
     }
     if m.world
@@ -127,6 +128,19 @@ fn add(m: &mut Model, p: &Parsed) -> Done {
         return refuse(format!("secret with name \"{name}\" already exists"));
     }
     let mut content = std::collections::BTreeMap::new();
+    // `--file`: a YAML map of key to value, as jubilant's add_secret writes.
+    if let Some(file) = file {
+        let map = std::fs::read_to_string(file)
+            .map_err(|e| format!("open {file}: {e}"))
+            .and_then(|text| {
+                serde_saphyr::from_str::<std::collections::BTreeMap<String, String>>(&text)
+                    .map_err(|e| format!("{file}: not a map of secret keys to values: {e}"))
+            });
+        match map {
+            Ok(map) => content.extend(map),
+            Err(why) => return refuse(why),
+        }
+    }
     for kv in rest {
         let Some((k, v)) = kv.split_once('=') else {
             return usage(format!("expected \"key=value\", got \"{kv}\""));
