@@ -505,3 +505,56 @@ fn a_seed_finds_an_order_that_fails_a_charm_and_replays_it_exactly() {
         "the same seed runs the same events in the same order"
     );
 }
+
+/// jubilant (PyPI, pinned in scripts/setup-python), unchanged, drives the
+/// story through `juju` on PATH: this wasm-charm linked under that name
+/// (tests/jubilant/test_story.py).
+#[test]
+fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
+    crate::support::setup_python();
+    let root = crate::support::workspace_root();
+    let (db, app) = (packed("examples/db-provider"), packed("examples/db-client"));
+    let bin = tempfile::tempdir().expect("a temporary directory");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_wasm-charm"), bin.path().join("juju"))
+        .expect("link juju");
+    let home = tempfile::tempdir().expect("a temporary directory");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let python = root.join("target/python/bin/python");
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/jubilant",
+        ])
+        .current_dir(&root)
+        .env("PATH", path)
+        .env("WASM_CHARM_JUJU_HOME", home.path())
+        .env("WASM_CHARM_DB_PROVIDER", &db)
+        .env("WASM_CHARM_DB_CLIENT", &app)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("JUJU_MODEL")
+        .env_remove("WASM_CHARM_SEED")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("4 passed"), "{text}");
+    // temp_model destroyed its model on the way out.
+    let models = home.path().join("models");
+    let left = std::fs::read_dir(&models)
+        .map(|d| d.filter_map(Result::ok).count())
+        .unwrap_or(0);
+    assert_eq!(left, 0, "models left in {}", models.display());
+}
