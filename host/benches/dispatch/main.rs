@@ -16,10 +16,12 @@
 //! after unpacking the `.charm` ([`paired`]); gated probes ([`probes`]);
 //! recording on against off ([`record`]); the log flood ([`flood`]); the
 //! gateway in Python ([`python`]); a 100,000-scope store merged and saved
-//! ([`store`]); the run-time seal check of an artifact ([`seal`]).
+//! ([`store`]); the run-time seal check of an artifact ([`seal`]); the
+//! offline model from deploy to settled ([`model`]).
 
 mod flood;
 mod measure;
+mod model;
 mod paired;
 mod probes;
 mod python;
@@ -90,7 +92,7 @@ fn main() -> std::process::ExitCode {
     }
     // `cargo bench` passes `--bench`; other arguments name the sections to
     // run (`events`, `first`, `probes`, `record`, `flood`, `python`,
-    // `store`, `seal`), all when none is named.
+    // `store`, `seal`, `model`), all when none is named.
     let named: Vec<String> = args[1..]
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -154,6 +156,10 @@ fn main() -> std::process::ExitCode {
     }
     if wanted("store") {
         store::store_row(&dir, runs);
+    }
+    if wanted("model") {
+        // Models are slower to build than an event: fewer rounds.
+        model::model_rows(&root, &host, &dir, runs.div_ceil(12).max(3));
     }
     if wanted("seal") {
         let python = dir.join("wasm-gateway-py-unpacked");

@@ -124,6 +124,7 @@ pub fn run_event(
         .map_err(|e| anyhow::anyhow!("{}: {e}", root_path.display()))?;
     world.clock += 1;
     let origin = root_path.with_extension("state.yaml");
+    let started = std::time::Instant::now();
     let dispatched = Hook {
         charm: &charm,
         root: &root,
@@ -134,6 +135,7 @@ pub fn run_event(
         stdout_to_stderr: true,
     }
     .run(the_view.file.clone())?;
+    timed(unit, &event.hook, started.elapsed());
     let failed = !dispatched.succeeded();
     let last = dispatched.state.sim.last_event.clone();
     let caused = view::absorb(world, unit, &the_view, dispatched.state);
@@ -166,6 +168,26 @@ pub fn run_event(
     }
     after_hook(world, unit, event);
     Ok(Outcome { failed, caused })
+}
+
+/// The benchmark's instrument: with `WASM_CHARM_MODEL_TIMINGS` naming a
+/// file, one line per event appended to it (`<unit> <hook> <µs>`), the
+/// time the event took as one-unit simulation does it alone (its state
+/// written, the dispatch process, its tools, the commit), so the model's
+/// own cost is the rest. A line that cannot be written is not worth
+/// failing a hook for.
+fn timed(unit: &str, hook: &str, took: std::time::Duration) {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("WASM_CHARM_MODEL_TIMINGS") else {
+        return;
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{unit} {hook} {}", took.as_micros());
+    }
 }
 
 /// An action's outcome, kept on its unit for `juju run` to show.
