@@ -88,6 +88,18 @@ def test_secrets_config_and_taking_it_apart(juju):
     assert shown.content == {"password": "hunter2"}
     assert any(s.uri == uri for s in juju.secrets())
 
+    juju.remove_secret(uri)
+    assert all(s.uri != uri for s in juju.secrets())
+
+    # refresh: a new revision of the charm, upgrade-charm on every unit,
+    # the store and the relation kept.
+    before = juju.status().apps["db"].charm_rev
+    juju.refresh("db", path=DB)
+    juju.trust("db")
+    status = settled(juju, jubilant.all_active)
+    assert status.apps["db"].charm_rev == before + 1
+    assert status.apps["app"].units["app/0"].workload_status.message.startswith("connected to ")
+
     juju.config("app", {"database-name": "stock"})
     assert juju.config("app")["database-name"] == "stock"
     juju.config("app", reset="database-name")
