@@ -558,3 +558,67 @@ fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
         .unwrap_or(0);
     assert_eq!(left, 0, "models left in {}", models.display());
 }
+
+/// A charm whose hook never ends does not stall the model: past the
+/// deadline its dispatch is killed with every process it started, and the
+/// unit is in error as after any failed hook.
+#[test]
+fn a_hook_that_never_ends_is_killed_at_its_deadline_and_fails() {
+    let juju = Juju::new();
+    let charm = tempfile::tempdir().expect("a temporary directory");
+    let dir = charm.path();
+    std::fs::write(
+        dir.join("metadata.yaml"),
+        "name: hang\nsummary: s\ndescription: d\n",
+    )
+    .expect("metadata");
+    let pidfile = dir.join("sleeper.pid");
+    let dispatch = dir.join("dispatch");
+    std::fs::write(
+        &dispatch,
+        format!(
+            "#!/bin/sh\n[ \"$JUJU_DISPATCH_PATH\" = hooks/install ] || exit 0\nsleep 1000 &\necho $! > {}\nwait\n",
+            pidfile.display()
+        ),
+    )
+    .expect("dispatch");
+    let mut perms = std::fs::metadata(&dispatch)
+        .expect("dispatch")
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&dispatch, perms).expect("chmod");
+    juju.ok(&["add-model", "dev"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
+        .args(["juju", "deploy", path_str(dir), "hang"])
+        .env("WASM_CHARM_JUJU_HOME", juju.home.path())
+        .env("WASM_CHARM_HOOK_DEADLINE", "1")
+        .env_remove("JUJU_MODEL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run juju deploy");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("did not finish within 1 s (WASM_CHARM_HOOK_DEADLINE)"),
+        "{stderr}"
+    );
+    let status = juju.status();
+    let unit = &status["applications"]["hang"]["units"]["hang/0"];
+    assert_eq!(unit["workload-status"]["current"], "error", "{unit}");
+    assert_eq!(
+        unit["workload-status"]["message"], "hook failed: \"install\"",
+        "{unit}"
+    );
+    // The process the hook started went with it.
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the sleeper's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    // Gone, or a zombie its new parent has yet to reap: not running.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+    assert!(
+        matches!(state, None | Some('Z' | 'X')),
+        "the sleeper {pid} is still running: {stat}"
+    );
+}

@@ -19,6 +19,7 @@ use crate::juju_env::JujuEnv;
 use crate::workload_root::WorkloadRoot;
 use anyhow::Context as _;
 use std::os::fd::AsFd as _;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -295,6 +296,38 @@ fn run_dispatch(
             .context("cannot pass stderr on")?;
         cmd.stdout(Stdio::from(err));
     }
-    cmd.status()
-        .map_err(|e| UsageError(format!("{}: cannot run it: {e}", dispatch.display())).into())
+    // Juju waits for a hook as long as it runs; a simulation must not
+    // stall the machine on a charm that never ends: past its deadline the
+    // dispatch is killed with every process it started, and the hook fails.
+    cmd.process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| UsageError(format!("{}: cannot run it: {e}", dispatch.display())))?;
+    let limit = hook_deadline();
+    let killed = crate::hook_tools::kill_group_at(&child, std::time::Instant::now() + limit);
+    let status = child
+        .wait()
+        .with_context(|| format!("{}: cannot wait for it", dispatch.display()))?;
+    if killed.fired() {
+        eprintln!(
+            "wasm-charm: {unit}: {} did not finish within {} s ({DEADLINE_VAR}) and was killed with every process it started; the hook failed",
+            dispatch.display(),
+            limit.as_secs()
+        );
+    }
+    Ok(status)
+}
+
+/// How long a simulated hook may run, in seconds, when not the default.
+pub const DEADLINE_VAR: &str = "WASM_CHARM_HOOK_DEADLINE";
+
+/// Five minutes unless `WASM_CHARM_HOOK_DEADLINE` says otherwise: far past
+/// any hook a charm means to run, well short of a stalled CI job.
+fn hook_deadline() -> std::time::Duration {
+    let secs = std::env::var(DEADLINE_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .unwrap_or(300);
+    std::time::Duration::from_secs(secs)
 }
