@@ -23,6 +23,7 @@ macro_rules! tell {
 
 pub mod args;
 mod config;
+mod models;
 pub mod output;
 mod secrets;
 pub mod status;
@@ -285,10 +286,10 @@ fn run(args: &[String], home: &Path, seed: Option<u64>) -> Done {
     };
     match command.as_str() {
         "version" => version(&p),
-        "add-model" => add_model(&home, &p),
-        "destroy-model" => destroy_model(&home, &p),
-        "models" => models(&home, &p),
-        "switch" => switch(&home, &p),
+        "add-model" => models::add_model(&home, &p),
+        "destroy-model" => models::destroy_model(&home, &p),
+        "models" => models::models(&home, &p),
+        "switch" => models::switch(&home, &p),
         "status" => with_model(&home, &p, &mut |m| show_status(m, &p)),
         "show-unit" => with_model(&home, &p, &mut |m| show_unit(m, &p)),
         "debug-log" => with_model(&home, &p, &mut |m| debug_log(m, &p)),
@@ -419,102 +420,6 @@ fn version(p: &Parsed) -> Done {
         (_, true) => say!("version: {full}\nofficial: false"),
         (_, false) => say!("{full}"),
     }
-    Ok(())
-}
-
-/// Juju's rule for a model's name (`names.IsValidModelName`): lowercase
-/// letters, digits and hyphens, not starting with a hyphen; looser than an
-/// application's (`jubilant-25851438` is a model's, not an application's).
-fn is_model_name(name: &str) -> bool {
-    !name.starts_with('-')
-        && !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-}
-
-fn add_model(home: &Path, p: &Parsed) -> Done {
-    let name = one_positional(p, "model name")?;
-    if !is_model_name(name) {
-        return refuse(format!(
-            "\"{name}\" is not a valid name: model names may only contain lowercase letters, digits and hyphens"
-        ));
-    }
-    Model::create(home, name)?;
-    if !p.has(&["--no-switch"]) {
-        store::set_current(home, name)?;
-    }
-    tell!("Added '{name}' model on localhost/localhost with credential 'offline' for user 'admin'");
-    Ok(())
-}
-
-fn destroy_model(home: &Path, p: &Parsed) -> Done {
-    let name = one_positional(p, "model name")?;
-    let name = name.rsplit_once(':').map_or(name, |(_, m)| m);
-    {
-        // Under its lock: no command is half-way through it.
-        let mut m = Model::open(home, name)?;
-        for app in m.world.apps.keys().cloned().collect::<Vec<_>>() {
-            m.remove_application(&app)?;
-        }
-        // Each unit's stop and remove, as Juju runs them; a hook that fails
-        // does not keep the model alive.
-        let _ = m.settle();
-    }
-    let dir = store::model_dir(home, name);
-    std::fs::remove_dir_all(&dir).map_err(|e| Failure {
-        code: 1,
-        message: format!("{}: cannot remove: {e}", dir.display()),
-    })?;
-    if store::current(home).as_deref() == Some(name) {
-        let _ = std::fs::remove_file(home.join("current-model"));
-    }
-    tell!("Destroying model\nModel destroyed.");
-    Ok(())
-}
-
-fn models(home: &Path, p: &Parsed) -> Done {
-    let names = store::models(home);
-    let current = store::current(home);
-    let list: Vec<serde_json::Value> = names
-        .iter()
-        .map(|n| {
-            serde_json::json!({
-                "name": format!("admin/{n}"),
-                "short-name": n,
-                "model-type": "iaas",
-                "controller-name": "wasm-charm",
-                "cloud": "localhost",
-                "life": "alive",
-                "status": { "current": "available" },
-            })
-        })
-        .collect();
-    let mut value = serde_json::json!({ "models": list });
-    if let Some(c) = &current {
-        value["current-model"] = serde_json::json!(c);
-    }
-    print_formatted(p, &value, || {
-        let mut out = String::from("Controller: wasm-charm\n\nModel\n");
-        for n in &names {
-            let star = if current.as_deref() == Some(n.as_str()) {
-                "*"
-            } else {
-                ""
-            };
-            out.push_str(&format!("{n}{star}\n"));
-        }
-        out
-    })
-}
-
-fn switch(home: &Path, p: &Parsed) -> Done {
-    let name = one_positional(p, "model name")?;
-    let name = name.rsplit_once(':').map_or(name, |(_, m)| m);
-    if !store::models(home).iter().any(|n| n == name) {
-        return refuse(format!("model \"{name}\" not found"));
-    }
-    store::set_current(home, name)?;
     Ok(())
 }
 
