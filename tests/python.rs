@@ -12,6 +12,12 @@ use std::process::{Command, Stdio};
 use support::{setup_python, workspace_root};
 
 fn pytest(args: &[&str]) -> (bool, String) {
+    pytest_with(args, &[])
+}
+
+/// The pinned pytest on `args` with `env` set too (and no model or seed
+/// of the caller's): whether it passed, and what it printed.
+pub fn pytest_with(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
     setup_python();
     let root = workspace_root();
     let python = root.join("target/python/bin/python");
@@ -31,6 +37,9 @@ fn pytest(args: &[&str]) -> (bool, String) {
         .env("WASM_CHARM", env!("CARGO_BIN_EXE_wasm-charm"))
         // The component is built where the other tests build theirs, once.
         .env("CARGO_TARGET_DIR", root.join("target/wasm-guests"))
+        .envs(env.iter().copied())
+        .env_remove("JUJU_MODEL")
+        .env_remove("WASM_CHARM_SEED")
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));

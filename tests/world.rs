@@ -511,8 +511,6 @@ fn a_seed_finds_an_order_that_fails_a_charm_and_replays_it_exactly() {
 /// (tests/jubilant/test_story.py).
 #[test]
 fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
-    crate::support::setup_python();
-    let root = crate::support::workspace_root();
     let (db, app) = (packed("examples/db-provider"), packed("examples/db-client"));
     let bin = tempfile::tempdir().expect("a temporary directory");
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_wasm-charm"), bin.path().join("juju"))
@@ -523,33 +521,16 @@ fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
         bin.path().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let python = root.join("target/python/bin/python");
-    let out = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/jubilant",
-        ])
-        .current_dir(&root)
-        .env("PATH", path)
-        .env("WASM_CHARM_JUJU_HOME", home.path())
-        .env("WASM_CHARM_DB_PROVIDER", &db)
-        .env("WASM_CHARM_DB_CLIENT", &app)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env_remove("JUJU_MODEL")
-        .env_remove("WASM_CHARM_SEED")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (passed, text) = crate::python::pytest_with(
+        &["tests/jubilant"],
+        &[
+            ("PATH", path.as_ref()),
+            ("WASM_CHARM_JUJU_HOME", home.path().as_os_str()),
+            ("WASM_CHARM_DB_PROVIDER", db.as_os_str()),
+            ("WASM_CHARM_DB_CLIENT", app.as_os_str()),
+        ],
     );
-    assert!(out.status.success(), "{text}");
+    assert!(passed, "{text}");
     assert!(text.contains("4 passed"), "{text}");
     // temp_model destroyed its model on the way out.
     let models = home.path().join("models");
