@@ -259,9 +259,10 @@ fn during_relation_departed_the_leaving_unit_is_gone_but_readable() {
     let out = unit.relation_event("departed", "db:1", Some("pg/1"));
     assert_success(&out);
     let log = unit.debug_log();
+    // A relation hook's record starts with the relation, as Juju's do.
     let got = log
         .lines()
-        .find_map(|l| l.strip_prefix("INFO CALL relation-units "))
+        .find_map(|l| l.strip_prefix("INFO db:1: CALL relation-units "))
         .unwrap_or_else(|| panic!("{log}"));
     assert_eq!(
         got,

@@ -25,9 +25,29 @@ fn received(unit: &Unit, path: &str, env: &[(&str, &str)]) -> (String, String, S
     let out = unit.dispatch_with(path, env);
     assert_success(&out);
     let log = unit.debug_log();
+    // Juju starts a relation hook's records with the relation's id
+    // (`juju-log.go`): the first line of the handler's one record has it.
+    let relation = env
+        .iter()
+        .find(|(k, _)| *k == "JUJU_RELATION_ID")
+        .map(|(_, id)| format!("{id}: "));
+    if let Some(rel) = &relation {
+        let first = log.lines().find_map(|l| l.strip_prefix("INFO "));
+        assert!(
+            first.is_some_and(|l| l.starts_with(rel.as_str())),
+            "{path}: the record does not start with `{rel}`:\n{log}"
+        );
+    }
     let line = |prefix: &str| {
         log.lines()
-            .find_map(|l| l.strip_prefix("INFO ").filter(|l| l.starts_with(prefix)))
+            .filter_map(|l| l.strip_prefix("INFO "))
+            .map(|l| {
+                relation
+                    .as_deref()
+                    .and_then(|r| l.strip_prefix(r))
+                    .unwrap_or(l)
+            })
+            .find(|l| l.starts_with(prefix))
             .unwrap_or_else(|| panic!("{path}: no `{prefix}` line in the log:\n{log}"))
             .to_string()
     };

@@ -335,7 +335,10 @@ fn unit_status(unit: &Unit) -> (String, String) {
 fn added_statuses(debug_log: &str) -> Vec<(String, String)> {
     debug_log
         .lines()
-        .filter_map(|line| line.strip_prefix("DEBUG Adding unit status "))
+        .filter_map(|line| line.strip_prefix("DEBUG "))
+        .filter_map(|line| {
+            support::without_relation_prefix(line).strip_prefix("Adding unit status ")
+        })
         .map(|status| {
             let (class, rest) = status
                 .split_once("Status('")

@@ -190,7 +190,9 @@ fn writes_are_committed_by_exit_zero_and_discarded_otherwise() {
         // Statuses and the log act at once; relation data, charm state
         // and ports only when the hook succeeded.
         assert_eq!(unit_status(&s), ("maintenance".into(), "busy now".into()));
-        assert_eq!(s["log"][0], "WARNING careful", "{s:#}");
+        // A relation hook's records start with the relation (Juju's
+        // `juju-log`).
+        assert_eq!(s["log"][0], "WARNING db:0: careful", "{s:#}");
         if kept {
             assert_eq!(rel["local-app-data"]["token"], "t", "{s:#}");
             assert_eq!(rel["local-unit-data"]["seen"], "yes", "{s:#}");

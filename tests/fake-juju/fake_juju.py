@@ -540,7 +540,10 @@ def juju_log(flags, args, state):
     path = os.environ.get("FAKE_JUJU_DEBUG_LOG")
     if path:
         with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
-            f.write("%s %s\n" % (level, " ".join(args)))
+            # Juju starts a relation hook's records with the relation's id.
+            relation = os.environ.get("JUJU_RELATION_ID")
+            prefix = relation + ": " if relation else ""
+            f.write("%s %s%s\n" % (level, prefix, " ".join(args)))
 
 
 def config_get(flags, args, state):

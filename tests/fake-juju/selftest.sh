@@ -100,7 +100,8 @@ expect 0 "" "" -- juju-log -lerror bad
 expect 0 "" "" -- juju-log --log-level=nonsense still-info
 expect 2 "" "ERROR no message specified" -- juju-log -l INFO
 expect 2 "" "ERROR option needs an argument: --log-level" -- juju-log --log-level
-same "debug log" "$(cat "$FAKE_JUJU_DEBUG_LOG")" $'INFO hello  world\nDEBUG two words\nWARNING careful\nERROR bad\nINFO still-info'
+expect 0 "" "" -- env JUJU_RELATION_ID=istio-pilot:1 juju-log joined
+same "debug log" "$(cat "$FAKE_JUJU_DEBUG_LOG")" $'INFO hello  world\nDEBUG two words\nWARNING careful\nERROR bad\nINFO still-info\nINFO istio-pilot:1: joined'
 
 echo "# config-get"
 expect 0 '{"kind":"ingress","port":8080}' "" -- config-get --format=json

@@ -1314,3 +1314,19 @@ pub const PEBBLE_CALLS_ALIKE: &[(&str, &str)] = &[
         r#"Ok([("later", "inactive", 0), ("up", "up", 0)])"#,
     ),
 ];
+
+/// A `juju-log` record's message without the `<endpoint>:<id>: ` Juju
+/// starts a relation hook's records with (`juju-log.go`); any other message
+/// as it is.
+pub fn without_relation_prefix(message: &str) -> &str {
+    let Some((head, rest)) = message.split_once(": ") else {
+        return message;
+    };
+    let relation_id = head.rsplit_once(':').is_some_and(|(endpoint, id)| {
+        !endpoint.is_empty()
+            && !endpoint.contains(' ')
+            && !id.is_empty()
+            && id.bytes().all(|b| b.is_ascii_digit())
+    });
+    if relation_id { rest } else { message }
+}

@@ -556,6 +556,9 @@ fn juju_log_takes_jujus_levels_in_any_case_and_warns_of_others_at_info() {
         assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{level}");
     }
     assert_eq!(call(&mut t, "juju-log", &["-l", "INFO"]).code, 2);
+    // A relation hook's records start with the relation, as Juju's do.
+    t.relation = Some("db:1".into());
+    assert_eq!(call(&mut t, "juju-log", &["--", "joined"]).code, 0);
     let log = t.state.lock().unwrap().last_event.log.clone();
     assert_eq!(
         log,
@@ -565,6 +568,7 @@ fn juju_log_takes_jujus_levels_in_any_case_and_warns_of_others_at_info() {
             "WARNING Specified log level of \"FOO\" is not valid",
             "INFO c",
             "CRITICAL d",
+            "INFO db:1: joined",
         ]
     );
 }

@@ -37,10 +37,9 @@ impl SimTools {
     }
 
     /// `juju-log` (reference §2): one record at a level named in any case;
-    /// an unknown level is warned about and the message kept at INFO, as
-    /// Juju's `juju-log` does. (Juju also starts a relation hook's records
-    /// with the relation, `db:1: `; not yet done here, as the simulator's
-    /// readers of the log do not expect it.)
+    /// an unknown level is warned about and the message kept at INFO, and
+    /// in a relation hook the record starts with the relation
+    /// (`db:1: …`), as Juju's `juju-log` does.
     pub(super) fn juju_log(&self, state: &mut SimState, args: &[&str]) -> Answer {
         let a = parse(args, &["-l", "--log-level", "--format"], &["--debug"])?;
         if a.positional.is_empty() {
@@ -65,8 +64,13 @@ impl SimTools {
         let Some(level) = level else {
             return Ok(ToolOutput::ok(Vec::new()));
         };
+        let prefix = self
+            .relation
+            .as_deref()
+            .map(|r| format!("{r}: "))
+            .unwrap_or_default();
         // One entry per line: the host sends a handler's lines joined.
-        let message = a.positional.join(" ");
+        let message = format!("{prefix}{}", a.positional.join(" "));
         log.extend(message.split('\n').map(|line| format!("{level} {line}")));
         Ok(ToolOutput::ok(Vec::new()))
     }
