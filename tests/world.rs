@@ -543,31 +543,121 @@ fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
 /// A charm whose hook never ends does not stall the model: past the
 /// deadline its dispatch is killed with every process it started, and the
 /// unit is in error as after any failed hook.
-#[test]
-fn a_hook_that_never_ends_is_killed_at_its_deadline_and_fails() {
-    let juju = Juju::new();
-    let charm = tempfile::tempdir().expect("a temporary directory");
-    let dir = charm.path();
+/// A charm of one shell `dispatch` in `dir`, named `name`.
+fn shell_charm(dir: &Path, name: &str, script: &str) {
     std::fs::write(
         dir.join("metadata.yaml"),
-        "name: hang\nsummary: s\ndescription: d\n",
+        format!("name: {name}\nsummary: s\ndescription: d\n"),
     )
     .expect("metadata");
-    let pidfile = dir.join("sleeper.pid");
     let dispatch = dir.join("dispatch");
-    std::fs::write(
-        &dispatch,
-        format!(
-            "#!/bin/sh\n[ \"$JUJU_DISPATCH_PATH\" = hooks/install ] || exit 0\nsleep 1000 &\necho $! > {}\nwait\n",
-            pidfile.display()
-        ),
-    )
-    .expect("dispatch");
+    std::fs::write(&dispatch, format!("#!/bin/sh\n{script}")).expect("dispatch");
     let mut perms = std::fs::metadata(&dispatch)
         .expect("dispatch")
         .permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&dispatch, perms).expect("chmod");
+}
+
+#[test]
+fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
+    let juju = Juju::new();
+    let charm = tempfile::tempdir().expect("a temporary directory");
+    let fixed = charm.path().join("fixed");
+    // install fails until the operator has fixed what it needs.
+    shell_charm(
+        charm.path(),
+        "flaky",
+        &format!(
+            "[ \"$JUJU_DISPATCH_PATH\" != hooks/install ] || [ -e {} ] || exit 1\n",
+            fixed.display()
+        ),
+    );
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&["deploy", path_str(charm.path()), "flaky"]);
+    let status = juju.status();
+    let unit = &status["applications"]["flaky"]["units"]["flaky/0"];
+    assert_eq!(unit["workload-status"]["current"], "error", "{unit}");
+    assert_eq!(juju.events("dev", "flaky/0"), ["install"]);
+
+    // Juju's `resolve` retries the hook; the queue behind it then runs.
+    std::fs::write(&fixed, "").expect("fix it");
+    juju.ok(&["resolve", "flaky/0"]);
+    let events = juju.events("dev", "flaky/0");
+    assert_eq!(events[..2], ["install", "install"], "{events:?}");
+    assert!(events.contains(&"start".to_string()), "{events:?}");
+    let status = juju.status();
+    let unit = &status["applications"]["flaky"]["units"]["flaky/0"];
+    assert_ne!(unit["workload-status"]["current"], "error", "{unit}");
+    let refused = juju.run(&["resolve", "flaky/0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "ERROR unit \"flaky/0\" is not in an error state\n"
+    );
+
+    // exec: bash in the unit's hook context, no hook named, its tools on
+    // PATH, its output printed as Juju prints one unit's.
+    let out = juju.ok(&[
+        "exec",
+        "--unit",
+        "flaky/leader",
+        "--",
+        "echo path=${JUJU_DISPATCH_PATH-none} unit=$JUJU_UNIT_NAME; is-leader; status-set active from-exec",
+    ]);
+    assert_eq!(out, "path=none unit=flaky/0\nTrue\n");
+    let status = juju.status();
+    let unit = &status["applications"]["flaky"]["units"]["flaky/0"];
+    assert_eq!(unit["workload-status"]["message"], "from-exec", "{unit}");
+
+    // Commands that exit non-zero fail the task, yet their writes are
+    // flushed, as the uniter flushes an exec's context.
+    let failed = juju.run(&[
+        "exec",
+        "--format",
+        "json",
+        "--unit",
+        "flaky/0",
+        "--",
+        "state-set k=v; echo oops >&2; exit 3",
+    ]);
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.starts_with("ERROR the following task failed:\n id \"")
+            && stderr.contains("with return code 3"),
+        "{stderr}"
+    );
+    let shown: Value = serde_json::from_slice(&failed.stdout).expect("exec's JSON");
+    let task = &shown["flaky/0"];
+    assert_eq!(task["status"], "failed", "{shown}");
+    assert_eq!(task["results"]["return-code"], 3, "{shown}");
+    assert_eq!(task["results"]["stderr"], "oops\n", "{shown}");
+    assert_eq!(task["unit"], "flaky/0", "{shown}");
+    let out = juju.ok(&["exec", "--unit", "flaky/0", "--", "state-get", "k"]);
+    assert_eq!(out, "v\n");
+    let none = juju.run(&["exec", "--unit", "nope/0", "--", "true"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&none.stderr),
+        "ERROR unit \"nope/0\" not found\n"
+    );
+}
+
+#[test]
+fn a_hook_that_never_ends_is_killed_at_its_deadline_and_fails() {
+    let juju = Juju::new();
+    let charm = tempfile::tempdir().expect("a temporary directory");
+    let dir = charm.path();
+    let pidfile = dir.join("sleeper.pid");
+    shell_charm(
+        dir,
+        "hang",
+        &format!(
+            "[ \"$JUJU_DISPATCH_PATH\" = hooks/install ] || exit 0\nsleep 1000 &\necho $! > {}\nwait\n",
+            pidfile.display()
+        ),
+    );
     juju.ok(&["add-model", "dev"]);
     let out = Command::new(env!("CARGO_BIN_EXE_wasm-charm"))
         .args(["juju", "deploy", path_str(dir), "hang"])

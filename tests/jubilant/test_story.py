@@ -77,6 +77,13 @@ def test_scale_run_an_action_and_read_the_log(juju):
         juju.run("db/0", "no-such-action")
     assert "no-such-action" in refused.value.stderr
 
+    # exec: the commands in the unit's hook context, its tools on PATH.
+    task = juju.exec("is-leader", unit="db/leader")
+    assert task.stdout == "True\n" and task.return_code == 0, task
+    with pytest.raises(jubilant.TaskError) as failed:
+        juju.exec("echo no >&2; exit 4", unit="db/1")
+    assert (failed.value.task.return_code, failed.value.task.stderr) == (4, "no\n")
+
     log = juju.debug_log(limit=5)
     assert 0 < len(log.splitlines()) <= 5, log
 

@@ -23,6 +23,7 @@ macro_rules! tell {
 
 pub mod args;
 mod config;
+mod exec;
 mod models;
 pub mod output;
 mod secrets;
@@ -173,6 +174,9 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
             "--wait",
             "--timeout",
             "--machine",
+            "--application",
+            "--app",
+            "-a",
         ],
         &["--all"],
     ),
@@ -527,9 +531,7 @@ fn change(m: &mut Model, command: &str, p: &Parsed) -> Done {
         },
         "config" => config::config(m, p),
         "run" => run_action(m, p),
-        "exec" => refuse(
-            "exec is not part of wasm-charm's offline Juju yet: run an action with `juju run`",
-        ),
+        "exec" => exec::exec(m, p),
         "refresh" => {
             let app = one_positional(p, "application name")?;
             let Some(path) = p.value(&["--path"]) else {

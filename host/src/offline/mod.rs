@@ -19,6 +19,7 @@
 pub(crate) mod action_schema;
 pub mod context;
 pub mod deployment;
+pub mod dispatch_process;
 pub mod machine;
 pub mod network;
 pub mod pebble;
@@ -46,16 +47,17 @@ use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
 use crate::show::Report;
 use crate::workload_root::WorkloadRoot;
+pub use dispatch_process::Program;
 use machine::MachineState;
 use sim::SimState;
-pub use simulator::{Outcome, SimEvent, Simulator, end_hook};
+pub use simulator::{Outcome, Runner, SimEvent, Simulator, end_hook};
 use state_file::StateFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub fn main(args: RunArgs) -> anyhow::Result<()> {
-    let run = execute(&args)?;
+    let run = execute(&args, Runner::Sandbox)?;
     report::print_report(
         &run.report,
         &run.charm,
@@ -78,6 +80,8 @@ pub fn main(args: RunArgs) -> anyhow::Result<()> {
 /// What one event did: the report, and the state as saved.
 pub struct Executed {
     pub report: Report,
+    /// How the charm's `dispatch` process ended ([`Runner::Process`] only).
+    pub exit: Option<std::process::ExitStatus>,
     pub charm: CharmDir,
     pub state: SimState,
     pub machine: MachineState,
@@ -86,21 +90,23 @@ pub struct Executed {
     pub failed: bool,
 }
 
-/// Run one event and save the state, printing nothing: `run` prints the
-/// outcome, `test` checks it. The edge of [`Simulator`]: the state file
-/// to a state, the flags to the operator's changes and an event, and the
-/// next state back to the file. `Err`: a usage error, or a hook that failed
-/// before any handler ran (the state file is then unchanged).
-pub fn execute(args: &RunArgs) -> anyhow::Result<Executed> {
+/// Run one event and save the state, printing nothing: `run` and `sim
+/// dispatch` print the outcome, `test` checks it. The file's edge of
+/// [`execute_state`]. `Err`: a usage error, or a hook that failed before
+/// any handler ran (the state file is then unchanged).
+pub fn execute(args: &RunArgs, runner: Runner<'_>) -> anyhow::Result<Executed> {
     let state_path = match &args.state {
         Some(path) => path.clone(),
         None => default_state_path(&args.charm)?,
     };
-    let charm = load_charm(&args.charm)?;
+    let charm = match runner {
+        Runner::Sandbox => load_charm(&args.charm)?,
+        Runner::Process(_) => packed_charm(&args.charm)?,
+    };
     // Before the state is read or written: a typo changes nothing.
-    let event = checked_event(args, &charm)?;
+    checked_event(args, &charm)?;
     let file = load_state(&state_path)?;
-    let run = execute_checked(args, charm, event, file, &state_path)?;
+    let run = execute_state(args, charm, file, &state_path, runner)?;
     save_state(&state_path, &run.state, &run.machine)?;
     Ok(run)
 }
@@ -120,48 +126,41 @@ pub fn load_charm(path: &Path) -> anyhow::Result<CharmDir> {
     CharmDir::load(&dir).map_err(|e| UsageError(format!("{e:#}")).into())
 }
 
-/// [`execute`] on a state in memory, which it neither reads nor saves:
-/// what the test harness runs an event through. `origin` stands for the
-/// state file: messages name it, the workload root defaults beside it, and
-/// relative resource paths start from its directory.
+/// The packed charm whose own `dispatch` runs: a project has none until
+/// it is packed; anything else is a usage error naming it.
+fn packed_charm(given: &Path) -> anyhow::Result<CharmDir> {
+    let path = std::path::absolute(given)
+        .map_err(|e| UsageError(format!("{}: cannot find it: {e}", given.display())))?;
+    match crate::pack::project::kind(&path) {
+        Err(not) => Err(UsageError(not.to_string()).into()),
+        Ok(crate::pack::project::Kind::Project) => Err(UsageError(format!(
+            "{}: a charm project has no dispatch to run; pack it with `wasm-charm pack {}` \
+             and give the packed directory",
+            path.display(),
+            given.display()
+        ))
+        .into()),
+        Ok(crate::pack::project::Kind::Packed) => {
+            CharmDir::load(&path).map_err(|e| UsageError(format!("{e:#}")).into())
+        }
+    }
+}
+
+/// The one way flags become an event: `args` checked against the charm,
+/// the operator's changes applied to the state in memory (which this
+/// neither reads nor saves), Juju's environment made, and the event run
+/// through [`Simulator::run`]. What `execute` runs on a state file and the
+/// test harness on a state it keeps; `origin` stands for the state file:
+/// messages name it, the workload root defaults beside it, and relative
+/// resource paths start from its directory.
 pub fn execute_state(
     args: &RunArgs,
     charm: CharmDir,
     file: StateFile,
     origin: &Path,
+    runner: Runner<'_>,
 ) -> anyhow::Result<Executed> {
-    let event = checked_event(args, &charm)?;
-    execute_checked(args, charm, event, file, origin)
-}
-
-/// The event `args` name, checked against the charm, and its action's
-/// parameters checked against actions.yaml.
-fn checked_event(
-    args: &RunArgs,
-    charm: &CharmDir,
-) -> Result<
-    (
-        context::RunEvent,
-        serde_json::Map<String, serde_json::Value>,
-    ),
-    UsageError,
-> {
-    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
-    let params = context::action_params(args, charm, &event)?;
-    Ok((event, params))
-}
-
-/// [`execute_state`] once the event and its parameters are checked.
-fn execute_checked(
-    args: &RunArgs,
-    charm: CharmDir,
-    (event, params): (
-        context::RunEvent,
-        serde_json::Map<String, serde_json::Value>,
-    ),
-    file: StateFile,
-    origin: &Path,
-) -> anyhow::Result<Executed> {
+    let (event, params) = checked_event(args, &charm)?;
     let root = workload_root(args, &charm, origin)?;
     let StateFile {
         sim: mut state,
@@ -191,10 +190,12 @@ fn execute_checked(
                 machine,
             },
             &event,
+            runner,
         )
         .map_err(|e| e.context("the hook failed; the state file is unchanged"))?;
     Ok(Executed {
         report: outcome.report,
+        exit: outcome.exit,
         charm,
         state: next.sim,
         machine: next.machine,
@@ -202,6 +203,23 @@ fn execute_checked(
         root: root.path().to_path_buf(),
         failed: outcome.failed,
     })
+}
+
+/// The event `args` name, checked against the charm, and its action's
+/// parameters checked against actions.yaml.
+fn checked_event(
+    args: &RunArgs,
+    charm: &CharmDir,
+) -> Result<
+    (
+        context::RunEvent,
+        serde_json::Map<String, serde_json::Value>,
+    ),
+    UsageError,
+> {
+    let event = context::check_event(&args.event, &charm.metadata, &charm.actions)?;
+    let params = context::action_params(args, charm, &event)?;
+    Ok((event, params))
 }
 
 /// The directory the charm's declared directories are looked up under:

@@ -1,11 +1,13 @@
 //! The simulated Juju as a value: a state in, one event run on a charm,
 //! an outcome and the next state out ([`Simulator::run`]). It reads and
-//! writes no state file and parses no flags: `wasm-charm run` (`execute`)
-//! is the edge that turns a file into a state and flags into an event, and
-//! `sim dispatch` (`served`) the edge that runs a charm's own `dispatch`
-//! process against the same state. Both end a hook through [`end_hook`],
-//! the one place Juju's commit rule is written.
+//! writes no state file and parses no flags: `execute` is the edge that
+//! turns a file into a state and flags into an event, for `run`, `sim
+//! dispatch`, scenarios and the harness; the model (`crate::world`) gives
+//! it each unit's view. The charm runs in this process's sandbox or as its
+//! own `dispatch` process ([`Runner`]), and every hook ends through
+//! [`end_hook`], the one place Juju's commit rule is written.
 
+use super::dispatch_process::Program;
 use super::machine::{Place, SimMachine};
 use super::pebble;
 use super::sim::{LastEvent, SimReboot, SimState, SimTools};
@@ -38,9 +40,27 @@ pub struct SimEvent {
     pub now: u64,
 }
 
+/// How the event's charm code runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Runner<'a> {
+    /// The charm's component in this process's sandbox: `run`, `test`,
+    /// scenarios and the harness.
+    Sandbox,
+    /// The charm's own `dispatch`, or an operator's commands, as a process
+    /// whose hook tools this binary serves (`dispatch_process`): `sim
+    /// dispatch` and the model, and so any charm, ops ones too.
+    Process(Program<'a>),
+}
+
 /// What one event did.
 pub struct Outcome {
+    /// The host's report of the event; of a process, only why Juju failed
+    /// it beyond its exit code (its own host reports to its own output).
     pub report: Report,
+    /// How the process ended (a process only).
+    pub exit: Option<std::process::ExitStatus>,
+    /// The commands' stdout and stderr ([`Program::Commands`] only).
+    pub output: Option<(String, String)>,
     /// The hook failed: Juju kept nothing it held (see [`end_hook`]).
     pub failed: bool,
 }
@@ -59,25 +79,28 @@ pub struct Simulator<'c> {
 }
 
 impl Simulator<'_> {
-    /// Run `event` on the charm's component in the host's sandbox against
-    /// `state`, and return the outcome and the state Juju would then have.
+    /// Run `event` on the charm against `file`, as `runner` says, and
+    /// return the outcome and the state Juju would then have: every
+    /// offline event, of every front end and of the model, runs here.
     /// `Err`: the state does not fit the charm, or the hook failed before
     /// any handler ran (nothing changes then, as the dispatch contract says).
-    pub fn run(&self, file: StateFile, event: &SimEvent) -> anyhow::Result<(Outcome, StateFile)> {
+    pub fn run(
+        &self,
+        file: StateFile,
+        event: &SimEvent,
+        runner: Runner<'_>,
+    ) -> anyhow::Result<(Outcome, StateFile)> {
         let StateFile {
             sim: mut state,
             machine,
         } = file;
-        machine
-            .check(&self.charm.manifest.workload)
-            .map_err(|e| super::UsageError(format!("{}: {e}", self.origin.display())))?;
-        // Unit files are read under a root of the simulation's own only.
-        let root = (!self.root.is_machine()).then(|| self.root.path().to_path_buf());
-        let place = Place::new(root, &self.state_dir);
-        let machine = Arc::new(SimMachine::new(machine, place));
-        let unit = self.unit(&state);
+        let unit = event
+            .env
+            .get("JUJU_UNIT_NAME")
+            .map_or_else(|| self.unit(&state), str::to_string);
         start_event(&mut state, &unit, event.params.clone());
-        // Served while the event runs; stopped even when it fails early.
+        // Each container's simulated Pebble, served while the event runs
+        // and stopped even when it fails early; it acts at once.
         let containers = pebble::Containers::start(
             self.charm,
             &self.root,
@@ -90,11 +113,76 @@ impl Simulator<'_> {
         // does not undo.
         let before = state.clone();
         let shared = Arc::new(Mutex::new(state));
-        let tools: Arc<dyn HookTools> = Arc::new(self.tools(&event.env, &shared, unit, event.now)?);
-        let mut backend = self.scope_backend(&event.env, &shared, &tools);
+        let tools = self.tools(&event.env, &shared, unit, event.now)?;
+        let (mut report, exit, output, mut after, machine) = match runner {
+            Runner::Sandbox => {
+                let (report, machine) = self.sandboxed(machine, event, &shared, tools)?;
+                let after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                (report, None, None, after, machine)
+            }
+            Runner::Process(program) => {
+                let ran = super::dispatch_process::run(
+                    &self.charm.path,
+                    &self.root,
+                    &event.env,
+                    &tools,
+                    &before,
+                    machine,
+                    program,
+                )?;
+                let status = Some(ran.status);
+                (
+                    Report::default(),
+                    status,
+                    ran.output,
+                    ran.state,
+                    ran.machine,
+                )
+            }
+        };
+        // Pebble acted at once: kept by a failed hook too.
+        after.model.containers = containers.finish();
+        // Juju flushes an exec's context whatever the commands' exit code
+        // (the uniter's runner: `Flush("run commands", err)` gets only an
+        // error of starting or waiting); a hook's is its verdict.
+        let exited = output.is_some() || exit.is_none_or(|e| e.success());
+        let succeeded = exited && report.failures.is_empty();
+        let ended = end_hook(&before, after, &event.env, succeeded, event.now);
+        report.failures.extend(ended.refused);
+        let outcome = Outcome {
+            failed: !exited || !report.failures.is_empty(),
+            report,
+            exit,
+            output,
+        };
+        let next = StateFile {
+            sim: ended.state,
+            machine,
+        };
+        Ok((outcome, next))
+    }
+
+    /// The event on the charm's component in the host's sandbox, its tools
+    /// over `shared`, its machine under the simulation's own root.
+    fn sandboxed(
+        &self,
+        machine: super::machine::MachineState,
+        event: &SimEvent,
+        shared: &Arc<Mutex<SimState>>,
+        tools: SimTools,
+    ) -> anyhow::Result<(Report, super::machine::MachineState)> {
+        machine
+            .check(&self.charm.manifest.workload)
+            .map_err(|e| super::UsageError(format!("{}: {e}", self.origin.display())))?;
+        // Unit files are read under a root of the simulation's own only.
+        let root = (!self.root.is_machine()).then(|| self.root.path().to_path_buf());
+        let place = Place::new(root, &self.state_dir);
+        let machine = Arc::new(SimMachine::new(machine, place));
+        let tools: Arc<dyn HookTools> = Arc::new(tools);
+        let mut backend = self.scope_backend(&event.env, shared, &tools);
         let host_dir = host_dir(&self.origin);
         crate::runtime::cache::seed(&self.charm.path.join(STATE_DIR), &host_dir);
-        let mut report = dispatch::run_event(
+        let report = dispatch::run_event(
             self.charm,
             &event.env,
             dispatch::OnMachine {
@@ -107,26 +195,7 @@ impl Simulator<'_> {
             &self.prober,
             event.now,
         )?;
-        let mut after = shared.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        // Pebble acted at once: kept by a failed hook too.
-        after.model.containers = containers.finish();
-        let ended = end_hook(
-            &before,
-            after,
-            &event.env,
-            report.failures.is_empty(),
-            event.now,
-        );
-        report.failures.extend(ended.refused);
-        let outcome = Outcome {
-            failed: !report.failures.is_empty(),
-            report,
-        };
-        let next = StateFile {
-            sim: ended.state,
-            machine: machine.state(),
-        };
-        Ok((outcome, next))
+        Ok((report, machine.state()))
     }
 
     /// The unit the state names, else the charm's first.
@@ -211,7 +280,7 @@ impl ScopeBackend for StateBackend {
 
 /// The state as the event starts: its unit named, what the last event
 /// left (log, calls, action results) cleared, the action's parameters set.
-pub(super) fn start_event(
+fn start_event(
     state: &mut SimState,
     unit: &str,
     params: serde_json::Map<String, serde_json::Value>,

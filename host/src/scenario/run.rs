@@ -143,7 +143,7 @@ fn execute(
     juju_store: bool,
     expect: &Expect,
 ) -> Result<Ran, BadFile> {
-    Ok(match offline::execute(args) {
+    Ok(match offline::execute(args, offline::Runner::Sandbox) {
         Ok(run) => Ran::Event(
             Outcome {
                 failed: run.failed,

@@ -51,7 +51,7 @@ pub fn run(request: &RunRequest) -> Result<Value, Failure> {
     let args = request
         .event
         .run_args(request.charm.clone(), request.root.clone());
-    match offline::execute_state(&args, charm, file, &origin) {
+    match offline::execute_state(&args, charm, file, &origin, offline::Runner::Sandbox) {
         Ok(run) => {
             let gates = probe::gates(&specs, &run.report.store.probes);
             let next = StateFile {

@@ -379,7 +379,7 @@ impl Model {
             &places,
             unit,
             &event,
-            Some((action, params)),
+            runner::Task::Action(action, params),
         )?;
         for (on, caused) in outcome.caused {
             self.world.enqueue(&on, caused);
@@ -391,11 +391,57 @@ impl Model {
             .context("the action left no outcome")
     }
 
+    /// `juju exec --unit unit -- commands`: bash runs `commands` in the
+    /// unit's hook context once the model is idle, its writes committed
+    /// whatever its exit code, as the uniter flushes them; the events they
+    /// cause are queued. The task's id, exit code, stdout and stderr.
+    pub fn exec(&mut self, unit: &str, commands: &str) -> anyhow::Result<ExecRun> {
+        if World::split_unit(unit).is_none() {
+            return Err(Refused(format!("invalid unit name \"{unit}\"")).into());
+        }
+        if self.world.unit(unit).is_none() {
+            return Err(Refused(format!("unit \"{unit}\" not found")).into());
+        }
+        let dir = self.dir.clone();
+        let places = At(&dir);
+        let event = state::Pending::hook(String::new());
+        let outcome = runner::run_event(
+            &mut self.world,
+            &places,
+            unit,
+            &event,
+            runner::Task::Commands(commands),
+        )?;
+        for (on, caused) in outcome.caused {
+            self.world.enqueue(&on, caused);
+        }
+        self.save()?;
+        let (code, stdout, stderr) = outcome.output.unwrap_or((-1, String::new(), String::new()));
+        let id = self.world.unit(unit).map_or(0, |u| u.actions_run);
+        Ok(ExecRun {
+            id: id.to_string(),
+            code,
+            stdout,
+            stderr,
+        })
+    }
+
     /// An update-status tick on every unit.
     pub fn tick(&mut self) -> anyhow::Result<()> {
         self.world.tick();
         self.save()
     }
+}
+
+/// What `juju exec` ran on a unit.
+#[derive(Debug, Clone)]
+pub struct ExecRun {
+    /// The task's id, counted with the unit's actions.
+    pub id: String,
+    /// bash's exit code (-1 when it was killed).
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// What `juju deploy` takes besides the charm.

@@ -1,15 +1,15 @@
 //! One event of one unit, run as Juju runs it: the unit's view of the
 //! model written as the one-unit simulator's state, the unit's own
 //! `dispatch` started with Juju's environment and the simulated hook tools
-//! on `PATH` (`offline::sim_dispatch::Hook`, the same path `sim dispatch`
-//! takes), the hook ended by Juju's commit rule, and what it wrote taken
+//! on `PATH` (`offline::Simulator::run` with `Runner::Process`, the path
+//! `sim dispatch` takes), the hook ended by Juju's commit rule, and what it wrote taken
 //! back into the model with the events it causes (`view::absorb`).
 
 use super::state::{ActionRun, Failed, LogLine, Pending, Ran, World};
 use super::view;
 use crate::charm_dir::CharmDir;
 use crate::juju_env::JujuEnv;
-use crate::offline::sim_dispatch::Hook;
+use crate::offline::{Program, Runner, SimEvent, Simulator};
 use crate::workload_root::WorkloadRoot;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
@@ -82,22 +82,34 @@ pub fn hook_env(world: &World, unit: &str, charm: &Path, event: &Pending) -> Juj
     env
 }
 
+/// What runs on the unit.
+pub enum Task<'a> {
+    /// The event's hook.
+    Hook,
+    /// An action and its checked parameters.
+    Action(&'a str, serde_json::Map<String, serde_json::Value>),
+    /// An operator's commands in the unit's hook context (`juju exec`).
+    Commands(&'a str),
+}
+
 /// How one event ended.
 pub struct Outcome {
     pub failed: bool,
     /// The events it caused, each on its unit.
     pub caused: view::Caused,
+    /// Commands' exit code, stdout and stderr ([`Task::Commands`] only).
+    pub output: Option<(i32, String, String)>,
 }
 
-/// Run `event` on `unit` now, as a hook or (with `action`) an action, and
-/// take its outcome into the model. The event is not taken from the
-/// queue here: the caller decides that.
+/// Run `event` on `unit` now, as `task` says, and take its outcome into
+/// the model. The event is not taken from the queue here: the caller
+/// decides that.
 pub fn run_event(
     world: &mut World,
     places: &dyn Places,
     unit: &str,
     event: &Pending,
-    action: Option<(&str, serde_json::Map<String, serde_json::Value>)>,
+    task: Task<'_>,
 ) -> anyhow::Result<Outcome> {
     let u = world
         .unit(unit)
@@ -106,17 +118,7 @@ pub fn run_event(
     let charm = CharmDir::load(&charm_dir).with_context(|| format!("{unit}: its charm"))?;
     let the_view =
         view::view(world, unit, event).with_context(|| format!("unit \"{unit}\" not found"))?;
-    let mut env = hook_env(world, unit, &charm_dir, event);
-    let mut params = serde_json::Map::new();
-    if let Some((name, p)) = &action {
-        env = base_env(world, unit, &charm_dir);
-        env.set("JUJU_DISPATCH_PATH", format!("actions/{name}"));
-        env.set("JUJU_ACTION_NAME", name.to_string());
-        let id = world.unit(unit).map_or(1, |u| u.actions_run + 1);
-        env.set("JUJU_ACTION_UUID", id.to_string());
-        env.set("JUJU_ACTION_TAG", format!("action-{id}"));
-        params.clone_from(p);
-    }
+    let (env, params, program) = task_env(world, unit, &charm_dir, event, &task);
     let root_path = places.unit_root(unit);
     std::fs::create_dir_all(&root_path)
         .with_context(|| format!("{}: cannot create", root_path.display()))?;
@@ -125,30 +127,100 @@ pub fn run_event(
     world.clock += 1;
     let origin = root_path.with_extension("state.yaml");
     let started = std::time::Instant::now();
-    let dispatched = Hook {
+    let simulator = Simulator {
         charm: &charm,
-        root: &root,
-        origin: &origin,
-        env: &env,
+        root,
+        state_dir: crate::atomic_file::parent(&origin).to_path_buf(),
+        origin: origin.clone(),
+        prober: crate::probe::Prober::default(),
+    };
+    let event_run = SimEvent {
+        env,
         params,
         now: world.clock,
-        stdout_to_stderr: true,
-    }
-    .run(the_view.file.clone())?;
+    };
+    let (outcome, next) =
+        simulator.run(the_view.file.clone(), &event_run, Runner::Process(program))?;
     timed(unit, &event.hook, started.elapsed());
-    let failed = !dispatched.succeeded();
-    let last = dispatched.state.sim.last_event.clone();
-    let caused = view::absorb(world, unit, &the_view, dispatched.state);
+    let failed = outcome.failed;
+    let last = next.sim.last_event.clone();
+    let caused = view::absorb(world, unit, &the_view, next);
     let at = world.clock;
     world.log.extend(last.log.iter().map(|line| LogLine {
         unit: unit.to_string(),
         at,
         line: line.clone(),
     }));
-    if let Some((name, _)) = action {
-        record_action(world, unit, name, failed, &last)?;
-        return Ok(Outcome { failed, caused });
+    let output = match task {
+        Task::Action(name, _) => {
+            record_action(world, unit, name, failed, &last)?;
+            None
+        }
+        Task::Commands(_) => {
+            let code = outcome.exit.and_then(|e| e.code()).unwrap_or(-1);
+            let (stdout, stderr) = outcome.output.unwrap_or_default();
+            if let Some(u) = world.unit_mut(unit) {
+                u.actions_run += 1;
+            }
+            Some((code, stdout, stderr))
+        }
+        Task::Hook => return Ok(hook_ended(world, unit, event, failed, caused)),
+    };
+    Ok(Outcome {
+        failed,
+        caused,
+        output,
+    })
+}
+
+/// The environment, parameters and program of `task` on `unit`.
+fn task_env<'a>(
+    world: &World,
+    unit: &str,
+    charm_dir: &Path,
+    event: &Pending,
+    task: &Task<'a>,
+) -> (
+    JujuEnv,
+    serde_json::Map<String, serde_json::Value>,
+    Program<'a>,
+) {
+    let hook = Program::Dispatch {
+        stdout_to_stderr: true,
+    };
+    match task {
+        Task::Hook => (
+            hook_env(world, unit, charm_dir, event),
+            serde_json::Map::new(),
+            hook,
+        ),
+        Task::Action(name, params) => {
+            let mut env = base_env(world, unit, charm_dir);
+            env.set("JUJU_DISPATCH_PATH", format!("actions/{name}"));
+            env.set("JUJU_ACTION_NAME", name.to_string());
+            let id = world.unit(unit).map_or(1, |u| u.actions_run + 1);
+            env.set("JUJU_ACTION_UUID", id.to_string());
+            env.set("JUJU_ACTION_TAG", format!("action-{id}"));
+            (env, params.clone(), hook)
+        }
+        // No hook or action: the context's variables alone (`HookVars`).
+        Task::Commands(commands) => (
+            base_env(world, unit, charm_dir),
+            serde_json::Map::new(),
+            Program::Commands(commands),
+        ),
     }
+}
+
+/// A hook's end in the model: recorded, and a failed one leaves the unit
+/// in error, its queue waiting for `resolve`, and causes nothing.
+fn hook_ended(
+    world: &mut World,
+    unit: &str,
+    event: &Pending,
+    failed: bool,
+    caused: view::Caused,
+) -> Outcome {
     world.history.push(Ran {
         unit: unit.to_string(),
         event: event.clone(),
@@ -161,13 +233,18 @@ pub fn run_event(
                 message: format!("hook failed: \"{}\"", event.hook),
             });
         }
-        return Ok(Outcome {
+        return Outcome {
             failed,
             caused: Vec::new(),
-        });
+            output: None,
+        };
     }
     after_hook(world, unit, event);
-    Ok(Outcome { failed, caused })
+    Outcome {
+        failed,
+        caused,
+        output: None,
+    }
 }
 
 /// The benchmark's instrument: with `WASM_CHARM_MODEL_TIMINGS` naming a

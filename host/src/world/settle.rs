@@ -156,7 +156,7 @@ pub fn settle(
             continue;
         };
         trace.push(format!("{unit} {}", event.hook));
-        let outcome = runner::run_event(world, places, &unit, &event, None)?;
+        let outcome = runner::run_event(world, places, &unit, &event, runner::Task::Hook)?;
         for (on, caused) in outcome.caused {
             world.enqueue(&on, caused);
         }
