@@ -183,3 +183,53 @@ fn an_empty_list_or_map_expects_none_and_fails_when_there_are_some() {
     assert!(stdout.contains("expect.tool-calls"), "{stdout}");
     assert!(stdout.contains("+ status-set"), "{stdout}");
 }
+
+/// A model scenario: its steps are `juju` commands, its expectations name
+/// units and applications; a wrong one is reported by unit with a diff,
+/// and a typo in it is a bad file.
+#[test]
+fn a_model_scenario_drives_juju_and_checks_each_units_events() {
+    let charms = tempfile::tempdir().expect("temp dir");
+    for name in ["db-provider", "db-client"] {
+        let charm = packed(&format!("examples/{name}"));
+        std::os::unix::fs::symlink(&charm, charms.path().join(format!("{name}.charm")))
+            .unwrap_or_else(|e| panic!("link {}: {e}", charm.display()));
+    }
+    let file = scenario("model-database.yaml");
+    let (out, stdout, stderr) = test(&[Path::new("--charms"), charms.path(), &file]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 scenarios: 1 passed"), "{stdout}");
+
+    let wrong = charms.path().join("wrong.yaml");
+    std::fs::write(
+        &wrong,
+        "model: {}\nsteps:\n  - juju: deploy db-provider.charm db\n    expect:\n      \
+         units:\n        db/0: {events: [install, start]}\n        db/1: {leader: true}\n",
+    )
+    .expect("write scenario");
+    let (out, stdout, _) = test(&[&wrong]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let at = format!(
+        "{}: step 1 (juju deploy db-provider.charm db): expect.units.db/0:",
+        wrong.display()
+    );
+    assert!(stdout.contains(&at), "{stdout}");
+    assert!(stdout.contains("+ - leader-elected\n"), "{stdout}");
+    // A unit that is not there shows as absent.
+    assert!(
+        stdout.contains("expect.units.db/1:\n    - leader: true\n    + null"),
+        "{stdout}"
+    );
+
+    std::fs::write(
+        &wrong,
+        "model: {}\nsteps:\n  - juju: status\n    expects: {}\n",
+    )
+    .expect("write scenario");
+    let (out, stdout, stderr) = test(&[&wrong]);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stderr.contains("step 1: unknown key `expects` (a model step has juju, expect)"),
+        "{stderr}"
+    );
+}

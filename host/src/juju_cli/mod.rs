@@ -93,6 +93,16 @@ fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
     })
 }
 
+/// The flags of `command` that take a value (`-m` and `--model` too), when
+/// it is one of the subset's: what a caller rewriting a command line must
+/// step over.
+pub fn valued_flags(command: &str) -> Option<Vec<&'static str>> {
+    let (_, valued, _) = COMMANDS.iter().find(|(n, _, _)| *n == command)?;
+    let mut all = valued.to_vec();
+    all.extend(["-m", "--model"]);
+    Some(all)
+}
+
 /// The commands of the subset, each with its flags (besides `-m`).
 const COMMANDS: &[(&str, &[&str], &[&str])] = &[
     ("version", &["--format", "-o", "--output"], &["--all"]),

@@ -307,7 +307,7 @@ fn count_diff(counts: &[(String, u64)], lines: &[String]) -> Option<String> {
     ))
 }
 
-fn yaml(v: &Value) -> String {
+pub(super) fn yaml(v: &Value) -> String {
     serde_saphyr::to_string(v).unwrap_or_else(|e| format!("(cannot show: {e})\n"))
 }
 
@@ -447,7 +447,7 @@ fn relation_data(sim: &SimState) -> Value {
 
 /// `actual` cut to the keys `wanted` names, a missing one as `null`, so
 /// the diff shows only what the expectation is about.
-fn project(actual: &Value, wanted: &Value) -> Value {
+pub(super) fn project(actual: &Value, wanted: &Value) -> Value {
     match (actual, wanted) {
         // An empty map or list means none at all: compared whole, absent
         // counting as empty.
@@ -478,7 +478,7 @@ fn project(actual: &Value, wanted: &Value) -> Value {
 
 /// Equal, a number or boolean the file wrote matching the same text (Juju's
 /// data and results are strings; `port: 80` means "80").
-fn matches(wanted: &Value, actual: &Value) -> bool {
+pub(super) fn matches(wanted: &Value, actual: &Value) -> bool {
     match (wanted, actual) {
         (Value::Object(w), Value::Object(a)) => {
             w.len() == a.len()
