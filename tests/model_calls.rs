@@ -12,7 +12,22 @@ use support::{Unit, assert_success, packed};
 /// A unit of model-echo whose handler `calls` makes `calls`, related to
 /// `pg` over `db:1`.
 fn unit(calls: &str) -> Unit {
-    let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "echo/0");
+    with_calls(
+        Unit::on_simulator(&packed("tests/guests/model-echo"), "echo/0"),
+        calls,
+    )
+}
+
+/// [`unit`] of the charm without its container: a machine charm, for the
+/// calls Kubernetes refuses (port ranges).
+fn machine_unit(calls: &str) -> Unit {
+    with_calls(
+        Unit::on_simulator_as_machine(&packed("tests/guests/model-echo"), "echo/0"),
+        calls,
+    )
+}
+
+fn with_calls(unit: Unit, calls: &str) -> Unit {
     unit.update_state(|s| {
         s["config"]["calls"] = json!(calls);
         s["relations"]["db:1"] = json!({"app": "pg", "units": ["pg/0"],
@@ -42,7 +57,7 @@ fn answer(unit: &Unit, call: &str) -> String {
 
 #[test]
 fn ports_are_opened_at_the_end_of_a_successful_hook() {
-    let unit = unit("ports open-port open-port-bad");
+    let unit = machine_unit("ports open-port open-port-bad");
     unit.update_state(|s| s["opened-ports"] = json!({"80/tcp": ["*"], "icmp": ["*"]}));
     let got = answers(&unit, "config-changed");
     assert_eq!(

@@ -7,7 +7,9 @@ use crate::support;
 use serde_json::json;
 use support::{Unit, assert_success, packed};
 
-const CONTEXT: &str = r#"CONTEXT JujuContext { model-uuid: "d1a3c0de-0000-4000-8000-00000000f00d", juju-version: "3.6.4", availability-zone: None, machine-id: Some("0"), principal-unit: None, target-base: None, target-series: None, meter-status: None, meter-info: None, api-addresses: ["10.0.0.10:17070"], http-proxy: None, https-proxy: None, ftp-proxy: None, no-proxy: None }"#;
+// The echo charm declares a container: on Kubernetes, where Juju exports
+// the machine empty.
+const CONTEXT: &str = r#"CONTEXT JujuContext { model-uuid: "d1a3c0de-0000-4000-8000-00000000f00d", juju-version: "3.6.4", availability-zone: None, machine-id: None, principal-unit: None, target-base: None, target-series: None, meter-status: None, meter-info: None, api-addresses: ["10.0.0.10:17070"], http-proxy: None, https-proxy: None, ftp-proxy: None, no-proxy: None }"#;
 
 fn unit() -> Unit {
     let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "echo/0");

@@ -79,7 +79,8 @@ fn check_machine(got: &[(String, String)]) {
 
 #[test]
 fn a_handler_catches_each_refusal_at_the_call_on_the_served_tools() {
-    let unit = Unit::on_simulator(&packed("tests/guests/model-echo"), "model-echo/0");
+    // Port ranges are a machine's: the charm without its container.
+    let unit = Unit::on_simulator_as_machine(&packed("tests/guests/model-echo"), "model-echo/0");
     unit.set_state(state(false));
     unit.update_state(|s| s["config"] = json!({"calls": calls()}));
     let out = unit.dispatch("config-changed");
@@ -94,8 +95,10 @@ fn a_handler_catches_each_refusal_at_the_call_on_the_served_tools() {
 
 #[test]
 fn a_handler_catches_each_refusal_at_the_call_in_the_embedded_simulator() {
-    let charm = packed("tests/guests/model-echo");
     let dir = tempfile::tempdir().unwrap();
+    let charm = dir.path().join("model-echo");
+    support::copy_charm(&packed("tests/guests/model-echo"), &charm).unwrap();
+    support::without_containers(&charm).unwrap();
     let path = dir.path().join("state.yaml");
     std::fs::write(&path, serde_saphyr::to_string(&state(false)).unwrap()).unwrap();
     let calls = format!("calls={}", calls());

@@ -307,6 +307,16 @@ impl Unit {
         Unit::create(packed, unit_name, true, |charm| copy_charm(packed, charm))
     }
 
+    /// [`Unit::on_simulator`] of the charm as a machine charm: its copy's
+    /// metadata.yaml without `containers` (and the images they run), for
+    /// the rules that hold on machines only.
+    pub fn on_simulator_as_machine(packed: &Path, unit_name: &str) -> Unit {
+        Unit::create(packed, unit_name, true, |charm| {
+            copy_charm(packed, charm)?;
+            without_containers(charm)
+        })
+    }
+
     /// A unit named `unit_name` running a fresh copy of any charm directory
     /// `charm_source` (not necessarily packed by wasm-charm: e.g. an `ops`
     /// charm, whose `dispatch` is a shell script). The fake's state starts as
@@ -603,6 +613,15 @@ impl Unit {
         self.run_dispatch(cmd, dispatch_path)
     }
 
+    /// The charm's metadata.yaml declares `containers:` (Juju's
+    /// `IsKubernetes`).
+    fn declares_containers(&self) -> bool {
+        let text = fs::read_to_string(self.charm.join("metadata.yaml")).unwrap_or_default();
+        serde_saphyr::from_str::<Value>(&text)
+            .ok()
+            .is_some_and(|m| m["containers"].as_object().is_some_and(|c| !c.is_empty()))
+    }
+
     /// The command [`Unit::dispatch_with`] runs, not yet started: for tests
     /// that must manage the process themselves (kill it, watch it). Its stdio
     /// is not set up; stdin is null.
@@ -632,10 +651,12 @@ impl Unit {
             .env("JUJU_AGENT_SOCKET_ADDRESS", self.dir().join("agent.socket"))
             .env("JUJU_AGENT_SOCKET_NETWORK", "unix")
             .env("JUJU_API_ADDRESSES", "10.0.0.10:17070")
-            // Exported empty on Kubernetes, as Juju does.
+            // Exported empty on Kubernetes, as Juju does: a charm that
+            // declares containers is a Kubernetes charm whatever the state
+            // says.
             .env(
                 "JUJU_MACHINE_ID",
-                if self.state()["kubernetes"] == Value::Bool(true) {
+                if self.state()["kubernetes"] == Value::Bool(true) || self.declares_containers() {
                     ""
                 } else {
                     "0"
@@ -929,6 +950,22 @@ pub fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 /// of a pod replacement use it to give a unit a fresh charm directory.
 pub fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
     copy_tree(from, to, true)
+}
+
+/// Take `containers` and the OCI images they run out of the charm
+/// directory's metadata.yaml: Juju then runs it as a machine charm.
+pub fn without_containers(charm: &Path) -> std::io::Result<()> {
+    let path = charm.join("metadata.yaml");
+    let text = fs::read_to_string(&path)?;
+    let mut meta: Value = serde_saphyr::from_str(&text).map_err(std::io::Error::other)?;
+    if let Some(m) = meta.as_object_mut() {
+        m.remove("containers");
+        m.remove("resources");
+    }
+    fs::write(
+        &path,
+        serde_saphyr::to_string(&meta).map_err(std::io::Error::other)?,
+    )
 }
 
 /// Copies any charm directory for [`Unit::with_charm_dir`]: top-level entries

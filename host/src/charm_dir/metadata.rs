@@ -76,6 +76,13 @@ struct RawEndpoint {
 }
 
 impl Metadata {
+    /// Whether the charm runs on Kubernetes: a charm of today's format
+    /// declaring containers is a sidecar charm, as Juju's `IsKubernetes`
+    /// decides (the pod-spec charms of the old format are gone).
+    pub fn is_kubernetes(&self) -> bool {
+        !self.containers.is_empty()
+    }
+
     pub fn parse(text: &str, file: &Path) -> Result<Metadata, CharmFileError> {
         let raw: RawMetadata = parse_yaml(text, file)?;
         let name = raw

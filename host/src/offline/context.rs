@@ -269,6 +269,9 @@ pub fn hook_env(
             args.event
         ));
     }
+    // The charm decides the model's type; the state may say so of a
+    // charm without containers.
+    state.model.kubernetes |= charm.metadata.is_kubernetes();
     let mut env = JujuEnv::default();
     env.set("JUJU_UNIT_NAME", unit);
     env.set("JUJU_MODEL_NAME", "offline");

@@ -243,3 +243,21 @@ fn action_params_are_read_as_yaml_nested_and_checked_against_the_schema() {
         "--param applies to actions (actions/<name>), not to `install`"
     );
 }
+
+#[test]
+fn a_charm_declaring_containers_runs_on_kubernetes_whatever_the_state_says() {
+    let run = check_event("install", &metadata(), &actions()).unwrap();
+    let env_of = |charm: &CharmDir| {
+        let mut state = SimState::default();
+        let env = hook_env(&RunArgs::default(), charm, &run, &mut state, "gw/0").unwrap();
+        (
+            env.exported("JUJU_MACHINE_ID").map(str::to_string),
+            state.model.kubernetes,
+        )
+    };
+    // Juju exports the machine empty on Kubernetes, and never leaves it out.
+    assert_eq!(env_of(&charm()), (Some(String::new()), true));
+    let mut machine = charm();
+    machine.metadata.containers.clear();
+    assert_eq!(env_of(&machine), (Some("0".into()), false));
+}

@@ -68,6 +68,10 @@ pub struct ToolContext {
     pub bindings: BTreeSet<String>,
     pub state_dir: PathBuf,
     pub now: u64,
+    /// The charm declares containers: the model is Kubernetes whatever
+    /// the state says.
+    #[serde(default)]
+    pub kubernetes: bool,
 }
 
 impl ToolContext {
@@ -86,6 +90,8 @@ impl ToolContext {
             bindings: tools.bindings.clone(),
             state_dir: tools.state_dir.clone(),
             now: tools.now,
+            // The state the tools hold already has the model's type.
+            kubernetes: false,
         }
     }
 
@@ -117,10 +123,17 @@ impl ToolContext {
             bindings: charm.as_ref().map(super::bindings).unwrap_or_default(),
             state_dir: crate::atomic_file::parent(session).to_path_buf(),
             now: crate::juju::unix_now(),
+            kubernetes: charm.as_ref().is_some_and(|c| c.metadata.is_kubernetes()),
         }
     }
 
     fn tools(&self, state: Arc<Mutex<SimState>>) -> SimTools {
+        if self.kubernetes {
+            let mut s = state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            s.model.kubernetes = true;
+        }
         SimTools {
             state,
             defaults: self.defaults.clone(),

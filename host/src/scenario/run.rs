@@ -41,11 +41,20 @@ pub fn run(scenario: &Scenario, charms: Option<&Path>) -> Result<Vec<Mismatch>, 
     // a project is packed once, before the first step, when it changed.
     let charm = crate::pack::project::charm_for_run(&base.join(&scenario.charm))
         .map_err(|e| BadFile(format!("{file}: `charm`: {e:#}")))?;
-    let juju_store = crate::charm_dir::CharmDir::load(&charm)
-        .map_err(|e| BadFile(format!("{file}: `charm`: {e}")))?
-        .manifest
-        .store
-        == StoreChoice::Juju;
+    let loaded = crate::charm_dir::CharmDir::load(&charm)
+        .map_err(|e| BadFile(format!("{file}: `charm`: {e}")))?;
+    // Where the scopes are kept: `auto` keeps them in Juju's charm state on
+    // Kubernetes, which a charm declaring containers is.
+    let kubernetes = loaded.metadata.is_kubernetes()
+        || scenario
+            .state
+            .as_ref()
+            .is_some_and(|s| s.sim.model.kubernetes);
+    let juju_store = match loaded.manifest.store {
+        StoreChoice::Juju => true,
+        StoreChoice::Auto => kubernetes,
+        StoreChoice::Local => false,
+    };
     let dir = tempfile::tempdir()
         .map_err(|e| BadFile(format!("{file}: cannot make a temporary directory: {e}")))?;
     let state_path = dir.path().join("state.yaml");

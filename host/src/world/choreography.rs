@@ -74,7 +74,7 @@ impl World {
                 charm_name: charm.metadata.name.clone(),
                 revision: 0,
                 source,
-                kubernetes: !charm.metadata.containers.is_empty(),
+                kubernetes: charm.metadata.is_kubernetes(),
                 ..App::default()
             },
         );
