@@ -68,6 +68,11 @@ fn model_of(home: &Path, name: &str) -> Result<Value, Failure> {
         })
         .collect();
     value["stores"] = Value::Object(stores);
+    // Kept beside the model's file, not in it: the harness reads them here.
+    value["history"] = serde_json::to_value(&world.history)
+        .map_err(|e| Failure::new(FailureKind::Io, e.to_string()))?;
+    value["log"] = serde_json::to_value(&world.log)
+        .map_err(|e| Failure::new(FailureKind::Io, e.to_string()))?;
     Ok(value)
 }
 

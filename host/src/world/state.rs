@@ -1,7 +1,8 @@
 //! What the model keeps: its applications, units, relations with their
 //! databags, secrets with owners, revisions, grants and consumers, each
 //! unit's queue of events, and the log. Plain data, saved as one file
-//! (`store`), so a model is always one consistent snapshot.
+//! (`store`), so a model is always one consistent snapshot; the history
+//! and the log, which grow with every event, are appended beside it.
 
 use crate::offline::secrets::SimRevision;
 use crate::offline::state_file::StateFile;
@@ -34,10 +35,27 @@ pub struct World {
     /// Secrets by URI (`secret:<id>`).
     pub secrets: BTreeMap<String, WorldSecret>,
     /// What `juju debug-log` shows: each unit's log lines, in order.
+    /// Appended to `log.jsonl`, not written in model.json (`store`).
+    #[serde(default, skip_serializing)]
     pub log: Vec<LogLine>,
     /// Every hook the model ran, in order: what a test reads to check the
-    /// choreography.
+    /// choreography. Appended to `history.jsonl` (`store`).
+    #[serde(default, skip_serializing)]
     pub history: Vec<Ran>,
+    /// How much of `history` and `log` their files hold for this model.
+    #[serde(default)]
+    pub appended: std::cell::Cell<Appended>,
+}
+
+/// What the append-only files hold that model.json accounts for: lines,
+/// and the bytes they take (past them, a crash's torn or unsaved tail).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Appended {
+    pub history: u64,
+    pub history_bytes: u64,
+    pub log: u64,
+    pub log_bytes: u64,
 }
 
 /// One application.
