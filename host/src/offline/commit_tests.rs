@@ -5,6 +5,8 @@ use super::*;
 use crate::offline::secrets::{SimRevision, SimSecret};
 use crate::offline::sim::SimRelation;
 use crate::offline::tools::tests::{call, tools};
+use crate::offline::{bindings, check_state};
+use std::path::Path;
 
 const SHARED: &str = "secret:d1ulvkcavc0s73ak2mcg";
 

@@ -4,19 +4,21 @@
 //! operator may edit between runs; flags change it just before the event, as
 //! an operator or a remote application would.
 //!
-//! The files below this one never import it, nor each other in a circle:
+//! The path of an event: this file's `execute` (a state file's edge) and
+//! `execute_state` (the one place flags become an event, through `context`)
+//! hand it to `simulator`'s `Simulator::run`, which every offline event of
+//! every front end and of the model (`crate::world`) runs through: the
+//! charm in the host's sandbox, or its own `dispatch` as a process
+//! (`dispatch_process`, its tools served by `tool_session`), ended by
+//! `commit`, the one place Juju's commit rule is written. Below them:
 //! `run_args` (the command line), `secret_codec`, `machine`, `network`,
-//! `deployment`, `secrets` and `pebble` (each topic's state) at the bottom;
-//! `sim` (the state and what the tools know of the event) over them;
-//! `simulator` (a state in, an event, an outcome and the next state out,
-//! and the one commit rule) over `sim`, `pebble`, `machine` and `tools`;
-//! `state_file`, `context` (flags to state and environment), `report` and
-//! `status_command` over those; `tools` (the simulated Juju's hook tools,
-//! with their table) at the top. `tool_session` serves those tools to
-//! processes (`wasm-charm` under a tool's name) and `sim_dispatch` runs a
-//! charm's own `dispatch` against them (`wasm-charm sim dispatch`).
+//! `deployment`, `secrets` and `pebble` (each topic's state), `sim` (the
+//! state and what the tools know of the event) and `tools` (the simulated
+//! Juju's hook tools, with their table). `sim_dispatch` is the `sim
+//! dispatch` command over `execute`.
 
 pub(crate) mod action_schema;
+mod commit;
 pub mod context;
 pub mod deployment;
 pub mod dispatch_process;
@@ -43,14 +45,14 @@ pub use state_file::{default_state_path, load_state};
 pub use status_command::{StatusSource, status};
 
 use crate::charm_dir::CharmDir;
-use crate::juju_env::JujuEnv;
 use crate::probe::{Check, Prober};
 use crate::show::Report;
 use crate::workload_root::WorkloadRoot;
+pub use commit::end_hook;
 pub use dispatch_process::Program;
 use machine::MachineState;
 use sim::SimState;
-pub use simulator::{Outcome, Runner, SimEvent, Simulator, end_hook};
+pub use simulator::{Outcome, Runner, SimEvent, Simulator};
 use state_file::StateFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -301,43 +303,6 @@ fn scripted_prober(charm: &CharmDir, state: &SimState, path: &Path) -> anyhow::R
     })
 }
 
-/// What the state file keeps of an event, as Juju commits a hook (reference
-/// §1.6). A failed hook commits nothing buffered: relation data and ports go back to
-/// what the hook found, and so do the scopes and Juju's charm state (where
-/// a `store: juju` charm keeps them). What acts
-/// at once in Juju stays: `status-set`'s statuses (the scopes' record of what
-/// was written may then lag, which only makes the next event write again),
-/// `application-version-set`, and the log, calls and action results, which say
-/// what happened, and what the controller records as it answers a read (the
-/// revision a consumer of a secret tracks). Port requests, secret
-/// changes and storage requests wait in `pending_ports`, `pending_secrets`
-/// and `pending_storage`: a successful hook applies them (the new storage
-/// instances are attached at once: their `<name>-storage-attached` events
-/// are the operator's to run). Only a successful hook
-/// lets Juju move on: a departed unit leaves, a broken relation goes.
-fn commit(
-    before: &SimState,
-    mut after: SimState,
-    env: &JujuEnv,
-    failed: bool,
-    now: u64,
-) -> SimState {
-    let secrets = std::mem::take(&mut after.pending_secrets);
-    let ports = std::mem::take(&mut after.pending_ports);
-    let storage = std::mem::take(&mut after.pending_storage);
-    if failed {
-        after.model.relations = before.model.relations.clone();
-        after.store.scopes = before.store.scopes.clone();
-        after.model.charm_state = before.model.charm_state.clone();
-    } else {
-        after.model.opened_ports = tools::ports::apply(&after.model.opened_ports, &ports);
-        secrets.apply(&mut after.model.secrets, now);
-        after.model.storage.extend(storage.added);
-        finish_relation_event(env, &mut after);
-    }
-    after
-}
-
 /// A new secret's URI as Juju makes them, the `n`th tried at `now`.
 pub fn new_secret_uri(now: u64, n: u32) -> String {
     secret_codec::uri(&secret_codec::new_id(now, n))
@@ -434,38 +399,3 @@ pub(crate) fn check_state(
     }
     Ok(())
 }
-
-/// What Juju does after a successful hook: a departed unit leaves, a broken
-/// relation goes.
-fn finish_relation_event(env: &JujuEnv, state: &mut SimState) {
-    let Some(id) = env.get("JUJU_RELATION_ID") else {
-        return;
-    };
-    let kind = env
-        .get("JUJU_HOOK_NAME")
-        .and_then(crate::event::classify_hook)
-        .map(|(kind, _)| kind);
-    match kind {
-        Some(crate::bindings::EventKind::RelationBroken) => {
-            state.model.relations.remove(id);
-            // Juju's grants live in a relation, and go with it.
-            for secret in state.model.secrets.values_mut() {
-                secret.grants.remove(id);
-            }
-        }
-        Some(crate::bindings::EventKind::RelationDeparted) => {
-            if let (Some(rel), Some(unit)) = (
-                state.model.relations.get_mut(id),
-                env.get("JUJU_DEPARTING_UNIT"),
-            ) {
-                rel.units.retain(|u| u != unit);
-                rel.unit_data.remove(unit);
-            }
-        }
-        _ => {}
-    }
-}
-
-#[cfg(test)]
-#[path = "commit_tests.rs"]
-mod commit_tests;

@@ -7,12 +7,12 @@
 //! own `dispatch` process ([`Runner`]), and every hook ends through
 //! [`end_hook`], the one place Juju's commit rule is written.
 
+use super::commit::end_hook;
 use super::dispatch_process::Program;
 use super::machine::{Place, SimMachine};
 use super::pebble;
-use super::sim::{LastEvent, SimReboot, SimState, SimTools};
+use super::sim::{LastEvent, SimState, SimTools};
 use super::state_file::StateFile;
-use super::tools;
 use crate::charm_dir::CharmDir;
 use crate::dispatch;
 use crate::hook_tools::HookTools;
@@ -290,55 +290,6 @@ fn start_event(
         action_params: params,
         ..LastEvent::default()
     };
-}
-
-/// How a hook ended, as Juju ends it.
-pub struct Ended {
-    /// The state Juju keeps.
-    pub state: SimState,
-    /// Why Juju failed a hook that succeeded: its commit was refused.
-    pub refused: Option<String>,
-}
-
-/// End a hook as Juju does (reference §1.6): a hook that `succeeded`
-/// commits what it held, unless the commit is refused (a `storage-add` of
-/// a storage metadata.yaml does not declare, the charm state past its
-/// quota), which fails it; a failed hook keeps only what acts at once, and
-/// so does a hook killed by `juju-reboot --now`, which is no failure. `before` is the state the hook started from, `after` the state
-/// its tools left. Every front end ends its hooks here.
-pub fn end_hook(
-    before: &SimState,
-    mut after: SimState,
-    env: &JujuEnv,
-    succeeded: bool,
-    now: u64,
-) -> Ended {
-    // `juju-reboot --now`: Juju killed the hook, so nothing it held is
-    // committed, yet the hook is no failure: it runs again after the reboot.
-    let killed = after.last_event.reboot == Some(SimReboot::Now);
-    let refused = if !succeeded || killed {
-        None
-    } else if let Some(why) = after.pending_storage.refused.clone() {
-        Some(format!(
-            "Juju refused the hook's changes at its commit: {why}"
-        ))
-    } else if after.model.charm_state != before.model.charm_state {
-        tools::charm_state::refused_at_commit(
-            &after.model.charm_state,
-            after.scripts.max_charm_state_size,
-        )
-    } else {
-        None
-    };
-    let failed = !succeeded || refused.is_some();
-    if failed && after.last_event.reboot == Some(SimReboot::AfterHook) {
-        // Juju reboots after a hook only when it succeeded.
-        after.last_event.reboot = None;
-    }
-    Ended {
-        state: super::commit(before, after, env, failed || killed, now),
-        refused,
-    }
 }
 
 /// The host's own directory for the simulation whose state file is
