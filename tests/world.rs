@@ -552,9 +552,6 @@ fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
     assert_eq!(left, 0, "models left in {}", models.display());
 }
 
-/// A charm whose hook never ends does not stall the model: past the
-/// deadline its dispatch is killed with every process it started, and the
-/// unit is in error as after any failed hook.
 /// A charm of one shell `dispatch` in `dir`, named `name`.
 fn shell_charm(dir: &Path, name: &str, script: &str) {
     std::fs::write(
@@ -571,6 +568,8 @@ fn shell_charm(dir: &Path, name: &str, script: &str) {
     std::fs::set_permissions(&dispatch, perms).expect("chmod");
 }
 
+/// The commands an operator mends a model with: `models` and `switch`,
+/// `resolve` of a failed hook, and `exec` in a unit's context.
 #[test]
 fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
     let juju = Juju::new();
@@ -585,7 +584,9 @@ fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
             fixed.display()
         ),
     );
+    juju.ok(&["add-model", "other"]);
     juju.ok(&["add-model", "dev"]);
+    models_and_switch(&juju);
     juju.ok(&["deploy", path_str(charm.path()), "flaky"]);
     let status = juju.status();
     let unit = &status["applications"]["flaky"]["units"]["flaky/0"];
@@ -608,6 +609,32 @@ fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
         "ERROR unit \"flaky/0\" is not in an error state\n"
     );
 
+    exec_runs_in_the_units_context(&juju);
+}
+
+/// `models` and `switch`, as jubilant and a person read them.
+fn models_and_switch(juju: &Juju) {
+    let models: Value =
+        serde_json::from_str(&juju.ok(&["models", "--format", "json"])).expect("models' JSON");
+    assert_eq!(models["current-model"], "dev", "{models}");
+    let names: Vec<&str> = models["models"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|m| m["short-name"].as_str())
+        .collect();
+    assert_eq!(names, ["dev", "other"], "{models}");
+    let switched = juju.run(&["switch", "other"]);
+    assert!(switched.status.success(), "{switched:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&switched.stderr),
+        "wasm-charm:admin/dev -> wasm-charm:admin/other\n"
+    );
+    juju.ok(&["switch", "wasm-charm:admin/dev"]);
+    assert_eq!(juju.ok(&["switch"]), "wasm-charm:admin/dev\n");
+}
+
+fn exec_runs_in_the_units_context(juju: &Juju) {
     // exec: bash in the unit's hook context, no hook named, its tools on
     // PATH, its output printed as Juju prints one unit's.
     let out = juju.ok(&[
@@ -656,6 +683,9 @@ fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
     );
 }
 
+/// A charm whose hook never ends does not stall the model: past the
+/// deadline its dispatch is killed with every process it started, and the
+/// unit is in error as after any failed hook.
 #[test]
 fn a_hook_that_never_ends_is_killed_at_its_deadline_and_fails() {
     let juju = Juju::new();

@@ -92,12 +92,29 @@ pub(super) fn models(home: &Path, p: &Parsed) -> Done {
     })
 }
 
+/// `juju switch [MODEL]`: without a model, the current one printed as
+/// Juju prints it; with one, it becomes current, and Juju's line saying
+/// from what to what goes to stderr.
 pub(super) fn switch(home: &Path, p: &Parsed) -> Done {
+    let shown = |m: &str| format!("wasm-charm:admin/{m}");
+    let current = store::current(home);
+    if p.positional.is_empty() {
+        return match current {
+            Some(m) => {
+                say!("{}", shown(&m));
+                Ok(())
+            }
+            None => refuse("no currently specified model"),
+        };
+    }
     let name = one_positional(p, "model name")?;
     let name = name.rsplit_once(':').map_or(name, |(_, m)| m);
+    let name = name.rsplit_once('/').map_or(name, |(_, m)| m);
     if !store::models(home).iter().any(|n| n == name) {
         return refuse(format!("model \"{name}\" not found"));
     }
     store::set_current(home, name)?;
+    let from = current.map_or_else(|| "wasm-charm (controller)".to_string(), |m| shown(&m));
+    tell!("{from} -> {}", shown(name));
     Ok(())
 }
