@@ -612,7 +612,7 @@ fn resolve_retries_the_failed_hook_and_exec_runs_in_the_units_context() {
     exec_runs_in_the_units_context(&juju);
 }
 
-/// `models` and `switch`, as jubilant and a person read them.
+/// `models` and `switch`, as jubilant and a person read them, and `-o`.
 fn models_and_switch(juju: &Juju) {
     let models: Value =
         serde_json::from_str(&juju.ok(&["models", "--format", "json"])).expect("models' JSON");
@@ -632,6 +632,14 @@ fn models_and_switch(juju: &Juju) {
     );
     juju.ok(&["switch", "wasm-charm:admin/dev"]);
     assert_eq!(juju.ok(&["switch"]), "wasm-charm:admin/dev\n");
+    // `-o FILE` is Juju's output file, not a format.
+    let file = juju.home.path().join("models.json");
+    let path = file.to_str().expect("a UTF-8 path");
+    assert_eq!(juju.ok(&["models", "--format", "json", "-o", path]), "");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the output file"))
+            .expect("JSON in the output file");
+    assert_eq!(written["current-model"], "dev", "{written}");
 }
 
 fn exec_runs_in_the_units_context(juju: &Juju) {

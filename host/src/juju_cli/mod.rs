@@ -298,7 +298,7 @@ fn run(args: &[String], home: &Path, seed: Option<u64>) -> Done {
     let with_model = |home: &Path, p: &Parsed, f: &mut dyn FnMut(&mut Model) -> Done| {
         with_model(home, p, seed, f)
     };
-    match command.as_str() {
+    let done = match command.as_str() {
         "version" => version(&p),
         "add-model" => models::add_model(&home, &p),
         "destroy-model" => models::destroy_model(&home, &p),
@@ -313,7 +313,17 @@ fn run(args: &[String], home: &Path, seed: Option<u64>) -> Done {
             change(m, command, &p)?;
             settle(m)
         }),
+    };
+    done?;
+    // `-o FILE`/`--output FILE`: what the command printed goes to the file.
+    if let Some(file) = p.value(&["-o", "--output"]) {
+        let text = output::take_stdout();
+        std::fs::write(file, text).map_err(|e| Failure {
+            code: 1,
+            message: format!("{file}: cannot write: {e}"),
+        })?;
     }
+    Ok(())
 }
 
 fn print_help() {
@@ -380,7 +390,7 @@ fn settle(m: &mut Model) -> Done {
 }
 
 fn format_of(p: &Parsed) -> Option<&str> {
-    p.value(&["--format", "-o", "--output"])
+    p.value(&["--format"])
 }
 
 fn print_formatted(p: &Parsed, value: &serde_json::Value, table: impl FnOnce() -> String) -> Done {

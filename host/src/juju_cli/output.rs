@@ -38,6 +38,17 @@ pub fn push(err: bool, text: String) {
     }
 }
 
+/// What the running command has printed on stdout so far, taken from it
+/// (`-o FILE` sends it there); empty out of a command.
+pub fn take_stdout() -> String {
+    GATHERED.with(|g| {
+        g.borrow_mut()
+            .as_mut()
+            .map(|a| std::mem::take(&mut a.stdout))
+            .unwrap_or_default()
+    })
+}
+
 /// Run `command`, gathering what it prints; its return is the exit code.
 pub fn capture(command: impl FnOnce() -> u8) -> Answered {
     GATHERED.with(|g| *g.borrow_mut() = Some(Answered::default()));
