@@ -683,6 +683,12 @@ fn exec_runs_in_the_units_context(juju: &Juju) {
     assert_eq!(task["unit"], "flaky/0", "{shown}");
     let out = juju.ok(&["exec", "--unit", "flaky/0", "--", "state-get", "k"]);
     assert_eq!(out, "v\n");
+    let gone = juju.run(&["remove-unit", "flaky/7"]);
+    assert_eq!(gone.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&gone.stderr),
+        "ERROR removing unit flaky/7 failed: unit \"flaky/7\" not found\n"
+    );
     let none = juju.run(&["exec", "--unit", "nope/0", "--", "true"]);
     assert_eq!(none.status.code(), Some(1));
     assert_eq!(

@@ -524,10 +524,9 @@ fn change(m: &mut Model, command: &str, p: &Parsed) -> Done {
             if p.positional.is_empty() {
                 return usage("no units specified");
             }
-            for unit in &p.positional {
-                m.remove_unit(unit)?;
-            }
-            Ok(())
+            p.positional
+                .iter()
+                .try_for_each(|unit| remove_unit(m, unit))
         }
         "remove-application" => {
             if p.positional.is_empty() {
@@ -721,6 +720,23 @@ fn run_action(m: &mut Model, p: &Parsed) -> Done {
         ));
     }
     Ok(())
+}
+
+/// One unit of `remove-unit`: Juju names the unit it failed on
+/// (`removing unit %s failed`), whatever the reason.
+fn remove_unit(m: &mut Model, unit: &str) -> Done {
+    if m.world.unit(unit).is_none() {
+        return refuse(format!(
+            "removing unit {unit} failed: unit \"{unit}\" not found"
+        ));
+    }
+    m.remove_unit(unit).map_err(|e| {
+        let f = Failure::from(e);
+        Failure {
+            code: f.code,
+            message: format!("removing unit {unit} failed: {}", f.message),
+        }
+    })
 }
 
 fn insert_dotted(map: &mut serde_json::Map<String, serde_json::Value>, key: &str, value: &str) {
