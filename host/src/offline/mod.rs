@@ -106,9 +106,9 @@ pub fn execute(args: &RunArgs, runner: Runner<'_>) -> anyhow::Result<Executed> {
         Runner::Process(_) => packed_charm(&args.charm)?,
     };
     // Before the state is read or written: a typo changes nothing.
-    checked_event(args, &charm)?;
+    let event = checked_event(args, &charm)?;
     let file = load_state(&state_path)?;
-    let run = execute_state(args, charm, file, &state_path, runner)?;
+    let run = execute_checked(args, charm, event, file, &state_path, runner)?;
     save_state(&state_path, &run.state, &run.machine)?;
     Ok(run)
 }
@@ -162,7 +162,23 @@ pub fn execute_state(
     origin: &Path,
     runner: Runner<'_>,
 ) -> anyhow::Result<Executed> {
-    let (event, params) = checked_event(args, &charm)?;
+    let event = checked_event(args, &charm)?;
+    execute_checked(args, charm, event, file, origin, runner)
+}
+
+/// [`execute_state`] once the event and its parameters are checked (by
+/// `execute` before it reads the state file).
+fn execute_checked(
+    args: &RunArgs,
+    charm: CharmDir,
+    (event, params): (
+        context::RunEvent,
+        serde_json::Map<String, serde_json::Value>,
+    ),
+    file: StateFile,
+    origin: &Path,
+    runner: Runner<'_>,
+) -> anyhow::Result<Executed> {
     let root = workload_root(args, &charm, origin)?;
     let StateFile {
         sim: mut state,
