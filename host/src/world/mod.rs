@@ -357,11 +357,7 @@ impl Model {
         action: &str,
         params: serde_json::Value,
     ) -> anyhow::Result<ActionRun> {
-        let (app, _) = World::split_unit(unit)
-            .ok_or_else(|| Refused(format!("invalid unit name \"{unit}\"")))?;
-        if self.world.unit(unit).is_none() {
-            return Err(Refused(format!("unit \"{unit}\" not found")).into());
-        }
+        let app = self.known_unit(unit)?;
         let charm = self.charm(app)?;
         if !charm.actions.names.iter().any(|n| n == action) {
             return Err(Refused(format!(
@@ -371,20 +367,7 @@ impl Model {
         }
         let params = crate::offline::context::checked_params(&charm, action, params)
             .map_err(|why| Refused(format!("validation failed: {why}")))?;
-        let dir = self.dir.clone();
-        let places = At(&dir);
-        let event = state::Pending::hook(String::new());
-        let outcome = runner::run_event(
-            &mut self.world,
-            &places,
-            unit,
-            &event,
-            runner::Task::Action(action, params),
-        )?;
-        for (on, caused) in outcome.caused {
-            self.world.enqueue(&on, caused);
-        }
-        self.save()?;
+        self.run_task(unit, runner::Task::Action(action, params))?;
         self.world
             .unit(unit)
             .and_then(|u| u.last_action.clone())
@@ -396,26 +379,8 @@ impl Model {
     /// whatever its exit code, as the uniter flushes them; the events they
     /// cause are queued. The task's id, exit code, stdout and stderr.
     pub fn exec(&mut self, unit: &str, commands: &str) -> anyhow::Result<ExecRun> {
-        if World::split_unit(unit).is_none() {
-            return Err(Refused(format!("invalid unit name \"{unit}\"")).into());
-        }
-        if self.world.unit(unit).is_none() {
-            return Err(Refused(format!("unit \"{unit}\" not found")).into());
-        }
-        let dir = self.dir.clone();
-        let places = At(&dir);
-        let event = state::Pending::hook(String::new());
-        let outcome = runner::run_event(
-            &mut self.world,
-            &places,
-            unit,
-            &event,
-            runner::Task::Commands(commands),
-        )?;
-        for (on, caused) in outcome.caused {
-            self.world.enqueue(&on, caused);
-        }
-        self.save()?;
+        self.known_unit(unit)?;
+        let outcome = self.run_task(unit, runner::Task::Commands(commands))?;
         let (code, stdout, stderr) = outcome.output.unwrap_or((-1, String::new(), String::new()));
         let id = self.world.unit(unit).map_or(0, |u| u.actions_run);
         Ok(ExecRun {
@@ -424,6 +389,30 @@ impl Model {
             stdout,
             stderr,
         })
+    }
+
+    /// The application of `unit`, a unit the model has; refused in Juju's
+    /// words otherwise.
+    fn known_unit<'u>(&self, unit: &'u str) -> anyhow::Result<&'u str> {
+        let (app, _) = World::split_unit(unit)
+            .ok_or_else(|| Refused(format!("invalid unit name \"{unit}\"")))?;
+        if self.world.unit(unit).is_none() {
+            return Err(Refused(format!("unit \"{unit}\" not found")).into());
+        }
+        Ok(app)
+    }
+
+    /// An action or commands on `unit` now, outside its queue; the events
+    /// it causes queued, the model saved.
+    fn run_task(&mut self, unit: &str, task: runner::Task<'_>) -> anyhow::Result<runner::Outcome> {
+        let dir = self.dir.clone();
+        let event = state::Pending::hook(String::new());
+        let mut outcome = runner::run_event(&mut self.world, &At(&dir), unit, &event, task)?;
+        for (on, caused) in std::mem::take(&mut outcome.caused) {
+            self.world.enqueue(&on, caused);
+        }
+        self.save()?;
+        Ok(outcome)
     }
 
     /// An update-status tick on every unit.
