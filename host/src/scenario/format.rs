@@ -117,7 +117,7 @@ pub const COUNTS: &[&str] = &[
     "machine-call-counts",
 ];
 
-fn unknown(keys: &Map<String, Value>, known: &[&str]) -> Option<String> {
+pub(super) fn unknown(keys: &Map<String, Value>, known: &[&str]) -> Option<String> {
     keys.keys().find(|k| !known.contains(&k.as_str())).cloned()
 }
 
@@ -177,25 +177,35 @@ pub fn parse(path: &Path, doc: Value) -> Bad<Scenario> {
                 .map_err(|e| BadFile(format!("{file}: `state`: {e}")))?,
         ),
     };
-    let Some(Value::Array(raw_steps)) = top.get("steps") else {
-        return Err(BadFile(format!(
-            "{file}: `steps`: a list of steps is required"
-        )));
-    };
-    if raw_steps.is_empty() {
-        return Err(BadFile(format!("{file}: `steps`: no step to run")));
-    }
-    let steps = raw_steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| step(&format!("{file}: step {}", i + 1), s))
-        .collect::<Bad<Vec<_>>>()?;
+    let steps = steps(path, &top, step)?;
     Ok(Scenario {
         path: path.to_path_buf(),
         charm,
         state,
         steps,
     })
+}
+
+/// A scenario's `steps`, each read by `step` with where it is
+/// (`<file>: step <n>`); none is a bad file.
+pub(super) fn steps<T>(
+    path: &Path,
+    top: &Map<String, Value>,
+    step: impl Fn(&str, &Value) -> Bad<T>,
+) -> Bad<Vec<T>> {
+    let file = path.display();
+    let Some(Value::Array(raw)) = top.get("steps") else {
+        return Err(BadFile(format!(
+            "{file}: `steps`: a list of steps is required"
+        )));
+    };
+    if raw.is_empty() {
+        return Err(BadFile(format!("{file}: `steps`: no step to run")));
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, s)| step(&format!("{file}: step {}", i + 1), s))
+        .collect()
 }
 
 fn step(at: &str, raw: &Value) -> Bad<Step> {

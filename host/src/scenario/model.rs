@@ -29,7 +29,7 @@
 //! (or `--charms`).
 
 use super::diff::line_diff;
-use super::format::BadFile;
+use super::format::{BadFile, steps, unknown};
 use super::run::{Mismatch, matches, project, yaml};
 use crate::juju_cli;
 use crate::world::store;
@@ -74,7 +74,7 @@ pub fn parse(path: &Path, top: &Value) -> Bad<ModelScenario> {
     let Value::Object(top) = top else {
         return Err(BadFile(format!("{file}: a scenario is a map")));
     };
-    if let Some(key) = top.keys().find(|k| !TOP.contains(&k.as_str())) {
+    if let Some(key) = unknown(top, TOP) {
         return Err(BadFile(format!(
             "{file}: unknown key `{key}` (a model scenario has {})",
             TOP.join(", ")
@@ -82,7 +82,7 @@ pub fn parse(path: &Path, top: &Value) -> Bad<ModelScenario> {
     }
     let seed = match top.get("model") {
         Some(Value::Object(m)) => {
-            if let Some(key) = m.keys().find(|k| !MODEL_KEYS.contains(&k.as_str())) {
+            if let Some(key) = unknown(m, MODEL_KEYS) {
                 return Err(BadFile(format!(
                     "{file}: `model.{key}`: unknown key (the model takes {})",
                     MODEL_KEYS.join(", ")
@@ -98,23 +98,10 @@ pub fn parse(path: &Path, top: &Value) -> Bad<ModelScenario> {
         Some(Value::Null) => None,
         _ => return Err(BadFile(format!("{file}: `model`: a map (`{{}}` for none)"))),
     };
-    let Some(Value::Array(raw)) = top.get("steps") else {
-        return Err(BadFile(format!(
-            "{file}: `steps`: a list of steps is required"
-        )));
-    };
-    if raw.is_empty() {
-        return Err(BadFile(format!("{file}: `steps`: no step to run")));
-    }
-    let steps = raw
-        .iter()
-        .enumerate()
-        .map(|(i, s)| step(&format!("{file}: step {}", i + 1), s))
-        .collect::<Bad<Vec<_>>>()?;
     Ok(ModelScenario {
         path: path.to_path_buf(),
         seed,
-        steps,
+        steps: steps(path, top, step)?,
     })
 }
 
@@ -122,7 +109,7 @@ fn step(at: &str, raw: &Value) -> Bad<ModelStep> {
     let Value::Object(m) = raw else {
         return Err(BadFile(format!("{at}: a step is a map with `juju`")));
     };
-    if let Some(key) = m.keys().find(|k| !STEP.contains(&k.as_str())) {
+    if let Some(key) = unknown(m, STEP) {
         return Err(BadFile(format!(
             "{at}: unknown key `{key}` (a model step has {})",
             STEP.join(", ")
@@ -145,7 +132,7 @@ fn step(at: &str, raw: &Value) -> Bad<ModelStep> {
         Some(Value::Object(e)) => e,
         Some(_) => return Err(BadFile(format!("{at}: `expect`: a map"))),
     };
-    if let Some(key) = expect.keys().find(|k| !EXPECT.contains(&k.as_str())) {
+    if let Some(key) = unknown(expect, EXPECT) {
         return Err(BadFile(format!(
             "{at}: `expect.{key}`: unknown key (a model step expects {})",
             EXPECT.join(", ")
