@@ -144,14 +144,7 @@ fn the_ops_peer_runs_against_the_same_simulator() {
 /// A charm whose `dispatch` is a shell script: writes through the served
 /// tools, then exits with `$EXIT`.
 fn shell_charm(dir: &Path, exit: u8) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt as _;
     let charm = dir.join(format!("shell-{exit}"));
-    fs::create_dir(&charm).unwrap();
-    fs::write(
-        charm.join("metadata.yaml"),
-        "name: shell\nrequires:\n  db:\n    interface: pg\n",
-    )
-    .unwrap();
     let script = format!(
         "#!/bin/sh\nset -e\n\
          relation-set -r db:0 --app token=t\n\
@@ -164,8 +157,11 @@ fn shell_charm(dir: &Path, exit: u8) -> std::path::PathBuf {
          juju-log -l WARNING careful\n\
          exit {exit}\n"
     );
-    fs::write(charm.join("dispatch"), script).unwrap();
-    fs::set_permissions(charm.join("dispatch"), fs::Permissions::from_mode(0o755)).unwrap();
+    support::shell_charm(
+        &charm,
+        "name: shell\nrequires:\n  db:\n    interface: pg\n",
+        &script,
+    );
     charm
 }
 

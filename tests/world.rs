@@ -554,18 +554,11 @@ fn jubilant_drives_the_model_through_juju_as_it_drives_a_controller() {
 
 /// A charm of one shell `dispatch` in `dir`, named `name`.
 fn shell_charm(dir: &Path, name: &str, script: &str) {
-    std::fs::write(
-        dir.join("metadata.yaml"),
-        format!("name: {name}\nsummary: s\ndescription: d\n"),
-    )
-    .expect("metadata");
-    let dispatch = dir.join("dispatch");
-    std::fs::write(&dispatch, format!("#!/bin/sh\n{script}")).expect("dispatch");
-    let mut perms = std::fs::metadata(&dispatch)
-        .expect("dispatch")
-        .permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&dispatch, perms).expect("chmod");
+    crate::support::shell_charm(
+        dir,
+        &format!("name: {name}\nsummary: s\ndescription: d\n"),
+        &format!("#!/bin/sh\n{script}"),
+    );
 }
 
 /// The commands an operator mends a model with: `models` and `switch`,

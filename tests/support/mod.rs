@@ -952,6 +952,17 @@ pub fn copy_charm(from: &Path, to: &Path) -> std::io::Result<()> {
     copy_tree(from, to, true)
 }
 
+/// A charm directory `dir` of `metadata` (metadata.yaml's text) and a
+/// `dispatch` that is the shell `script` (its `#!` line included).
+pub fn shell_charm(dir: &Path, metadata: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::create_dir_all(dir).expect("the charm's directory");
+    fs::write(dir.join("metadata.yaml"), metadata).expect("metadata.yaml");
+    let dispatch = dir.join("dispatch");
+    fs::write(&dispatch, script).expect("dispatch");
+    fs::set_permissions(&dispatch, fs::Permissions::from_mode(0o755)).expect("chmod dispatch");
+}
+
 /// Take `containers` and the OCI images they run out of the charm
 /// directory's metadata.yaml: Juju then runs it as a machine charm.
 pub fn without_containers(charm: &Path) -> std::io::Result<()> {
