@@ -21,7 +21,8 @@
 //!
 //! A unit's `events` are the hooks it ran during the step, in order, a
 //! relation's with the remote unit (`db-relation-joined (db/0)`), or the
-//! remote application for a change of its bag; every other key of a
+//! remote application for a change of its bag, a secret's with the secret;
+//! every other key of a
 //! unit or an application is checked against `juju status --format json`
 //! (only the keys it names; `null` means absent). `stdout` and `stderr`
 //! list texts each found in what the command printed. The charm of a
@@ -306,25 +307,17 @@ fn history_len(home: &Path) -> usize {
     store::load(&store::model_dir(home, MODEL)).map_or(0, |w| w.history.len())
 }
 
-/// What each unit ran since history entry `since`, as `hook`, `hook
-/// (remote-unit)` or, for a change of an application's bag, `hook (app)`.
+/// What each unit ran since history entry `since`, each named as the
+/// model's history and cycles name it ([`Pending::label`]).
+///
+/// [`Pending::label`]: crate::world::state::Pending::label
 fn events_since(home: &Path, since: usize) -> Map<String, Value> {
     let mut by_unit = Map::new();
     let Ok(world) = store::load(&store::model_dir(home, MODEL)) else {
         return by_unit;
     };
     for ran in world.history.iter().skip(since) {
-        let e = &ran.event;
-        let scoped =
-            !e.hook.ends_with("-relation-created") && !e.hook.ends_with("-relation-broken");
-        let shown = match (&e.remote_unit, &e.remote_app) {
-            (Some(u), _) if scoped => format!("{} ({u})", e.hook),
-            // An application bag's change has no remote unit.
-            (None, Some(a)) if e.hook.ends_with("-relation-changed") => {
-                format!("{} ({a})", e.hook)
-            }
-            _ => e.hook.clone(),
-        };
+        let shown = ran.event.label();
         let list = by_unit.entry(ran.unit.clone()).or_insert_with(|| json!([]));
         if let Value::Array(l) = list {
             l.push(json!(shown));
