@@ -7,7 +7,7 @@
 //! `the following task failed` (exit 1), after its result is printed.
 
 use super::args::Parsed;
-use super::{Done, format_of, refuse, settle, usage};
+use super::{Done, print_formatted, refuse, settle, usage};
 use crate::world::Model;
 use serde_json::json;
 
@@ -51,18 +51,14 @@ pub fn exec(m: &mut Model, p: &Parsed) -> Done {
     // The commands' writes may have queued events: Juju's agents run them.
     settle(m)?;
     let value = serde_json::Value::Object(results);
-    match format_of(p) {
-        Some("json") => say!("{value}"),
-        Some("yaml") => say_raw!("{}", serde_saphyr::to_string(&value).unwrap_or_default()),
-        _ if plain.len() == 1 => {
-            let (out, err) = &plain[0];
-            say_raw!("{out}");
-            if !err.is_empty() {
-                super::output::push(true, err.clone());
-            }
+    print_formatted(p, &value, || match plain.as_slice() {
+        // One unit's output as it is, its stderr on stderr.
+        [(out, err)] => {
+            super::output::push(true, err.clone());
+            out.clone()
         }
-        _ => say_raw!("{}", serde_saphyr::to_string(&value).unwrap_or_default()),
-    }
+        _ => serde_saphyr::to_string(&value).unwrap_or_default(),
+    })?;
     if failed.is_empty() {
         return Ok(());
     }
