@@ -304,6 +304,6 @@ pub(super) fn host_dir(origin: &Path) -> PathBuf {
 }
 
 /// `path`'s directory, for relative resource paths.
-pub(super) fn state_dir(path: &Path) -> PathBuf {
+pub fn state_dir(path: &Path) -> PathBuf {
     crate::atomic_file::parent(path).to_path_buf()
 }

@@ -130,7 +130,7 @@ pub fn run_event(
     let simulator = Simulator {
         charm: &charm,
         root,
-        state_dir: crate::atomic_file::parent(&origin).to_path_buf(),
+        state_dir: crate::offline::simulator::state_dir(&origin),
         origin: origin.clone(),
         prober: crate::probe::Prober::default(),
     };
