@@ -742,3 +742,146 @@ fn a_hook_that_never_ends_is_killed_at_its_deadline_and_fails() {
         "the sleeper {pid} is still running: {stat}"
     );
 }
+
+/// Time passes when a command says so (`advance`): update-status every
+/// `update-status-hook-interval`, secret-rotate on the owner's leader at
+/// the rotation, secret-expired at the expiry, each retried as Juju
+/// retries them.
+#[test]
+fn advance_runs_update_status_rotations_and_expiries_at_their_time() {
+    let juju = Juju::new();
+    let charm = tempfile::tempdir().expect("a temporary directory");
+    // The leader adds a secret rotating hourly and expiring in two hours;
+    // its first rotation writes a revision, later ones do not; an expired
+    // revision is removed the second time it is named.
+    shell_charm(
+        charm.path(),
+        "rot",
+        "juju-log \"$JUJU_DISPATCH_PATH rev=${JUJU_SECRET_REVISION-none}\"\n\
+         case \"$JUJU_DISPATCH_PATH\" in\n\
+         hooks/leader-elected) secret-add --label pw --rotate hourly --expire 2h password=one >/dev/null ;;\n\
+         hooks/secret-rotate) [ \"$(state-get rotated)\" ] || { secret-set \"$JUJU_SECRET_ID\" password=two; state-set rotated=1; } ;;\n\
+         hooks/secret-expired) if [ \"$(state-get expired)\" ]; then secret-remove \"$JUJU_SECRET_ID\" --revision \"$JUJU_SECRET_REVISION\"; else state-set expired=1; fi ;;\n\
+         esac\n",
+    );
+    juju.ok(&["add-model", "dev"]);
+    model_config_sets_the_interval_as_juju_checks_it(&juju);
+    juju.ok(&["deploy", path_str(charm.path()), "rot", "-n", "2"]);
+    let secret = |juju: &Juju| {
+        let model = juju.model("dev");
+        let (uri, s) = model["secrets"]
+            .as_object()
+            .and_then(|m| m.iter().next())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .expect("the leader's secret");
+        (uri, s)
+    };
+    let (uri, s) = secret(&juju);
+    let due = |s: &Value, key: &str| s[key].as_str().map(str::to_string);
+    let first_rotation = due(&s, "rotates").expect("a rotation time");
+    let seen = |juju: &Juju, unit: &str| juju.events("dev", unit).len();
+    let (before0, before1) = (seen(&juju, "rot/0"), seen(&juju, "rot/1"));
+
+    // An hour: the rotation (a new revision) and one tick, on the leader;
+    // the tick alone on the other unit.
+    juju.ok(&["advance", "1h"]);
+    let ran0 = juju.events("dev", "rot/0")[before0..].to_vec();
+    assert_eq!(ran0, ["secret-rotate", "update-status"], "{ran0:?}");
+    assert_eq!(juju.events("dev", "rot/1")[before1..], ["update-status"]);
+    let (_, s) = secret(&juju);
+    assert_eq!(s["revisions"].as_array().map(Vec::len), Some(2), "{s}");
+    let next = due(&s, "rotates").expect("the next rotation");
+    assert!(next > first_rotation, "{next} after {first_rotation}");
+    let log = juju.ok(&["debug-log", "--include", "rot/0"]);
+    assert!(log.contains("hooks/secret-rotate rev=none"), "{log}");
+
+    retried_and_removed(&juju, &uri);
+}
+
+/// The second hour of [`advance_runs_update_status_rotations_and_expiries_at_their_time`].
+fn retried_and_removed(juju: &Juju, uri: &str) {
+    let start = juju.model("dev")["clock"].as_u64().expect("the clock");
+    // Another hour: the rotation writes nothing, so it comes back five
+    // minutes on; the expiry (two hours after the secret) names revision 2,
+    // which is kept, so it too comes back five minutes later; the second
+    // time it is removed.
+    let before0 = juju.events("dev", "rot/0").len();
+    juju.ok(&["advance", "1h10m"]);
+    let ran0: Vec<Value> = juju
+        .history("dev")
+        .into_iter()
+        .filter(|r| r["unit"] == "rot/0")
+        .skip(before0)
+        .collect();
+    let hooks: Vec<&str> = ran0
+        .iter()
+        .filter_map(|r| r["event"]["hook"].as_str())
+        .collect();
+    let rotations = hooks.iter().filter(|h| **h == "secret-rotate").count();
+    let expiries: Vec<&Value> = ran0
+        .iter()
+        .filter(|r| r["event"]["hook"] == "secret-expired")
+        .collect();
+    assert!(rotations >= 3, "retried every five minutes: {hooks:?}");
+    assert_eq!(expiries.len(), 2, "{hooks:?}");
+    assert!(
+        expiries
+            .iter()
+            .all(|r| r["event"]["secret-revision"] == 2 && r["event"]["secret"] == uri)
+    );
+    let log = juju.ok(&["debug-log", "--include", "rot/0"]);
+    assert!(log.contains("hooks/secret-expired rev=2"), "{log}");
+    let s = &juju.model("dev")["secrets"][uri];
+    assert_eq!(s["revisions"].as_array().map(Vec::len), Some(1), "{s}");
+    assert!(
+        s.get("expiry").is_none() && s.get("expire-retry").is_none(),
+        "{s}"
+    );
+    let now = juju.model("dev")["clock"].as_u64().expect("the clock");
+    assert!(now >= start + 4200, "{now} vs {start}");
+
+    // Fifty days at 60m is more ticks than one command runs: refused whole.
+    let refused = juju.run(&["advance", "1200h"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "ERROR advancing 1200h0m0s runs 1200 update-status hooks on every unit, more than the \
+         1000 one command runs: advance less at a time, or set a longer \
+         update-status-hook-interval (at most 60m) with `juju model-config`\n"
+    );
+    assert_eq!(
+        juju.model("dev")["clock"].as_u64(),
+        Some(now),
+        "nothing ran"
+    );
+    let bad = juju.run(&["advance", "soon"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `juju model-config` of the one key the model simulates, checked as
+/// Juju's model config checks it; jubilant's `model_config()` reads it.
+fn model_config_sets_the_interval_as_juju_checks_it(juju: &Juju) {
+    let shown: Value = serde_json::from_str(&juju.ok(&["model-config", "--format", "json"]))
+        .expect("model-config's JSON");
+    assert_eq!(
+        shown["update-status-hook-interval"],
+        serde_json::json!({"Value": "5m", "Source": "default"})
+    );
+    let refused = juju.run(&["model-config", "update-status-hook-interval=10s"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "ERROR update status hook frequency 10s cannot be less than 1m\n"
+    );
+    let other = juju.run(&["model-config", "logging-config=<root>=DEBUG"]);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&other.stderr)
+            .contains("\"logging-config\" is not a model config key the offline model simulates")
+    );
+    juju.ok(&["model-config", "update-status-hook-interval=60m"]);
+    assert_eq!(
+        juju.ok(&["model-config", "update-status-hook-interval"]),
+        "60m\n"
+    );
+}

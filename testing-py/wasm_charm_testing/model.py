@@ -55,6 +55,12 @@ class Model:
     def deploy(self, charm: Charm, app: str, units: int = 1) -> None:
         self.juju("deploy", charm.dir, app, "-n", str(units))
 
+    def advance(self, by: str) -> None:
+        """Let ``by`` pass on the model's clock (a Go duration: ``5m``,
+        ``1h30m``): the update-status ticks, secret rotations and expiries
+        due on the way run at their time, and the model settles."""
+        self.juju("advance", by)
+
     def read(self) -> ModelState:
         """The model as it stands."""
         return ModelState(_serve().call({"op": "model", "home": self.home, "model": "test"}))

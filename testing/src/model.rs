@@ -102,6 +102,24 @@ impl Model {
         self.juju_ok(&["deploy", &dir, app, "-n", &units.to_string()]);
     }
 
+    /// Let `by` pass on the model's clock (a Go duration: `5m`, `1h30m`):
+    /// the update-status ticks, secret rotations and expiries due on the
+    /// way run at their time, and the model settles. Panics with the
+    /// command's error when it is refused.
+    ///
+    /// ```no_run
+    /// use wasm_charm_testing::{Charm, Model};
+    ///
+    /// let model = Model::new();
+    /// model.deploy(&Charm::build(env!("CARGO_MANIFEST_DIR")), "app", 1);
+    /// model.juju_ok(&["model-config", "update-status-hook-interval=60m"]);
+    /// model.advance("1h");
+    /// assert!(model.read().events("app/0").contains(&"update-status".to_string()));
+    /// ```
+    pub fn advance(&self, by: &str) {
+        self.juju_ok(&["advance", by]);
+    }
+
     /// The model as it stands.
     pub fn read(&self) -> ModelState {
         let v = call(json!({ "op": "model", "home": self.home.path(), "model": "test" }))

@@ -87,6 +87,16 @@ def test_scale_run_an_action_and_read_the_log(juju):
     log = juju.debug_log(limit=5)
     assert 0 < len(log.splitlines()) <= 5, log
 
+    # Time passes when the model is told (`advance`, the model's own
+    # command): an hour at a 60m interval is one update-status per unit.
+    juju.model_config({"update-status-hook-interval": "60m"})
+    assert juju.model_config()["update-status-hook-interval"] == "60m"
+    juju.cli("advance", "1h")
+    settled(juju, jubilant.all_active)
+    with pytest.raises(jubilant.CLIError) as refused:
+        juju.model_config({"update-status-hook-interval": "10s"})
+    assert "cannot be less than 1m" in refused.value.stderr
+
 
 def test_secrets_config_and_taking_it_apart(juju):
     uri = juju.add_secret("admin", {"password": "hunter2"}, info="for people")

@@ -56,4 +56,20 @@ fn in_a_model_every_unit_connects_with_the_providers_user() {
             now.events(&unit)
         );
     }
+    // An hour on the model's clock: one update-status on every unit, and
+    // still connected.
+    model.juju_ok(&["model-config", "update-status-hook-interval=60m"]);
+    model.advance("1h");
+    let later = model.read();
+    for unit in later.units("app").iter().chain(&later.units("db")) {
+        assert_eq!(
+            later.events(unit).last().map(String::as_str),
+            Some("update-status"),
+            "{unit}"
+        );
+    }
+    assert_eq!(
+        later.scope("app/2", "handler/connection"),
+        now.scope("app/2", "handler/connection")
+    );
 }

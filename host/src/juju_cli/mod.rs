@@ -22,6 +22,7 @@ macro_rules! tell {
 }
 
 pub mod args;
+mod clock;
 mod config;
 mod exec;
 mod models;
@@ -227,6 +228,13 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
         ],
         &["--replay", "--no-tail", "--tail", "--ms", "--date"],
     ),
+    (
+        "model-config",
+        &["--format", "-o", "--output", "--reset", "--file"],
+        &["--ignore-read-only-fields"],
+    ),
+    // The offline model's own: its time passes when a command says so.
+    ("advance", &[], &[]),
     ("resolve", &[], &["--no-retry", "--all"]),
     ("resolved", &[], &["--no-retry", "--all"]),
 ];
@@ -309,6 +317,7 @@ fn run(args: &[String], home: &Path, seed: Option<u64>) -> Done {
         "debug-log" => with_model(&home, &p, &mut |m| debug_log(m, &p)),
         "secrets" | "show-secret" | "add-secret" | "grant-secret" | "revoke-secret"
         | "remove-secret" => with_model(&home, &p, &mut |m| secrets::run(m, command, &p)),
+        "model-config" => with_model(&home, &p, &mut |m| clock::model_config(m, &p)),
         _ => with_model(&home, &p, &mut |m| {
             change(m, command, &p)?;
             settle(m)
@@ -549,6 +558,7 @@ fn change(m: &mut Model, command: &str, p: &Parsed) -> Done {
             _ => usage("a relation must involve two applications"),
         },
         "config" => config::config(m, p),
+        "advance" => clock::advance(m, p),
         "run" => run_action(m, p),
         "exec" => exec::exec(m, p),
         "refresh" => {

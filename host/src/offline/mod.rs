@@ -27,7 +27,7 @@ pub mod network;
 pub mod pebble;
 mod report;
 pub mod run_args;
-mod secret_codec;
+pub(crate) mod secret_codec;
 pub mod secrets;
 pub mod served_machine;
 pub mod sim;

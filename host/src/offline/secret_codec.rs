@@ -152,7 +152,7 @@ pub fn rotation_interval(policy: &str) -> Option<Option<u64>> {
 
 /// A Go duration (`time.ParseDuration`: `90s`, `1h30m`, `1.5h`, `-2m`,
 /// `0`) in seconds.
-fn go_duration(s: &str) -> Option<f64> {
+pub fn go_duration(s: &str) -> Option<f64> {
     let (sign, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (-1.0, &s[1..]),
         Some(b'+') => (1.0, &s[1..]),
@@ -195,7 +195,7 @@ fn go_duration(s: &str) -> Option<f64> {
 
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, or
 /// of the same without a zone (UTC).
-fn rfc3339(s: &str) -> Option<i64> {
+pub fn rfc3339(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 19
         || b[4] != b'-'

@@ -13,7 +13,8 @@
 //! The files below this one, bottom up, none importing one above it:
 //! `state` (the data), `topology` (which endpoints relate), `view` (a
 //! unit's view and what its hook changes), `choreography` (which events
-//! each operation queues), `runner` (one event as a process), `settle`
+//! each operation queues), `timers` (what falls due as the clock moves),
+//! `runner` (one event as a process), `settle`
 //! (run until idle), `store` (the directory of models). [`Model`] is the
 //! one entry of every front end: `wasm-charm juju`, the harness and
 //! scenario files.
@@ -23,6 +24,7 @@ pub mod runner;
 pub mod settle;
 pub mod state;
 pub mod store;
+pub mod timers;
 pub mod topology;
 pub mod view;
 
@@ -346,6 +348,8 @@ impl Model {
         };
         if retry {
             u.queue.push_front(failed.event);
+        } else {
+            timers::hook_ran(&mut self.world, &failed.event, true);
         }
         self.save()
     }
@@ -415,9 +419,63 @@ impl Model {
         Ok(outcome)
     }
 
-    /// An update-status tick on every unit.
-    pub fn tick(&mut self) -> anyhow::Result<()> {
-        self.world.tick();
+    /// Time passes: the clock moves by `by` seconds, and what falls due on
+    /// the way (update-status ticks, rotations, expiries) runs at its
+    /// time, the model settled after each (see [`timers`]). `Err` before
+    /// anything ran: more ticks than [`timers::MAX_TICKS`].
+    pub fn advance(&mut self, by: u64) -> anyhow::Result<Settled> {
+        let until = self.world.clock.saturating_add(by);
+        let ticks = timers::ticks_until(&self.world, until);
+        if ticks > timers::MAX_TICKS {
+            return Err(Refused(format!(
+                "advancing {} runs {ticks} update-status hooks on every unit, more than the {} \
+                 one command runs: advance less at a time, or set a longer {} (at most 60m) \
+                 with `juju model-config`",
+                timers::go_shown(by as f64),
+                timers::MAX_TICKS,
+                timers::UPDATE_STATUS
+            ))
+            .into());
+        }
+        let mut total = Settled {
+            events: 0,
+            seed: self.order.seed,
+        };
+        while let Some(at) = timers::fire_next(&mut self.world, until) {
+            self.world.clock = self.world.clock.max(at);
+            total.events += self.settle()?.events;
+        }
+        self.world.clock = self.world.clock.max(until);
+        self.save()?;
+        Ok(total)
+    }
+
+    /// `juju model-config key=value …` and `--reset key,…`: only the keys
+    /// the model simulates ([`timers::UPDATE_STATUS`]); `Err` names any
+    /// other, or a value Juju refuses, before anything changed.
+    pub fn set_model_config(
+        &mut self,
+        values: Vec<(String, String)>,
+        reset: Vec<String>,
+    ) -> anyhow::Result<()> {
+        for key in values.iter().map(|(k, _)| k).chain(&reset) {
+            if key != timers::UPDATE_STATUS {
+                return Err(Refused(format!(
+                    "\"{key}\" is not a model config key the offline model simulates \
+                     (it has {})",
+                    timers::UPDATE_STATUS
+                ))
+                .into());
+            }
+        }
+        for (_, v) in &values {
+            timers::check_update_status(v).map_err(Refused)?;
+        }
+        for key in &reset {
+            self.world.model_config.remove(key);
+        }
+        self.world.model_config.extend(values);
+        timers::interval_changed(&mut self.world);
         self.save()
     }
 }

@@ -69,7 +69,11 @@ pub fn hook_env(world: &World, unit: &str, charm: &Path, event: &Pending) -> Juj
         if let Some(l) = &event.secret_label {
             env.set("JUJU_SECRET_LABEL", l.clone());
         }
-        if let Some(r) = event.secret_revision {
+        // Juju names a revision to secret-remove and secret-expired only;
+        // a rotation's pending event keeps the revision it was due at.
+        if let Some(r) = event.secret_revision
+            && matches!(event.hook.as_str(), "secret-remove" | "secret-expired")
+        {
             env.set("JUJU_SECRET_REVISION", r.to_string());
         }
     }
@@ -320,6 +324,7 @@ fn after_hook(world: &mut World, unit: &str, event: &Pending) {
             world.drop_relation_if_done(id);
         }
     }
+    super::timers::hook_ran(world, event, false);
     if hook == "remove" && world.unit(unit).is_some_and(|u| u.dying) {
         world.unit_gone(unit);
     }

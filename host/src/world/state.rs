@@ -34,6 +34,14 @@ pub struct World {
     pub relations: BTreeMap<u64, Relation>,
     /// Secrets by URI (`secret:<id>`).
     pub secrets: BTreeMap<String, WorldSecret>,
+    /// The model's config as `juju model-config` set it: the keys the
+    /// model simulates (`timers::UPDATE_STATUS`) and nothing else.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_config: BTreeMap<String, String>,
+    /// When the next update-status tick falls due (`timers`); none yet
+    /// until time is first advanced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_update_status: Option<u64>,
     /// What `juju debug-log` shows: each unit's log lines, in order.
     /// Appended to `log.jsonl`, not written in model.json (`store`).
     #[serde(default, skip_serializing)]
@@ -279,6 +287,18 @@ pub struct WorldSecret {
     /// `grant-secret` names the applications that may read it.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub granted_apps: BTreeSet<String>,
+    /// When secret-expired is due again for the revision that expired and
+    /// that its owner has not removed (`timers`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_retry: Option<ExpireRetry>,
+}
+
+/// secret-expired due again: the revision that expired, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ExpireRetry {
+    pub revision: u32,
+    pub at: u64,
 }
 
 impl WorldSecret {

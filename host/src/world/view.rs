@@ -330,6 +330,11 @@ fn absorb_owned(
     let previous = known.map(WorldSecret::latest);
     let consumers = known.map(|w| w.consumers.clone()).unwrap_or_default();
     let granted_apps = known.map(|w| w.granted_apps.clone()).unwrap_or_default();
+    // A retry of secret-expired is for the expiry that fell due: a new one
+    // set by the hook starts afresh.
+    let expire_retry = known
+        .filter(|w| w.expiry == s.expiry)
+        .and_then(|w| w.expire_retry);
     let mut grants = known.map(|w| w.grants.clone()).unwrap_or_default();
     let no_grants = BTreeMap::new();
     let grants_before = before.map_or(&no_grants, |b| &b.grants);
@@ -360,6 +365,7 @@ fn absorb_owned(
         grants,
         consumers,
         granted_apps,
+        expire_retry,
     };
     let latest = secret.latest();
     if previous.is_some_and(|p| p < latest) {
