@@ -55,6 +55,7 @@ pub mod runtime;
 pub mod sandbox;
 #[cfg(feature = "cli")]
 pub mod scenario;
+pub mod schemas;
 #[cfg(feature = "cli")]
 pub mod serve;
 pub mod show;

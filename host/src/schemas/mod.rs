@@ -1,0 +1,230 @@
+//! Relation interfaces as data: one description per interface version
+//! (`guest-sdk/interfaces/<name>-v<N>.yaml`), each field of each side's
+//! application and unit bag with its shape and encoding, its source pinned
+//! (the schema in `canonical/charmlibs` at a commit, and the library whose
+//! wire it follows). The host checks relation data against them at the
+//! call and the offline model checks every charm's writes (`check`).
+//!
+//! A leaf: plain data and pure functions, no I/O.
+
+pub mod check;
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+pub use check::{Violation, check_bag};
+
+/// How a bag's values hold their field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Encoding {
+    /// The text itself (data_interfaces' fields).
+    Raw,
+    /// JSON text: a string arrives quoted (`"\"my-model\""`).
+    Json,
+}
+
+/// One interface version.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Description {
+    pub interface: String,
+    pub version: u32,
+    /// The encoding of every field that does not name its own.
+    pub encoding: Encoding,
+    pub source: Source,
+    /// Where the library's wire and its schema disagree, and what is
+    /// done here.
+    #[serde(default)]
+    pub disagreements: Vec<String>,
+    #[serde(default)]
+    pub provider: Side,
+    #[serde(default)]
+    pub requirer: Side,
+    /// Named object shapes that fields use.
+    #[serde(default)]
+    pub types: BTreeMap<String, BTreeMap<String, Field>>,
+}
+
+/// Where a description comes from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub repository: String,
+    pub commit: String,
+    pub path: String,
+    /// The library whose wire behaviour is followed where it and the
+    /// schema disagree.
+    pub library: String,
+}
+
+/// One side's bags.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Side {
+    #[serde(default)]
+    pub app: BTreeMap<String, Field>,
+    #[serde(default)]
+    pub unit: BTreeMap<String, Field>,
+}
+
+/// A field: its shape, whether a complete bag has it, its encoding when
+/// not the interface's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Field {
+    #[serde(rename = "type")]
+    pub shape: Shape,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub encoding: Option<Encoding>,
+    #[serde(default)]
+    pub doc: String,
+}
+
+/// What a value may be: `string`, `int`, `bool`, `secret-uri`, `url`,
+/// `host-ports`, `any-object`, `any`, a named type; a list or a set of a
+/// shape; one of some strings; an int in a range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Shape {
+    Named(String),
+    List {
+        list: Box<Shape>,
+    },
+    Set {
+        set: Box<Shape>,
+    },
+    OneOf {
+        #[serde(rename = "enum")]
+        values: Vec<String>,
+    },
+    Int {
+        int: Range,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// Which side of a relation a charm is, from its endpoint's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Provider,
+    Requirer,
+}
+
+/// Which of a unit's two bags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bag {
+    App,
+    Unit,
+}
+
+impl Bag {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bag::App => "application bag",
+            Bag::Unit => "unit bag",
+        }
+    }
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Provider => "provider",
+            Role::Requirer => "requirer",
+        }
+    }
+}
+
+impl Description {
+    pub fn side(&self, role: Role) -> &Side {
+        match role {
+            Role::Provider => &self.provider,
+            Role::Requirer => &self.requirer,
+        }
+    }
+
+    /// `postgresql_client v0`.
+    pub fn title(&self) -> String {
+        format!("{} v{}", self.interface, self.version)
+    }
+}
+
+impl Side {
+    pub fn bag(&self, bag: Bag) -> &BTreeMap<String, Field> {
+        match bag {
+            Bag::App => &self.app,
+            Bag::Unit => &self.unit,
+        }
+    }
+}
+
+/// The descriptions this host knows, as written in the repository.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "postgresql_client-v0.yaml",
+        include_str!("../../../guest-sdk/interfaces/postgresql_client-v0.yaml"),
+    ),
+    (
+        "tls-certificates-v1.yaml",
+        include_str!("../../../guest-sdk/interfaces/tls-certificates-v1.yaml"),
+    ),
+    (
+        "ingress-v2.yaml",
+        include_str!("../../../guest-sdk/interfaces/ingress-v2.yaml"),
+    ),
+    (
+        "tracing-v2.yaml",
+        include_str!("../../../guest-sdk/interfaces/tracing-v2.yaml"),
+    ),
+    (
+        "certificate_transfer-v1.yaml",
+        include_str!("../../../guest-sdk/interfaces/certificate_transfer-v1.yaml"),
+    ),
+];
+
+/// Every description, parsed once; one that does not parse is left out
+/// (the tests parse each).
+pub fn catalog() -> &'static [Description] {
+    static CATALOG: OnceLock<Vec<Description>> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        SOURCES
+            .iter()
+            .filter_map(|(_, text)| parse(text).ok())
+            .collect()
+    })
+}
+
+/// A description's text, checked: its YAML, and every named type it uses
+/// defined.
+pub fn parse(text: &str) -> Result<Description, String> {
+    let d: Description = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+    let mut fields: Vec<(&String, &Field)> = Vec::new();
+    for side in [&d.provider, &d.requirer] {
+        fields.extend(side.app.iter().chain(&side.unit));
+    }
+    fields.extend(d.types.values().flatten());
+    for (name, field) in fields {
+        check::known_shape(&field.shape, &d.types)
+            .map_err(|t| format!("field `{name}`: unknown type `{t}`"))?;
+    }
+    Ok(d)
+}
+
+/// The description of the interface that metadata.yaml names `interface`.
+pub fn for_interface(interface: &str) -> Option<&'static Description> {
+    catalog().iter().find(|d| d.interface == interface)
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
