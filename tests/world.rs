@@ -885,3 +885,55 @@ fn model_config_sets_the_interval_as_juju_checks_it(juju: &Juju) {
         "60m\n"
     );
 }
+
+/// Every bag any charm writes is checked against the interface its
+/// metadata names: an ops requirer that writes `requested-secrets` as a
+/// comma list (data_interfaces writes a JSON list) is reported with its
+/// unit, hook, relation and field, on the command's stderr, in its
+/// history and in `debug-log`; the write is kept, as Juju keeps it.
+#[test]
+fn an_ops_charms_write_that_does_not_fit_its_interface_is_reported() {
+    let juju = Juju::new();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let client = ops_client(dir.path());
+    let charm_py = client.join("src/charm.py");
+    let text = std::fs::read_to_string(&charm_py).expect("charm.py");
+    let wrong = text.replace(
+        "event.relation.data[self.app][\"database\"] = \"ops\"",
+        "event.relation.data[self.app][\"database\"] = \"ops\"\n            \
+         event.relation.data[self.app][\"requested-secrets\"] = \"username,password\"",
+    );
+    assert_ne!(
+        wrong, text,
+        "the charm's request is where the test expects it"
+    );
+    std::fs::write(&charm_py, wrong).expect("write charm.py");
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&["deploy", path_str(&packed("examples/db-provider")), "db"]);
+    juju.ok(&["deploy", path_str(&client), "ops"]);
+    let out = juju.run(&["integrate", "ops", "db"]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = "ops/0 wrote database:1 in database-relation-created, which does not fit \
+                    postgresql_client v0 (requirer's application bag): requested-secrets: is not \
+                    JSON text (expected value at line 1 column 1): \"username,password\"";
+    assert!(
+        stderr.contains(&format!("WARNING {expected}\n")),
+        "{stderr}"
+    );
+    let reported: Vec<Value> = juju
+        .history("dev")
+        .into_iter()
+        .filter(|r| r.get("violations").is_some())
+        .collect();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0]["violations"][0], expected);
+    let log = juju.ok(&["debug-log", "--include", "ops/0", "--level", "WARNING"]);
+    assert!(log.contains(expected), "{log}");
+    // Kept: the provider still sees the request, as it would on Juju.
+    let model = juju.model("dev");
+    assert_eq!(
+        app_bag(&model, "ops", "database", "db")["requested-secrets"],
+        "username,password"
+    );
+}

@@ -77,8 +77,6 @@ pub(super) fn advance(m: &mut Model, p: &Parsed) -> Done {
             message: format!("advance: \"{by}\" is not a duration (e.g. 5m, 1h30m)"),
         })?;
     let settled = m.advance(secs.ceil() as u64)?;
-    if let Some(seed) = settled.seed {
-        tell!("settled after {} events (seed {seed})", settled.events);
-    }
+    super::settled_told(&settled);
     Ok(())
 }

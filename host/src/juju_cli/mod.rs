@@ -392,10 +392,19 @@ fn seed() -> Result<Option<u64>, Failure> {
 
 fn settle(m: &mut Model) -> Done {
     let settled = m.settle()?;
+    settled_told(&settled);
+    Ok(())
+}
+
+/// What a person is told of a settle: its seed, and every write that does
+/// not fit its interface.
+fn settled_told(settled: &crate::world::Settled) {
+    for v in &settled.violations {
+        tell!("WARNING {v}");
+    }
     if let Some(seed) = settled.seed {
         tell!("settled after {} events (seed {seed})", settled.events);
     }
-    Ok(())
 }
 
 fn format_of(p: &Parsed) -> Option<&str> {

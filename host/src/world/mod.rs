@@ -12,7 +12,8 @@
 //!
 //! The files below this one, bottom up, none importing one above it:
 //! `state` (the data), `topology` (which endpoints relate), `view` (a
-//! unit's view and what its hook changes), `choreography` (which events
+//! unit's view and what its hook changes), `contracts` (its writes checked
+//! against their interfaces), `choreography` (which events
 //! each operation queues), `timers` (what falls due as the clock moves),
 //! `runner` (one event as a process), `settle`
 //! (run until idle), `store` (the directory of models). [`Model`] is the
@@ -20,6 +21,7 @@
 //! scenario files.
 
 pub mod choreography;
+pub mod contracts;
 pub mod runner;
 pub mod settle;
 pub mod state;
@@ -440,10 +442,13 @@ impl Model {
         let mut total = Settled {
             events: 0,
             seed: self.order.seed,
+            violations: Vec::new(),
         };
         while let Some(at) = timers::fire_next(&mut self.world, until) {
             self.world.clock = self.world.clock.max(at);
-            total.events += self.settle()?.events;
+            let settled = self.settle()?;
+            total.events += settled.events;
+            total.violations.extend(settled.violations);
         }
         self.world.clock = self.world.clock.max(until);
         self.save()?;

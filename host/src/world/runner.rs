@@ -103,6 +103,8 @@ pub struct Outcome {
     pub caused: view::Caused,
     /// Commands' exit code, stdout and stderr ([`Task::Commands`] only).
     pub output: Option<(i32, String, String)>,
+    /// What it wrote that does not fit its relations' interfaces.
+    pub violations: Vec<String>,
 }
 
 /// Run `event` on `unit` now, as `task` says, and take its outcome into
@@ -148,13 +150,25 @@ pub fn run_event(
     timed(unit, &event.hook, started.elapsed());
     let failed = outcome.failed;
     let last = next.sim.last_event.clone();
+    let violations = if failed {
+        Vec::new()
+    } else {
+        super::contracts::check_writes(&charm.metadata, unit, &event.hook, &the_view, &next)
+    };
     let caused = view::absorb(world, unit, &the_view, next);
     let at = world.clock;
-    world.log.extend(last.log.iter().map(|line| LogLine {
-        unit: unit.to_string(),
-        at,
-        line: line.clone(),
-    }));
+    let reported = violations.iter().map(|v| format!("WARNING {v}"));
+    world.log.extend(
+        last.log
+            .iter()
+            .cloned()
+            .chain(reported)
+            .map(|line| LogLine {
+                unit: unit.to_string(),
+                at,
+                line,
+            }),
+    );
     let output = match task {
         Task::Action(name, _) => {
             record_action(world, unit, name, failed, &last)?;
@@ -168,12 +182,13 @@ pub fn run_event(
             }
             Some((code, stdout, stderr))
         }
-        Task::Hook => return Ok(hook_ended(world, unit, event, failed, caused)),
+        Task::Hook => return Ok(hook_ended(world, unit, event, failed, caused, violations)),
     };
     Ok(Outcome {
         failed,
         caused,
         output,
+        violations,
     })
 }
 
@@ -224,11 +239,13 @@ fn hook_ended(
     event: &Pending,
     failed: bool,
     caused: view::Caused,
+    violations: Vec<String>,
 ) -> Outcome {
     world.history.push(Ran {
         unit: unit.to_string(),
         event: event.clone(),
         failed,
+        violations: violations.clone(),
     });
     if failed {
         if let Some(u) = world.unit_mut(unit) {
@@ -241,6 +258,7 @@ fn hook_ended(
             failed,
             caused: Vec::new(),
             output: None,
+            violations,
         };
     }
     after_hook(world, unit, event);
@@ -248,6 +266,7 @@ fn hook_ended(
         failed,
         caused,
         output: None,
+        violations,
     }
 }
 

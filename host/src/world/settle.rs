@@ -84,6 +84,8 @@ pub fn runnable(world: &World) -> Vec<String> {
 pub struct Settled {
     pub events: usize,
     pub seed: Option<u64>,
+    /// What the hooks wrote that does not fit their relations' interfaces.
+    pub violations: Vec<String>,
 }
 
 /// The model did not go idle within its bound.
@@ -133,12 +135,14 @@ pub fn settle(
     let mut events = 0;
     let mut per_unit: std::collections::BTreeMap<String, usize> = Default::default();
     let mut trace: Vec<String> = Vec::new();
+    let mut violations = Vec::new();
     loop {
         let ready = runnable(world);
         let Some(unit) = order.pick(&ready) else {
             return Ok(Settled {
                 events,
                 seed: order.seed,
+                violations,
             });
         };
         let bound = bound_per_unit(world.unit_names().len());
@@ -160,6 +164,7 @@ pub fn settle(
         for (on, caused) in outcome.caused {
             world.enqueue(&on, caused);
         }
+        violations.extend(outcome.violations);
         events += 1;
         saved(world)?;
     }

@@ -335,6 +335,10 @@ pub struct Ran {
     /// The hook failed: the unit went to `error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
+    /// What it wrote that does not fit its relations' interfaces
+    /// (`contracts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<String>,
 }
 
 impl World {

@@ -220,6 +220,7 @@ mod tests {
             unit: "a/0".into(),
             event: Pending::hook(hook),
             failed: false,
+            violations: Vec::new(),
         }
     }
 
