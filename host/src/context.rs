@@ -92,6 +92,7 @@ fn model_facts(
 ) -> EventFacts {
     let mut facts = EventFacts::new(charm.config.clone(), identity.clone());
     facts.set_endpoints(endpoints.clone());
+    facts.set_contracts(&charm.metadata);
     facts.set_extra_bindings(charm.metadata.extra_bindings.iter().cloned().collect());
     facts.set_storage(charm.metadata.storage.iter().cloned().collect());
     facts.set_during_action(matches!(event, Event::Action(_)));

@@ -6,7 +6,8 @@
 use crate::bindings::RelationRef;
 use crate::bindings::model::{JujuContext, ModelError};
 use crate::charm_dir::ConfigSchema;
-use std::collections::BTreeSet;
+use crate::schemas;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Who this unit is, and the rest of what Juju's environment says of the
 /// event, for the model calls that need no tool.
@@ -49,6 +50,16 @@ pub struct EventFacts {
     pub(super) storage: Option<BTreeSet<String>>,
     /// The event is an action, where Juju refuses `juju-reboot`.
     pub(super) during_action: bool,
+    /// Each endpoint whose interface has a description: this charm's side
+    /// of it, against which its writes are checked at the call.
+    pub(super) contracts: BTreeMap<String, Contract>,
+}
+
+/// One endpoint's interface and the side this charm is of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Contract {
+    pub role: schemas::Role,
+    pub description: &'static schemas::Description,
 }
 
 impl EventFacts {
@@ -66,6 +77,25 @@ impl EventFacts {
     /// (`relation-ids`, relation references) are checked against them.
     pub fn set_endpoints(&mut self, endpoints: BTreeSet<String>) {
         self.endpoints = Some(endpoints);
+    }
+
+    /// The endpoints of metadata.yaml whose interface has a description
+    /// (`crate::schemas`), peers left out: their writes are checked.
+    pub fn set_contracts(&mut self, metadata: &crate::charm_dir::Metadata) {
+        use crate::charm_dir::Role;
+        self.contracts = metadata
+            .endpoints
+            .iter()
+            .filter_map(|(name, e)| {
+                let role = match e.role {
+                    Role::Provides => schemas::Role::Provider,
+                    Role::Requires => schemas::Role::Requirer,
+                    Role::Peers => return None,
+                };
+                let description = schemas::for_interface(&e.interface)?;
+                Some((name.clone(), Contract { role, description }))
+            })
+            .collect();
     }
 
     /// The charm's `extra-bindings`: with the endpoints, the bindings

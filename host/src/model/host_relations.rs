@@ -13,6 +13,7 @@ use crate::bindings::RelationRef;
 use crate::bindings::model::ModelError;
 use crate::bindings::parse_relation_id;
 use crate::bindings::relations::{Databag, Host, LocalBag, RemoteModel};
+use crate::schemas;
 use wasmtime::component::{HasSelf, Linker};
 
 impl Host for Model {
@@ -182,6 +183,7 @@ fn relation_set(
             rel_arg(&relation)
         )));
     }
+    fits_contract(m, &relation, app, &changes)?;
     m.transaction
         .write_relation((relation.endpoint, relation.id, app), changes)
 }
@@ -263,6 +265,40 @@ pub(super) fn remote_app(
 /// Keys Juju accepts are accepted: the data travels as a YAML map on stdin
 /// (`relation-set --file -`), where any non-empty string is a key, `=` and
 /// spaces included.
+/// A write to an endpoint whose interface has a description must fit
+/// this charm's side of it: each value written (an empty one deletes) is
+/// checked, and the first field that does not fit refuses the whole write.
+fn fits_contract(
+    m: &Model,
+    relation: &RelationRef,
+    app: bool,
+    changes: &[(String, String)],
+) -> Result<(), ModelError> {
+    let Some(c) = m.facts.contracts.get(&relation.endpoint) else {
+        return Ok(());
+    };
+    let written: std::collections::BTreeMap<String, String> = changes
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .cloned()
+        .collect();
+    let bag = if app {
+        schemas::Bag::App
+    } else {
+        schemas::Bag::Unit
+    };
+    match schemas::check_bag(c.description, c.role, bag, &written, false).first() {
+        None => Ok(()),
+        Some(v) => Err(ModelError::InvalidArgument(format!(
+            "relation-set on {}: does not fit {} (the {}'s {}): {v}; nothing was written",
+            rel_arg(relation),
+            c.description.title(),
+            c.role.name(),
+            bag.name()
+        ))),
+    }
+}
+
 fn validate_changes(changes: &[(String, String)]) -> Result<(), ModelError> {
     let mut size: usize = 0;
     for (k, v) in changes {
@@ -333,6 +369,66 @@ mod tests {
         assert_eq!(sets.len(), 1);
         assert_eq!(sets[0].1, ["-r", "db:1", "--file", "-"]);
         assert_eq!(sets[0].2.as_deref(), Some(r#"{"a":"","c":"3","d":"4"}"#));
+    }
+
+    #[test]
+    fn a_write_that_does_not_fit_the_endpoints_interface_is_refused_at_the_call() {
+        use crate::charm_dir::{Endpoint, Metadata, Role};
+        let (mut m, calls) = model(&[
+            ("relation-set", ToolOutput::ok("")),
+            ("is-leader", ToolOutput::ok("true")),
+            ("relation-ids", ToolOutput::ok(r#"["db:1"]"#)),
+        ]);
+        let mut meta = Metadata::default();
+        meta.endpoints.insert(
+            "db".into(),
+            Endpoint {
+                role: Role::Requires,
+                interface: "postgresql_client".into(),
+                limit: None,
+            },
+        );
+        m.set_contracts(&meta);
+        let e = m
+            .relation_set(
+                rel(1),
+                LocalBag::App,
+                vec![
+                    ("database".into(), "shop".into()),
+                    ("requested-secrets".into(), "username,password".into()),
+                ],
+            )
+            .unwrap_err();
+        let ModelError::InvalidArgument(msg) = &e else {
+            panic!("{e:?}");
+        };
+        assert!(
+            msg.starts_with(
+                "relation-set on db:1: does not fit postgresql_client v0 (the requirer's \
+                 application bag): requested-secrets: is not JSON text"
+            ) && msg.ends_with("; nothing was written"),
+            "{msg}"
+        );
+        // What fits goes through; deleting a field needs no value.
+        m.relation_set(
+            rel(1),
+            LocalBag::App,
+            vec![
+                ("database".into(), "shop".into()),
+                ("requested-secrets".into(), r#"["username"]"#.into()),
+                ("entity-type".into(), "".into()),
+            ],
+        )
+        .unwrap();
+        m.commit_handler();
+        m.flush().unwrap();
+        let calls = calls.lock().unwrap();
+        let sets: Vec<_> = calls.iter().filter(|c| c.0 == "relation-set").collect();
+        assert_eq!(sets.len(), 1, "the refused write sent nothing");
+        assert_eq!(
+            sets[0].2.as_deref(),
+            Some(r#"{"database":"shop","entity-type":"","requested-secrets":"[\"username\"]"}"#)
+        );
     }
 
     #[test]

@@ -123,6 +123,12 @@ impl Model {
         Arc::make_mut(&mut self.facts).set_endpoints(endpoints);
     }
 
+    /// See [`EventFacts::set_contracts`]; tests set the facts one by one.
+    #[cfg(test)]
+    pub fn set_contracts(&mut self, metadata: &crate::charm_dir::Metadata) {
+        Arc::make_mut(&mut self.facts).set_contracts(metadata);
+    }
+
     /// See [`EventFacts::set_storage`]; tests set the facts one by one, an event
     /// builds them whole (`EventContext::model_facts`).
     #[cfg(test)]
