@@ -269,3 +269,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_interfaces_page_lists_every_description_with_its_library_and_disagreements() {
+    let page = include_str!("../../../docs/interfaces.md");
+    for d in catalog() {
+        let row = format!("| `{}` v{} |", d.interface, d.version);
+        assert!(page.contains(&row), "docs/interfaces.md: no row `{row}`");
+        assert!(page.contains(&d.source.commit), "{}: its commit", d.title());
+        let library = d.source.library.split(" (").next().unwrap_or_default();
+        assert!(
+            page.contains(library),
+            "{}: its library {library}",
+            d.title()
+        );
+        if !d.disagreements.is_empty() {
+            let item = format!("* `{}` v{}:", d.interface, d.version);
+            assert!(
+                page.contains(&item),
+                "docs/interfaces.md: no disagreements of {}",
+                d.title()
+            );
+        }
+    }
+}
