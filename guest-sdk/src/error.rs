@@ -99,6 +99,9 @@ pub enum ErrorKind {
     Status(StatusError),
     /// A call of [`workload`](crate::workload).
     Workload(WorkloadError),
+    /// A relation's bag that did not hold its interface's typed value
+    /// ([`Relation::read`](crate::model::Relation::read)).
+    Data(Box<crate::interfaces::DataError>),
     /// A message of the charm's own, from [`Error::msg`].
     Message(String),
     /// Any other error: `serde_json`'s, `std::io`'s, a parse error.
@@ -196,6 +199,7 @@ impl ErrorKind {
             ErrorKind::Stored(e) => e,
             ErrorKind::Status(e) => e,
             ErrorKind::Workload(e) => e,
+            ErrorKind::Data(e) => e.as_ref(),
             ErrorKind::Message(_) => return None,
             ErrorKind::Other(e) => e.as_ref(),
         })
@@ -223,6 +227,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Stored(e) => e.fmt(f),
             ErrorKind::Status(e) => e.fmt(f),
             ErrorKind::Workload(e) => e.fmt(f),
+            ErrorKind::Data(e) => e.fmt(f),
             ErrorKind::Message(message) => f.write_str(message),
             ErrorKind::Other(error) => {
                 write!(f, "{error}")?;
@@ -268,6 +273,9 @@ fn kind_of<E: StdError + Send + Sync + 'static>(error: E) -> ErrorKind {
     }
     if let Some(e) = take(any) {
         return ErrorKind::Workload(e);
+    }
+    if let Some(e) = take::<crate::interfaces::DataError>(any) {
+        return ErrorKind::Data(Box::new(e));
     }
     match slot {
         Some(other) => ErrorKind::Other(Box::new(other)),

@@ -219,6 +219,7 @@ mod charm;
 mod deprecated;
 mod error;
 pub mod event;
+pub mod interfaces;
 pub mod log;
 pub mod model;
 pub mod pebble;

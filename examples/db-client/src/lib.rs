@@ -2,7 +2,8 @@
 //! config `database-name` names, and goes active once the provider has
 //! answered with endpoints and a user secret it can read.
 
-use wasm_charm::model::{self, Relation};
+use wasm_charm::interfaces::postgresql_client_v0::{ProviderApp, RequirerApp};
+use wasm_charm::model::{self, Databag, Relation};
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
@@ -36,8 +37,10 @@ fn request(_event: &Event) -> Outcome {
         return Ok(None);
     };
     let config: Config = model::load_config()?;
-    if relation.local_app_data()?.get("database") != Some(&config.database_name) {
-        relation.set_local_app_data(&[("database", config.database_name.as_str())])?;
+    let wanted = RequirerApp::new(config.database_name);
+    // Only when it changed: an unchanged bag queues nothing on the other side.
+    if relation.read::<RequirerApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
+        relation.write(&wanted)?;
     }
     Ok(None)
 }
@@ -60,11 +63,13 @@ fn connection(event: &Event) -> Outcome {
 /// The provider's endpoints and the user of its secret, when it has
 /// answered; on secret-changed the secret's newest revision.
 fn connected(relation: &Relation, refresh: bool) -> Result<Option<(String, String)>, Error> {
-    let data = relation.app_data()?;
-    let (Some(endpoints), Some(uri)) = (data.get("endpoints"), data.get("secret-user")) else {
+    let Some(answer) = relation.read::<ProviderApp>(&Databag::RemoteApp)? else {
         return Ok(None);
     };
-    let secret = model::get_secret(Some(uri), None)?;
+    let (Some(endpoints), Some(uri)) = (answer.endpoints, answer.secret_user) else {
+        return Ok(None);
+    };
+    let secret = model::get_secret(Some(&uri), None)?;
     let content = if refresh {
         secret.refresh_content()?
     } else {
@@ -74,5 +79,5 @@ fn connected(relation: &Relation, refresh: bool) -> Result<Option<(String, Strin
     let password = content.get("password").cloned().unwrap_or_default();
     // What a real client would connect with; logged so a test sees a rotation.
     wasm_charm::log::info(format!("credentials {user}/{password}"));
-    Ok(Some((endpoints.clone(), user)))
+    Ok(Some((endpoints, user)))
 }

@@ -1,5 +1,5 @@
-//! A database provider of the `postgresql_client` interface (the fields of
-//! Canonical's data_interfaces library: the requirer's `database`, the
+//! A database provider of the `postgresql_client` interface, through the
+//! SDK's typed bags of it (`interfaces::postgresql_client_v0`: the requirer's `database`, the
 //! provider's `endpoints`, `database` and `secret-user`).
 //!
 //! * `cluster`: every unit writes its address into its bag of the `cluster`
@@ -14,7 +14,8 @@
 //! It runs no database, and its passwords are derived from the relation,
 //! not drawn at random: it is the other side of tests and examples.
 
-use wasm_charm::model::{self, Relation, SecretOptions, SecretOwner};
+use wasm_charm::interfaces::postgresql_client_v0::{ProviderApp, RequirerApp};
+use wasm_charm::model::{self, Databag, Relation, SecretOptions, SecretOwner};
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
@@ -106,7 +107,7 @@ fn database(_event: &Event) -> Outcome {
     let endpoints = endpoints()?;
     let mut served = 0;
     for relation in model::relations("database")? {
-        let Some(name) = relation.app_data()?.get("database").cloned() else {
+        let Some(request) = relation.read::<RequirerApp>(&Databag::RemoteApp)? else {
             continue;
         };
         let secret = user_secret(&relation)?;
@@ -121,18 +122,15 @@ fn database(_event: &Event) -> Outcome {
         } else {
             format!("secret:{uri}")
         };
-        let wanted = [
-            ("endpoints", endpoints.as_str()),
-            ("database", name.as_str()),
-            ("secret-user", uri.as_str()),
-        ];
-        let ours = relation.local_app_data()?;
-        // Only what changed: an unchanged bag queues nothing on the other side.
-        if wanted
-            .iter()
-            .any(|(k, v)| ours.get(*k).map(String::as_str) != Some(*v))
-        {
-            relation.set_local_app_data(&wanted)?;
+        let wanted = ProviderApp {
+            endpoints: Some(endpoints.clone()),
+            database: Some(request.database),
+            secret_user: Some(uri),
+            ..ProviderApp::new()
+        };
+        // Only when it changed: an unchanged bag queues nothing on the other side.
+        if relation.read::<ProviderApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
+            relation.write(&wanted)?;
         }
         served += 1;
     }

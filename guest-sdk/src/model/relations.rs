@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::ModelError;
 use crate::__bindings::wasm_charm::charm::relations as wit;
+use crate::interfaces::{BagKind, TypedBag};
 use crate::{RelationEvent, RelationRef};
 
 /// A relation databag: this unit's, this application's, a remote unit's or
@@ -305,6 +306,77 @@ impl Relation {
         changes: &[(K, V)],
     ) -> Result<(), ModelError> {
         wit::relation_set(&self.relation, wit::LocalBag::App, &owned(changes))
+    }
+}
+
+impl Relation {
+    /// A bag read as its interface's typed value
+    /// ([`interfaces`](crate::interfaces)): `None` while the bag is empty
+    /// (the other side has written nothing yet); an error naming the
+    /// relation, the bag and the field when it holds something that is not
+    /// the value.
+    ///
+    /// ```no_run
+    /// use wasm_charm::interfaces::postgresql_client_v0::ProviderApp;
+    /// use wasm_charm::model::{self, Databag};
+    ///
+    /// if let Some(db) = model::get_relation("database")? {
+    ///     if let Some(answer) = db.read::<ProviderApp>(&Databag::RemoteApp)? {
+    ///         let endpoints = answer.endpoints.unwrap_or_default();
+    ///     }
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-get")]
+    pub fn read<T: TypedBag>(&self, bag: &Databag) -> Result<Option<T>, crate::Error> {
+        let data = self.data(bag)?;
+        if data.is_empty() {
+            return Ok(None);
+        }
+        T::from_bag(&data).map(Some).map_err(|e| {
+            crate::Error::from(crate::interfaces::DataError {
+                relation: self.to_string(),
+                bag: bag_name(bag),
+                interface: format!("{} v{}", T::INTERFACE, T::VERSION),
+                field: e.field,
+                problem: e.problem,
+            })
+        })
+    }
+
+    /// Write `value` into this unit's or this application's bag (which
+    /// one, its type says): every field of the value encoded as the
+    /// interface has it, every field it leaves out deleted. The host
+    /// checks the write against the interface; kept only if the handler
+    /// returns.
+    ///
+    /// ```no_run
+    /// use wasm_charm::interfaces::postgresql_client_v0::RequirerApp;
+    ///
+    /// if let Some(db) = wasm_charm::model::get_relation("database")? {
+    ///     db.write(&RequirerApp {
+    ///         requested_secrets: Some(vec!["username".into(), "password".into()]),
+    ///         ..RequirerApp::new("shop".into())
+    ///     })?;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    #[doc(alias = "relation-set")]
+    pub fn write<T: TypedBag>(&self, value: &T) -> Result<(), ModelError> {
+        let bag = match T::BAG {
+            BagKind::App => wit::LocalBag::App,
+            BagKind::Unit => wit::LocalBag::Unit,
+        };
+        wit::relation_set(&self.relation, bag, &value.to_bag())
+    }
+}
+
+fn bag_name(bag: &Databag) -> String {
+    match bag {
+        Databag::LocalUnit => "this unit's bag".into(),
+        Databag::LocalApp => "this application's bag".into(),
+        Databag::RemoteUnit(u) => format!("{u}'s bag"),
+        Databag::RemoteApp => "the remote application's bag".into(),
     }
 }
 
