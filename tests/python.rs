@@ -80,5 +80,5 @@ fn the_python_web_k8s_pytest_suite_passes() {
 fn the_python_sdk_reaches_every_interface() {
     let (ok, text) = pytest(&["tests/guests/sdk-py/tests"]);
     assert!(ok, "{text}");
-    assert!(text.contains("6 passed"), "{text}");
+    assert!(text.contains("7 passed"), "{text}");
 }

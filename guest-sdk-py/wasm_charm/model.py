@@ -19,12 +19,13 @@ Container('web')
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from . import _wit
 from . import ports as _ports
 from . import secrets as _secrets
 from .errors import TooManyRelations, model_error
+from .interfaces import DataError
 from .network import get_binding
 from .pebble import Container, get_container
 from .secrets import Secret, SecretRotate, get_secret
@@ -163,6 +164,39 @@ class Relation:
             _wit.relations.LocalBag.APP,
             [(k, v) for k, v in changes.items()],
         )
+
+    def read(self, cls: type, unit: Optional[str] = None, local: bool = False) -> Any:
+        """A bag as ``cls``, one of :mod:`wasm_charm.interfaces`' classes:
+        the remote application's (or ``unit``'s, for a unit bag class), or
+        with ``local`` this unit's or application's. ``None`` while the bag
+        is empty (nothing written yet); ``DataError`` naming the relation,
+        the bag and the field when it holds something else."""
+        if local:
+            data = self.local_app_data() if cls.BAG == "app" else self.local_unit_data()
+            which = "this application's bag" if cls.BAG == "app" else "this unit's bag"
+        elif cls.BAG == "app":
+            data, which = self.app_data(), "the remote application's bag"
+        else:
+            if unit is None:
+                raise ValueError(f"{cls.__name__} is a unit's bag: name the unit to read")
+            data, which = self.unit_data(unit), f"{unit}'s bag"
+        if not data:
+            return None
+        try:
+            return cls.from_bag(data)
+        except DataError as e:
+            where = f"{self.name}:{self.id}, {which} ({cls.INTERFACE} v{cls.VERSION})"
+            raise DataError(where, e.field, e.problem) from None
+
+    def write(self, value: Any) -> None:
+        """``value`` (an instance of one of :mod:`wasm_charm.interfaces`'
+        classes) into this unit's or this application's bag, as its class
+        says: every field encoded, every field it leaves out deleted."""
+        changes = value.to_bag()
+        if value.BAG == "app":
+            self.set_local_app_data(changes)
+        else:
+            self.set_local_unit_data(changes)
 
 
 def relations(endpoint: str) -> list[Relation]:

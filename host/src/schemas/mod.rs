@@ -9,14 +9,14 @@
 
 pub mod check;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 pub use check::{Violation, check_bag};
 
 /// How a bag's values hold their field's value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
     /// The text itself (data_interfaces' fields).
@@ -26,7 +26,7 @@ pub enum Encoding {
 }
 
 /// One interface version.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Description {
     pub interface: String,
@@ -48,7 +48,7 @@ pub struct Description {
 }
 
 /// Where a description comes from.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub repository: String,
@@ -60,7 +60,7 @@ pub struct Source {
 }
 
 /// One side's bags.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Side {
     #[serde(default)]
@@ -71,7 +71,7 @@ pub struct Side {
 
 /// A field: its shape, whether a complete bag has it, its encoding when
 /// not the interface's.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Field {
     #[serde(rename = "type")]
@@ -87,7 +87,7 @@ pub struct Field {
 /// What a value may be: `string`, `int`, `bool`, `secret-uri`, `url`,
 /// `host-ports`, `any-object`, `any`, a named type; a list or a set of a
 /// shape; one of some strings; an int in a range.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum Shape {
     Named(String),
@@ -106,7 +106,7 @@ pub enum Shape {
     },
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Range {
     pub min: Option<i64>,
@@ -218,6 +218,20 @@ pub fn parse(text: &str) -> Result<Description, String> {
             .map_err(|t| format!("field `{name}`: unknown type `{t}`"))?;
     }
     Ok(d)
+}
+
+/// Every description as the Python SDK's `wasm_charm/_interfaces.py`
+/// holds it (a JSON text it loads): written from the descriptions, and
+/// checked against them by a test, so a field is still named once.
+pub fn python_module() -> String {
+    let all: Vec<&Description> = catalog().iter().collect();
+    // Descriptions are strings, numbers, lists and maps: they serialize.
+    let json = serde_json::to_string_pretty(&all).unwrap_or_default();
+    format!(
+        "\"\"\"The interface descriptions (`guest-sdk/interfaces/`), written by\n\
+         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`: do not edit.\"\"\"\n\n\
+         import json\n\nDESCRIPTIONS = json.loads(\n    r'''\n{json}\n'''\n)\n"
+    )
 }
 
 /// The description of the interface that metadata.yaml names `interface`.

@@ -293,3 +293,22 @@ fn the_interfaces_page_lists_every_description_with_its_library_and_disagreement
         }
     }
 }
+
+#[test]
+fn the_python_sdks_descriptions_are_written_from_these() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../guest-sdk-py/wasm_charm/_interfaces.py"
+    );
+    let want = python_module();
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    if have != want && std::env::var_os("WASM_CHARM_REGENERATE").is_some() {
+        std::fs::write(path, &want).expect("write _interfaces.py");
+        return;
+    }
+    assert!(
+        have == want,
+        "{path} is not written from guest-sdk/interfaces: run \
+         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
+    );
+}

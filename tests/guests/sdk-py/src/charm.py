@@ -16,6 +16,7 @@ from wasm_charm import (
     action,
     errors,
     export_charm,
+    interfaces,
     model,
     pebble,
     ports,
@@ -141,6 +142,27 @@ def do_machine(event: Event) -> Optional[Status]:
     return None
 
 
+def do_relations(event: Event) -> Optional[Status]:
+    ingress = model.get_relation("ingress")
+    assert ingress is not None
+    ingress.write(interfaces.ingress_v2.RequirerApp(model="dev", name="sdk-py", port=8080))
+    answer = ingress.read(interfaces.ingress_v2.ProviderApp)
+    try:
+        ingress.set_local_app_data({"port": "eighty"})
+        refused = ""
+    except errors.InvalidArgument as e:
+        refused = str(e)
+    try:
+        ingress.read(interfaces.ingress_v2.RequirerUnit, unit="traefik/0")
+        unreadable = ""
+    except interfaces.DataError as e:
+        unreadable = str(e)
+    action.set_results(
+        {"url": answer.ingress["url"] if answer else "", "refused": refused, "unreadable": unreadable}
+    )
+    return None
+
+
 def do_snapshot(event: Event) -> Optional[Status]:
     # What the instance starts from: the build's snapshot, its objects frozen
     # out of the collector's reach, the collector itself still on.
@@ -155,5 +177,6 @@ charm = (
     .observe("pebble", On.action("pebble"), do_pebble)
     .observe("machine", On.action("machine"), do_machine)
     .observe("snapshot", On.action("snapshot"), do_snapshot)
+    .observe("relations", On.action("relations"), do_relations)
 )
 export_charm(charm)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wasm_charm_testing import Charm, Event, State
+from wasm_charm_testing import Charm, Event, Relation, State
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -117,3 +117,24 @@ def test_the_snapshots_objects_are_frozen_out_of_the_collector(charm: Charm) -> 
     out = run_ok(charm, State(), "snapshot")
     assert int(out.action_results["frozen"]) > 10_000, out
     assert out.action_results["collecting"] == "True", out
+
+
+def test_typed_bags_are_written_read_and_checked(charm: Charm) -> None:
+    traefik = (
+        Relation("ingress:4", "traefik")
+        .unit("traefik/0")
+        .app_data("ingress", '{"url": "http://gw/dev-sdk-py"}')
+        .unit_data("traefik/0", "host", "gw")
+    )
+    out = run_ok(charm, State().leader(True).relation(traefik), "relations")
+    assert out.action_results["url"] == "http://gw/dev-sdk-py", out
+    assert out.action_results["refused"].startswith(
+        "invalid argument: relation-set on ingress:4: does not fit ingress v2 (the requirer's "
+        "application bag): port: is not JSON text"
+    ), out
+    assert out.action_results["unreadable"] == (
+        "ingress:4, traefik/0's bag (ingress v2): field `host`: not JSON text "
+        "(Expecting value: line 1 column 1 (char 0)): 'gw'"
+    ), out
+    bag = out.state().doc["relations"]["ingress:4"]["local-app-data"]
+    assert bag == {"model": '"dev"', "name": '"sdk-py"', "port": "8080"}, bag

@@ -1,0 +1,881 @@
+"""The interface descriptions (`guest-sdk/interfaces/`), written by
+`WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`: do not edit."""
+
+import json
+
+DESCRIPTIONS = json.loads(
+    r'''
+[
+  {
+    "interface": "postgresql_client",
+    "version": 0,
+    "encoding": "raw",
+    "source": {
+      "repository": "canonical/charmlibs",
+      "commit": "caaf7415b6e37e09c76513d98a02cdd6494556ef",
+      "path": "interfaces/postgresql_client/interface/v0/schema.py",
+      "library": "dpcharmlibs-interfaces==1.2.2"
+    },
+    "disagreements": [
+      "The schema requires `username` and `password` in the provider's bag; the libraries move them into the secret named by `secret-user` whenever both sides support secrets, so here they are optional.",
+      "The schema types `requested-secrets` as a list; on the wire it is JSON text, as the libraries write it.",
+      "The libraries keep a copy of the other side's bag in their own under `data` (JSON); the schema does not name it."
+    ],
+    "provider": {
+      "app": {
+        "data": {
+          "type": "any-object",
+          "required": false,
+          "encoding": "json",
+          "doc": "the libraries' copy of the other side's bag"
+        },
+        "database": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "the database made, which may differ from the one asked for"
+        },
+        "endpoints": {
+          "type": "host-ports",
+          "required": false,
+          "encoding": null,
+          "doc": "`host:port` of every unit, comma-separated"
+        },
+        "entity-name": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "entity-password": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "password": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "only when a side has no secrets"
+        },
+        "prefix-databases": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "read-only-endpoints": {
+          "type": "host-ports",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "read-only-uris": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-entity": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": "the secret holding `entity-name`, `entity-password`"
+        },
+        "secret-extra": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-tls": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": "the secret holding `tls`, `tls-ca`"
+        },
+        "secret-user": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": "the secret holding `username`, `password`, `uris`, `read-only-uris`"
+        },
+        "status": {
+          "type": {
+            "list": "status"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "subordinated": {
+          "type": {
+            "enum": [
+              "true"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "tls": {
+          "type": {
+            "enum": [
+              "true",
+              "false"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "tls-ca": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "uris": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "username": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "only when a side has no secrets"
+        },
+        "version": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "the database engine's version"
+        }
+      },
+      "unit": {
+        "state": {
+          "type": {
+            "enum": [
+              "ready"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": "a subordinate provider's unit is ready"
+        }
+      }
+    },
+    "requirer": {
+      "app": {
+        "data": {
+          "type": "any-object",
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "database": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": "the database asked for, or a prefix ending `*`"
+        },
+        "entity-permissions": {
+          "type": {
+            "list": "entity-permission"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "entity-type": {
+          "type": {
+            "enum": [
+              "USER",
+              "GROUP"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "external-node-connectivity": {
+          "type": {
+            "enum": [
+              "true",
+              "false"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "extra-group-roles": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "extra-user-roles": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "prefix-matching": {
+          "type": {
+            "enum": [
+              "all",
+              "only-existing"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "provided-secrets": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "requested-entity-secret": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "requested-secrets": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": "the provider's fields to send as secrets"
+        },
+        "secret-mtls": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {
+        "alias": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "data": {
+          "type": "any-object",
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "provided-secrets": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        },
+        "requested-secrets": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": ""
+        }
+      }
+    },
+    "types": {
+      "entity-permission": {
+        "privileges": {
+          "type": {
+            "list": "string"
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "resource_name": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "resource_type": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "status": {
+        "code": {
+          "type": "int",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "message": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "resolution": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      }
+    }
+  },
+  {
+    "interface": "tls-certificates",
+    "version": 1,
+    "encoding": "json",
+    "source": {
+      "repository": "canonical/charmlibs",
+      "commit": "caaf7415b6e37e09c76513d98a02cdd6494556ef",
+      "path": "interfaces/tls-certificates/interface/v1/schema.py",
+      "library": "charmlibs-interfaces-tls-certificates==1.12.0"
+    },
+    "disagreements": [
+      "In `request_errors`, the library writes the CSR under `csr`; the schema names it `certificate_signing_request`. Either is taken here."
+    ],
+    "provider": {
+      "app": {
+        "capabilities": {
+          "type": "capabilities",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "certificates": {
+          "type": {
+            "list": "certificate"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "request_errors": {
+          "type": {
+            "list": "request-error"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {}
+    },
+    "requirer": {
+      "app": {
+        "certificate_signing_requests": {
+          "type": {
+            "list": "csr"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {
+        "certificate_signing_requests": {
+          "type": {
+            "list": "csr"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      }
+    },
+    "types": {
+      "capabilities": {
+        "allowed_domains": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "provider_type": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "supports_ca_certificates": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "supports_ip_sans": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "supports_subdomain": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "supports_wildcard_dns": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "certificate": {
+        "ca": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "certificate": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "certificate_signing_request": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "chain": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "recommended_expiry_notification_time": {
+          "type": "int",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "revoked": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "csr": {
+        "ca": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "certificate_signing_request": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "provider-error": {
+        "code": {
+          "type": "int",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "endpoint": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "message": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "name": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "provider": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "reason": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "request-error": {
+        "certificate_signing_request": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "csr": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "error": {
+          "type": "provider-error",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      }
+    }
+  },
+  {
+    "interface": "ingress",
+    "version": 2,
+    "encoding": "json",
+    "source": {
+      "repository": "canonical/charmlibs",
+      "commit": "caaf7415b6e37e09c76513d98a02cdd6494556ef",
+      "path": "interfaces/ingress/interface/v2/schema.py",
+      "library": "charms.traefik_k8s.v2.ingress (LIBPATCH 21)"
+    },
+    "disagreements": [
+      "The schema puts `name` in the requirer's unit bag in its example and in the application bag in its model; the library writes it in the application bag.",
+      "`strip-prefix`, `redirect-https`, `scheme`, `ip` and the library's `healthcheck_params` are not in the schema."
+    ],
+    "provider": {
+      "app": {
+        "ingress": {
+          "type": "ingress-url",
+          "required": false,
+          "encoding": null,
+          "doc": "where the application is reached"
+        }
+      },
+      "unit": {}
+    },
+    "requirer": {
+      "app": {
+        "healthcheck_params": {
+          "type": "healthcheck",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "is_port_open": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "model": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "name": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "port": {
+          "type": {
+            "int": {
+              "min": 1,
+              "max": 65534
+            }
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "redirect-https": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "scheme": {
+          "type": {
+            "enum": [
+              "http",
+              "https",
+              "h2c"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "strip-prefix": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {
+        "host": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "ip": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      }
+    },
+    "types": {
+      "healthcheck": {
+        "hostname": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "interval": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "path": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "port": {
+          "type": "int",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "scheme": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "timeout": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "ingress-url": {
+        "url": {
+          "type": "url",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      }
+    }
+  },
+  {
+    "interface": "tracing",
+    "version": 2,
+    "encoding": "json",
+    "source": {
+      "repository": "canonical/charmlibs",
+      "commit": "caaf7415b6e37e09c76513d98a02cdd6494556ef",
+      "path": "interfaces/tracing/interface/v2/schema.py",
+      "library": "charmlibs-interfaces-tracing==1.0.0"
+    },
+    "disagreements": [],
+    "provider": {
+      "app": {
+        "receivers": {
+          "type": {
+            "list": "receiver"
+          },
+          "required": true,
+          "encoding": null,
+          "doc": "each enabled receiver and where it listens"
+        }
+      },
+      "unit": {}
+    },
+    "requirer": {
+      "app": {
+        "receivers": {
+          "type": {
+            "list": {
+              "enum": [
+                "zipkin",
+                "otlp_grpc",
+                "otlp_http",
+                "jaeger_grpc",
+                "jaeger_thrift_http"
+              ]
+            }
+          },
+          "required": true,
+          "encoding": null,
+          "doc": "the protocols the requirer will send in"
+        }
+      },
+      "unit": {}
+    },
+    "types": {
+      "protocol": {
+        "name": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "type": {
+          "type": {
+            "enum": [
+              "http",
+              "grpc"
+            ]
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "receiver": {
+        "protocol": {
+          "type": "protocol",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "url": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": "a grpc receiver's has no scheme"
+        }
+      }
+    }
+  },
+  {
+    "interface": "certificate_transfer",
+    "version": 1,
+    "encoding": "json",
+    "source": {
+      "repository": "canonical/charmlibs",
+      "commit": "caaf7415b6e37e09c76513d98a02cdd6494556ef",
+      "path": "interfaces/certificate_transfer/interface/v1/schema.py",
+      "library": "charmlibs-interfaces-certificate-transfer==1.1.0"
+    },
+    "disagreements": [
+      "The schema types `certificates` as a set; on the wire it is a JSON list, which the library sorts."
+    ],
+    "provider": {
+      "app": {
+        "certificates": {
+          "type": {
+            "set": "string"
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "version": {
+          "type": {
+            "int": {
+              "min": 1,
+              "max": 1
+            }
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {
+        "ca": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "v0 fallback"
+        },
+        "certificate": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "v0 fallback"
+        },
+        "chain": {
+          "type": {
+            "list": "string"
+          },
+          "required": false,
+          "encoding": null,
+          "doc": "v0 fallback"
+        },
+        "version": {
+          "type": {
+            "int": {
+              "min": 0,
+              "max": 0
+            }
+          },
+          "required": false,
+          "encoding": null,
+          "doc": "v0 fallback"
+        }
+      }
+    },
+    "requirer": {
+      "app": {
+        "version": {
+          "type": {
+            "int": {
+              "min": 1,
+              "max": 1
+            }
+          },
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "unit": {}
+    },
+    "types": {}
+  }
+]
+'''
+)
