@@ -14,6 +14,7 @@ mod action_api;
 mod actions;
 mod api_service;
 mod conformance;
+mod contracts;
 mod errors;
 mod fakes;
 mod faults;

@@ -1334,6 +1334,35 @@ pub fn ops_peer_charm() -> PathBuf {
     charm
 }
 
+/// The venv of the PyPI interface libraries the contract tests' ops charms
+/// use (`tests/interface-libs`), made once under `target/interface-libs`.
+pub fn interface_libs_venv() -> PathBuf {
+    let root = workspace_root();
+    let setup = root.join("tests/interface-libs/setup.sh");
+    let dir = root.join("target/interface-libs");
+    fs::create_dir_all(root.join("target")).expect("create target/");
+    let lock_path = root.join("target/interface-libs.lock");
+    let lock = fs::File::create(&lock_path)
+        .unwrap_or_else(|e| panic!("create {}: {e}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|e| panic!("lock {}: {e}", lock_path.display()));
+    let output = Command::new("bash")
+        .arg(&setup)
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", setup.display()));
+    assert!(
+        output.status.success(),
+        "`{} {}` failed ({}); it pip-installs the pinned libraries from PyPI:\n{}",
+        setup.display(),
+        dir.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr),
+    );
+    dir.join("venv")
+}
+
 /// What `pebble-calls` gets for the newer calls, whichever mode answers
 /// (`tests/pebble.rs` asks the process mode, `tests/offline_pebble.rs` the
 /// state file's).

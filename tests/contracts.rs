@@ -1,0 +1,87 @@
+//! Contract tests: a wasm charm of the repository's own, speaking an
+//! interface through the SDK's typed bags, related in the offline model to
+//! a small ops charm of the tests' own that speaks it through the pinned
+//! PyPI library (`tests/interface-libs/requirements.txt`); the exchange run
+//! to settled, each side's view checked, and no write of either side
+//! outside the interface's description.
+
+use crate::support::{copy_charm, interface_libs_venv, packed, workspace_root};
+use crate::world::Juju;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The ops charm `tests/<name>` in `dir`, the interface libraries' venv
+/// linked in.
+fn ops_charm(dir: &Path, name: &str) -> PathBuf {
+    let venv = interface_libs_venv();
+    let charm = dir.join(name);
+    copy_charm(&workspace_root().join("tests").join(name), &charm).expect("copy the ops charm");
+    std::os::unix::fs::symlink(&venv, charm.join("venv")).expect("link the venv");
+    charm
+}
+
+fn message(juju: &Juju, unit: &str) -> String {
+    let status = juju.status();
+    let app = unit.split('/').next().unwrap_or_default();
+    status["applications"][app]["units"][unit]["workload-status"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// Every hook of the model wrote only what the interfaces describe.
+fn no_violations(juju: &Juju) {
+    let reported: Vec<Value> = juju
+        .history("dev")
+        .into_iter()
+        .filter(|r| r.get("violations").is_some())
+        .collect();
+    assert!(reported.is_empty(), "{reported:#?}");
+}
+
+/// certificate_transfer v1, each side on each charm: the wasm charm sends
+/// to the library's requirer and receives from the library's provider, a
+/// change of what it sends reaches the library's side, and a removed
+/// relation is the library's `certificates_removed`.
+#[test]
+fn certificate_transfer_v1_both_ways_with_the_pypi_library() {
+    let juju = Juju::new();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ops = ops_charm(dir.path(), "ops-cert-transfer");
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&[
+        "deploy",
+        path_str(&packed("tests/guests/cert-transfer")),
+        "wasm",
+    ]);
+    juju.ok(&["deploy", path_str(&ops), "ops"]);
+    assert_eq!(message(&juju, "ops/0"), "no certificates");
+
+    // The wasm charm sends; the library's requirer emits certificate_set_updated.
+    juju.ok(&["integrate", "wasm:send-ca", "ops:receive-ca"]);
+    assert_eq!(message(&juju, "ops/0"), "received wasm-1 wasm-2");
+    let model = juju.model("dev");
+    let relation = model["relations"]
+        .as_object()
+        .and_then(|r| r.values().next())
+        .expect("the relation");
+    // The library's requirer said which version it speaks, as JSON.
+    assert_eq!(relation["app-data"]["ops"]["version"], "1", "{relation}");
+
+    // The library's provider sends; the wasm charm reads it.
+    juju.ok(&["integrate", "ops:send-ca", "wasm:receive-ca"]);
+    assert_eq!(message(&juju, "wasm/0"), "received 3 certificates");
+
+    // A change on the wasm side reaches the library's side.
+    juju.ok(&["config", "wasm", "count=3"]);
+    assert_eq!(message(&juju, "ops/0"), "received wasm-1 wasm-2 wasm-3");
+
+    // Broken: the library's certificates_removed.
+    juju.ok(&["remove-relation", "wasm:send-ca", "ops:receive-ca"]);
+    assert_eq!(message(&juju, "ops/0"), "no certificates");
+    no_violations(&juju);
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""certificate_transfer v1 through the PyPI library, both sides: what an
+ops author writes with it."""
+
+import ops
+from charmlibs.interfaces.certificate_transfer import (
+    CertificatesAvailableEvent,
+    CertificatesRemovedEvent,
+    CertificateTransferProvides,
+    CertificateTransferRequires,
+)
+
+OURS = {
+    "-----BEGIN CERTIFICATE-----\nops-1\n-----END CERTIFICATE-----",
+    "-----BEGIN CERTIFICATE-----\nops-2\n-----END CERTIFICATE-----",
+    "-----BEGIN CERTIFICATE-----\nops-3\n-----END CERTIFICATE-----",
+}
+
+
+class CertTransfer(ops.CharmBase):
+    def __init__(self, framework: ops.Framework):
+        super().__init__(framework)
+        self.sender = CertificateTransferProvides(self, "send-ca")
+        self.receiver = CertificateTransferRequires(self, "receive-ca")
+        framework.observe(self.on["send-ca"].relation_joined, self._send)
+        framework.observe(self.on["send-ca"].relation_changed, self._send)
+        framework.observe(self.receiver.on.certificate_set_updated, self._received)
+        framework.observe(self.receiver.on.certificates_removed, self._removed)
+        framework.observe(self.on.install, self._removed)
+
+    def _send(self, event: ops.RelationEvent):
+        if self.unit.is_leader():
+            self.sender.add_certificates(OURS, relation_id=event.relation.id)
+
+    def _received(self, event: CertificatesAvailableEvent):
+        got = sorted(c.split("\n")[1] for c in self.receiver.get_all_certificates())
+        self.unit.status = ops.ActiveStatus(f"received {' '.join(got)}")
+
+    def _removed(self, _event: CertificatesRemovedEvent):
+        self.unit.status = ops.WaitingStatus("no certificates")
+
+
+if __name__ == "__main__":
+    ops.main(CertTransfer)
