@@ -51,11 +51,11 @@ fn no_violations(juju: &Juju) {
 fn certificate_transfer_v1_both_ways_with_the_pypi_library() {
     let juju = Juju::new();
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let ops = ops_charm(dir.path(), "ops-cert-transfer");
+    let ops = ops_charm(dir.path(), "ops-contracts");
     juju.ok(&["add-model", "dev"]);
     juju.ok(&[
         "deploy",
-        path_str(&packed("tests/guests/cert-transfer")),
+        path_str(&packed("tests/guests/contracts")),
         "wasm",
     ]);
     juju.ok(&["deploy", path_str(&ops), "ops"]);
@@ -83,5 +83,59 @@ fn certificate_transfer_v1_both_ways_with_the_pypi_library() {
     // Broken: the library's certificates_removed.
     juju.ok(&["remove-relation", "wasm:send-ca", "ops:receive-ca"]);
     assert_eq!(message(&juju, "ops/0"), "no certificates");
+
+    tracing_v2_the_wasm_requirer_and_the_librarys_provider(&juju);
     no_violations(&juju);
+}
+
+/// tracing v2: the wasm charm asks for its protocols, the library's
+/// provider (as Tempo uses it) publishes its receivers for them, and the
+/// wasm charm reads the OTLP/HTTP one; broken, it has none.
+fn tracing_v2_the_wasm_requirer_and_the_librarys_provider(juju: &Juju) {
+    juju.ok(&["integrate", "wasm:tracing", "ops:tracing"]);
+    assert_eq!(
+        scope(juju, "wasm/0", "handler/tracing"),
+        "active: tracing to http://tempo.example:4318"
+    );
+    let model = juju.model("dev");
+    let bag = app_bag_of(&model, "tracing", "wasm");
+    // Written as the library reads it: a JSON list of protocol names.
+    assert_eq!(bag["receivers"], r#"["otlp_grpc","otlp_http"]"#, "{bag}");
+    let published = app_bag_of(&model, "tracing", "ops");
+    assert!(
+        published["receivers"]
+            .as_str()
+            .is_some_and(|r| r.contains("\"type\": \"grpc\"") || r.contains("\"type\":\"grpc\"")),
+        "{published}"
+    );
+    juju.ok(&["remove-relation", "wasm:tracing", "ops:tracing"]);
+    assert_eq!(scope(juju, "wasm/0", "handler/tracing"), "none");
+}
+
+/// One scope of a wasm charm's unit, `kind: message` (`none` when it has
+/// no status), as its built-in `show-status` action reports it.
+fn scope(juju: &Juju, unit: &str, name: &str) -> String {
+    let out = juju.ok(&["run", unit, "show-status", "--format", "json"]);
+    let v: Value = serde_json::from_str(&out).expect("run's JSON");
+    let scopes: Value = v[unit]["results"]["scopes"]
+        .as_str()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_else(|| panic!("no scopes in {v}"));
+    let current = &scopes["unit"][name]["current"];
+    match current["status"].as_str() {
+        Some(kind) => format!(
+            "{kind}: {}",
+            current["message"].as_str().unwrap_or_default()
+        ),
+        None => "none".into(),
+    }
+}
+
+/// `app`'s application bag on the relation whose interface is `interface`.
+fn app_bag_of(model: &Value, interface: &str, app: &str) -> Value {
+    model["relations"]
+        .as_object()
+        .and_then(|r| r.values().find(|r| r["interface"] == interface))
+        .map(|r| r["app-data"][app].clone())
+        .unwrap_or(Value::Null)
 }

@@ -1,10 +1,17 @@
-//! Both sides of certificate_transfer v1 through the SDK's typed bags: the
-//! leader sends `count` certificates on every `send-ca` relation; every unit
-//! shows how many certificates `receive-ca` brought, and the leader says
-//! which version it speaks when a `receive-ca` relation is made.
+//! The first-party interfaces through the SDK's typed bags, each in a
+//! handler with a scope of its own:
+//!
+//! * certificate_transfer v1, both sides: the leader sends `count`
+//!   certificates on every `send-ca` relation; `receive-ca` shows how many
+//!   certificates came, and the leader says which version it speaks when
+//!   such a relation is made;
+//! * tracing v2, the requirer: the leader asks for `otlp_http` and
+//!   `otlp_grpc`; `tracing` shows the OTLP/HTTP receiver once the provider
+//!   published it.
 
 use std::collections::BTreeSet;
 use wasm_charm::interfaces::certificate_transfer_v1::{ProviderApp, RequirerApp};
+use wasm_charm::interfaces::tracing_v2;
 use wasm_charm::model::{self, Databag};
 use wasm_charm::prelude::*;
 
@@ -19,6 +26,11 @@ fn charm() -> Charm {
             "receive",
             On::install() | On::relation("receive-ca"),
             receive,
+        )
+        .observe(
+            "tracing",
+            On::install() | On::relation("tracing") | On::leader_elected(),
+            tracing,
         )
 }
 
@@ -77,4 +89,29 @@ fn receive(event: &Event) -> Outcome {
         "received {} certificates",
         received.len()
     ))))
+}
+
+fn tracing(_event: &Event) -> Outcome {
+    let Some(relation) = model::get_relation("tracing")? else {
+        return Ok(None);
+    };
+    if model::is_leader()? {
+        let wanted = tracing_v2::RequirerApp::new(vec!["otlp_grpc".into(), "otlp_http".into()]);
+        if relation
+            .read::<tracing_v2::RequirerApp>(&Databag::LocalApp)?
+            .as_ref()
+            != Some(&wanted)
+        {
+            relation.write(&wanted)?;
+        }
+    }
+    let published = relation.read::<tracing_v2::ProviderApp>(&Databag::RemoteApp)?;
+    let http = published
+        .iter()
+        .flat_map(|p| &p.receivers)
+        .find(|r| r.protocol.name == "otlp_http");
+    Ok(Some(match http {
+        Some(r) => Status::active(format!("tracing to {}", r.url)),
+        None => Status::waiting("waiting for a tracing receiver"),
+    }))
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""certificate_transfer v1 through the PyPI library, both sides: what an
-ops author writes with it."""
+"""The PyPI interface libraries as an ops author uses them:
+certificate_transfer v1 both sides, tracing v2's provider."""
 
 import ops
 from charmlibs.interfaces.certificate_transfer import (
@@ -9,6 +9,7 @@ from charmlibs.interfaces.certificate_transfer import (
     CertificateTransferProvides,
     CertificateTransferRequires,
 )
+from charmlibs.interfaces.tracing import RequestEvent, TracingEndpointProvider
 
 OURS = {
     "-----BEGIN CERTIFICATE-----\nops-1\n-----END CERTIFICATE-----",
@@ -17,7 +18,7 @@ OURS = {
 }
 
 
-class CertTransfer(ops.CharmBase):
+class Contracts(ops.CharmBase):
     def __init__(self, framework: ops.Framework):
         super().__init__(framework)
         self.sender = CertificateTransferProvides(self, "send-ca")
@@ -27,6 +28,14 @@ class CertTransfer(ops.CharmBase):
         framework.observe(self.receiver.on.certificate_set_updated, self._received)
         framework.observe(self.receiver.on.certificates_removed, self._removed)
         framework.observe(self.on.install, self._removed)
+        self.tracing = TracingEndpointProvider(self, relation_name="tracing")
+        framework.observe(self.tracing.on.request, self._publish)
+
+    def _publish(self, event: RequestEvent):
+        if self.unit.is_leader():
+            self.tracing.publish_receivers(
+                [("otlp_http", "http://tempo.example:4318"), ("otlp_grpc", "tempo.example:4317")]
+            )
 
     def _send(self, event: ops.RelationEvent):
         if self.unit.is_leader():
@@ -41,4 +50,4 @@ class CertTransfer(ops.CharmBase):
 
 
 if __name__ == "__main__":
-    ops.main(CertTransfer)
+    ops.main(Contracts)
