@@ -139,3 +139,44 @@ fn app_bag_of(model: &Value, interface: &str, app: &str) -> Value {
         .map(|r| r["app-data"][app].clone())
         .unwrap_or(Value::Null)
 }
+
+/// postgresql_client v0: the db-client example (the wasm requirer, on the
+/// SDK's typed bags) asks the library's provider, as a database charm uses
+/// `dpcharmlibs-interfaces`, for its database; the library answers with
+/// endpoints and a user secret granted to the relation, which the wasm
+/// side reads.
+#[test]
+fn postgresql_client_v0_the_wasm_requirer_and_the_librarys_provider() {
+    let juju = Juju::new();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ops = ops_charm(dir.path(), "ops-contracts");
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&["deploy", path_str(&packed("examples/db-client")), "app"]);
+    juju.ok(&["deploy", path_str(&ops), "db"]);
+    juju.ok(&["integrate", "app:database", "db:database"]);
+    let model = juju.model("dev");
+    let answer = app_bag_of(&model, "postgresql_client", "db");
+    assert_eq!(answer["endpoints"], "10.9.0.1:5432", "{answer}");
+    assert!(
+        answer["secret-user"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("secret:")),
+        "{answer}"
+    );
+    assert_eq!(
+        message(&juju, "app/0"),
+        format!(
+            "connected to 10.9.0.1:5432 as user-{}",
+            relation_id(&model, "postgresql_client")
+        )
+    );
+    no_violations(&juju);
+}
+
+fn relation_id(model: &Value, interface: &str) -> u64 {
+    model["relations"]
+        .as_object()
+        .and_then(|r| r.values().find(|r| r["interface"] == interface))
+        .and_then(|r| r["id"].as_u64())
+        .expect("the relation")
+}

@@ -19,7 +19,8 @@ DESCRIPTIONS = json.loads(
     "disagreements": [
       "The schema requires `username` and `password` in the provider's bag; the libraries move them into the secret named by `secret-user` whenever both sides support secrets, so here they are optional.",
       "The schema types `requested-secrets` as a list; on the wire it is JSON text, as the libraries write it.",
-      "The libraries keep a copy of the other side's bag in their own under `data` (JSON); the schema does not name it."
+      "The libraries keep a copy of the other side's bag in their own under `data` (JSON); the schema does not name it.",
+      "dpcharmlibs-interfaces 1.2.2, as a provider answering a v0 request, also writes `resource` (the database's name again) and `salt`; the schema names neither."
     ],
     "provider": {
       "app": {
@@ -76,6 +77,18 @@ DESCRIPTIONS = json.loads(
           "required": false,
           "encoding": null,
           "doc": ""
+        },
+        "resource": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "dpcharmlibs-interfaces' name of `database`"
+        },
+        "salt": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "dpcharmlibs-interfaces' request salt"
         },
         "secret-entity": {
           "type": "secret-uri",

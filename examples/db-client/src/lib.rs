@@ -37,7 +37,22 @@ fn request(_event: &Event) -> Outcome {
         return Ok(None);
     };
     let config: Config = model::load_config()?;
-    let wanted = RequirerApp::new(config.database_name);
+    // As data_interfaces asks: these fields come in secrets, not the bag.
+    let wanted = RequirerApp {
+        requested_secrets: Some(
+            [
+                "username",
+                "password",
+                "tls",
+                "tls-ca",
+                "uris",
+                "read-only-uris",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        ..RequirerApp::new(config.database_name)
+    };
     // Only when it changed: an unchanged bag queues nothing on the other side.
     if relation.read::<RequirerApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
         relation.write(&wanted)?;

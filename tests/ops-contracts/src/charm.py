@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The PyPI interface libraries as an ops author uses them:
-certificate_transfer v1 both sides, tracing v2's provider."""
+certificate_transfer v1 both sides, tracing v2's provider, the database
+provider of dpcharmlibs-interfaces."""
 
 import ops
 from charmlibs.interfaces.certificate_transfer import (
@@ -10,6 +11,12 @@ from charmlibs.interfaces.certificate_transfer import (
     CertificateTransferRequires,
 )
 from charmlibs.interfaces.tracing import RequestEvent, TracingEndpointProvider
+from dpcharmlibs.interfaces import (
+    RequirerCommonModel,
+    ResourceProviderEventHandler,
+    ResourceProviderModel,
+    ResourceRequestedEvent,
+)
 
 OURS = {
     "-----BEGIN CERTIFICATE-----\nops-1\n-----END CERTIFICATE-----",
@@ -30,6 +37,21 @@ class Contracts(ops.CharmBase):
         framework.observe(self.on.install, self._removed)
         self.tracing = TracingEndpointProvider(self, relation_name="tracing")
         framework.observe(self.tracing.on.request, self._publish)
+        self.database = ResourceProviderEventHandler(self, "database", RequirerCommonModel)
+        framework.observe(self.database.on.resource_requested, self._database)
+
+    def _database(self, event: ResourceRequestedEvent):
+        self.database.set_response(
+            event.relation.id,
+            ResourceProviderModel(
+                salt=event.request.salt,
+                request_id=event.request.request_id,
+                resource=event.request.resource,
+                username=f"user-{event.relation.id}",
+                password="correct-horse",
+                endpoints="10.9.0.1:5432",
+            ),
+        )
 
     def _publish(self, event: RequestEvent):
         if self.unit.is_leader():
