@@ -197,6 +197,11 @@ fn constructor(out: &mut String, name: &str, fields: &BTreeMap<String, Field>) {
 }
 
 fn object_struct(out: &mut String, t: &str, fields: &BTreeMap<String, Field>) {
+    object_fields(out, t, fields);
+    constructor(out, &camel(t), fields);
+}
+
+fn object_fields(out: &mut String, t: &str, fields: &BTreeMap<String, Field>) {
     let _ = writeln!(
         out,
         "    /// A `{t}`, inside a JSON value.\n    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]\n    pub struct {} {{",

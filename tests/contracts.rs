@@ -180,3 +180,28 @@ fn relation_id(model: &Value, interface: &str) -> u64 {
         .and_then(|r| r["id"].as_u64())
         .expect("the relation")
 }
+
+/// postgresql_client through dpcharmlibs-interfaces 1.2.2's v1 requests:
+/// the library's requirer asks in `requests`; the db-provider example (the
+/// wasm provider, on the SDK's typed bags) answers each by its
+/// `request-id` with endpoints and a user secret, which the library reads
+/// to emit `resource_created`.
+#[test]
+fn postgresql_client_v1_the_librarys_requirer_and_the_wasm_provider() {
+    let juju = Juju::new();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ops = ops_charm(dir.path(), "ops-contracts");
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&["deploy", path_str(&packed("examples/db-provider")), "db"]);
+    juju.ok(&["deploy", path_str(&ops), "cli"]);
+    juju.ok(&["integrate", "cli:database-client", "db:database"]);
+    let model = juju.model("dev");
+    let asked = app_bag_of(&model, "postgresql_client", "cli");
+    assert_eq!(asked["version"], "v1", "{asked}");
+    let id = relation_id(&model, "postgresql_client");
+    assert_eq!(
+        message(&juju, "cli/0"),
+        format!("connected to 10.0.0.10:5432 as relation_{id}")
+    );
+    no_violations(&juju);
+}

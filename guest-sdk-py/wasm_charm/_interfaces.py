@@ -20,6 +20,7 @@ DESCRIPTIONS = json.loads(
       "The schema requires `username` and `password` in the provider's bag; the libraries move them into the secret named by `secret-user` whenever both sides support secrets, so here they are optional.",
       "The schema types `requested-secrets` as a list; on the wire it is JSON text, as the libraries write it.",
       "The libraries keep a copy of the other side's bag in their own under `data` (JSON); the schema does not name it.",
+      "The schema requires `database` of the requirer; a v1 requirer names its databases in `requests` instead, so here it is optional. The v1 requests and responses are not in the schema at all.",
       "dpcharmlibs-interfaces 1.2.2, as a provider answering a v0 request, also writes `resource` (the database's name again) and `salt`; the schema names neither."
     ],
     "provider": {
@@ -77,6 +78,14 @@ DESCRIPTIONS = json.loads(
           "required": false,
           "encoding": null,
           "doc": ""
+        },
+        "requests": {
+          "type": {
+            "list": "response"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": "v1: the answer to each request, by its `request-id`"
         },
         "resource": {
           "type": "string",
@@ -191,9 +200,9 @@ DESCRIPTIONS = json.loads(
         },
         "database": {
           "type": "string",
-          "required": true,
+          "required": false,
           "encoding": null,
-          "doc": "the database asked for, or a prefix ending `*`"
+          "doc": "v0: the database asked for, or a prefix ending `*`"
         },
         "entity-permissions": {
           "type": {
@@ -270,11 +279,30 @@ DESCRIPTIONS = json.loads(
           "encoding": "json",
           "doc": "the provider's fields to send as secrets"
         },
+        "requests": {
+          "type": {
+            "list": "request"
+          },
+          "required": false,
+          "encoding": "json",
+          "doc": "v1: each database asked for"
+        },
         "secret-mtls": {
           "type": "secret-uri",
           "required": false,
           "encoding": null,
           "doc": ""
+        },
+        "version": {
+          "type": {
+            "enum": [
+              "v0",
+              "v1"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": "`v1` for a requirer of v1's requests"
         }
       },
       "unit": {
@@ -327,6 +355,128 @@ DESCRIPTIONS = json.loads(
         "resource_type": {
           "type": "string",
           "required": true,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "request": {
+        "entity-type": {
+          "type": {
+            "enum": [
+              "USER",
+              "GROUP"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "external-node-connectivity": {
+          "type": "bool",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "extra-group-roles": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "extra-user-roles": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "prefix-matching": {
+          "type": {
+            "enum": [
+              "all",
+              "only-existing"
+            ]
+          },
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "request-id": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": "the request's id; the provider's answer carries it"
+        },
+        "resource": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": "the database asked for"
+        },
+        "salt": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        }
+      },
+      "response": {
+        "endpoints": {
+          "type": "host-ports",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "read-only-endpoints": {
+          "type": "host-ports",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "request-id": {
+          "type": "string",
+          "required": true,
+          "encoding": null,
+          "doc": ""
+        },
+        "resource": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "salt": {
+          "type": "string",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-entity": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-extra": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-tls": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "secret-user": {
+          "type": "secret-uri",
+          "required": false,
+          "encoding": null,
+          "doc": ""
+        },
+        "version": {
+          "type": "string",
+          "required": false,
           "encoding": null,
           "doc": ""
         }

@@ -51,7 +51,8 @@ fn request(_event: &Event) -> Outcome {
             .map(String::from)
             .to_vec(),
         ),
-        ..RequirerApp::new(config.database_name)
+        database: Some(config.database_name),
+        ..RequirerApp::new()
     };
     // Only when it changed: an unchanged bag queues nothing on the other side.
     if relation.read::<RequirerApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {

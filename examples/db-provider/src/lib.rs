@@ -14,7 +14,7 @@
 //! It runs no database, and its passwords are derived from the relation,
 //! not drawn at random: it is the other side of tests and examples.
 
-use wasm_charm::interfaces::postgresql_client_v0::{ProviderApp, RequirerApp};
+use wasm_charm::interfaces::postgresql_client_v0::{ProviderApp, RequirerApp, Response};
 use wasm_charm::model::{self, Databag, Relation, SecretOptions, SecretOwner};
 use wasm_charm::prelude::*;
 
@@ -122,11 +122,19 @@ fn database(_event: &Event) -> Outcome {
         } else {
             format!("secret:{uri}")
         };
-        let wanted = ProviderApp {
-            endpoints: Some(endpoints.clone()),
-            database: Some(request.database),
-            secret_user: Some(uri),
-            ..ProviderApp::new()
+        let wanted = match &request.version {
+            Some(v) if v == "v1" => answer_v1(&relation, &request, &endpoints, &uri)?,
+            _ => {
+                let Some(database) = request.database else {
+                    continue;
+                };
+                ProviderApp {
+                    endpoints: Some(endpoints.clone()),
+                    database: Some(database),
+                    secret_user: Some(uri),
+                    ..ProviderApp::new()
+                }
+            }
         };
         // Only when it changed: an unchanged bag queues nothing on the other side.
         if relation.read::<ProviderApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
@@ -138,6 +146,45 @@ fn database(_event: &Event) -> Outcome {
     Ok(Some(Status::active(format!(
         "serving {served} database{plural}"
     ))))
+}
+
+/// dpcharmlibs' v1: an answer in `requests` for each request, by its
+/// `request-id`, every one with the relation's user; and in `data` the
+/// requests answered, as they came (the library reads its requests back
+/// from there to match the answers).
+fn answer_v1(
+    relation: &Relation,
+    request: &RequirerApp,
+    endpoints: &str,
+    uri: &str,
+) -> Result<ProviderApp, Error> {
+    let asked = request.requests.clone().unwrap_or_default();
+    let raw: Vec<serde_json::Value> = relation
+        .app_data()?
+        .get("requests")
+        .and_then(|r| serde_json::from_str(r).ok())
+        .unwrap_or_default();
+    let mut answered = serde_json::Map::new();
+    let mut responses = Vec::new();
+    for (r, as_sent) in asked.iter().zip(raw) {
+        let Some(id) = r.request_id.clone() else {
+            continue;
+        };
+        answered.insert(id.clone(), as_sent);
+        responses.push(Response {
+            resource: Some(r.resource.clone()),
+            salt: r.salt.clone(),
+            endpoints: Some(endpoints.to_string()),
+            secret_user: Some(uri.to_string()),
+            ..Response::new(id)
+        });
+    }
+    Ok(ProviderApp {
+        version: Some("v1".into()),
+        requests: Some(responses),
+        data: Some(answered),
+        ..ProviderApp::new()
+    })
 }
 
 /// A new password for every relation's user.

@@ -28,7 +28,8 @@ fn database_fields_are_raw_but_for_its_json_ones() {
     let value = postgresql_client_v0::RequirerApp {
         requested_secrets: Some(vec!["username".into(), "password".into()]),
         entity_type: Some("USER".into()),
-        ..postgresql_client_v0::RequirerApp::new("shop".into())
+        database: Some("shop".into()),
+        ..postgresql_client_v0::RequirerApp::new()
     };
     let bag = applied(value.to_bag());
     assert_eq!(bag["database"], "shop");

@@ -356,7 +356,8 @@ impl Relation {
     /// if let Some(db) = wasm_charm::model::get_relation("database")? {
     ///     db.write(&RequirerApp {
     ///         requested_secrets: Some(vec!["username".into(), "password".into()]),
-    ///         ..RequirerApp::new("shop".into())
+    ///         database: Some("shop".into()),
+    ///         ..RequirerApp::new()
     ///     })?;
     /// }
     /// # Ok::<(), wasm_charm::Error>(())

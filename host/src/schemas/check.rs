@@ -255,6 +255,8 @@ impl Checker<'_> {
         for (key, field) in fields {
             let at = format!("{path}.{key}");
             match map.get(key) {
+                // The libraries write an unset optional field as null.
+                Some(Value::Null) if !field.required => {}
                 Some(x) => self.json(&at, &field.shape, x),
                 None if field.required => self.push(&at, "missing".into()),
                 None => {}

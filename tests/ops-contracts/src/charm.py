@@ -13,9 +13,11 @@ from charmlibs.interfaces.certificate_transfer import (
 from charmlibs.interfaces.tracing import RequestEvent, TracingEndpointProvider
 from dpcharmlibs.interfaces import (
     RequirerCommonModel,
+    ResourceCreatedEvent,
     ResourceProviderEventHandler,
     ResourceProviderModel,
     ResourceRequestedEvent,
+    ResourceRequirerEventHandler,
 )
 
 OURS = {
@@ -39,6 +41,19 @@ class Contracts(ops.CharmBase):
         framework.observe(self.tracing.on.request, self._publish)
         self.database = ResourceProviderEventHandler(self, "database", RequirerCommonModel)
         framework.observe(self.database.on.resource_requested, self._database)
+        self.client = ResourceRequirerEventHandler(
+            self,
+            "database-client",
+            [RequirerCommonModel(resource="shop")],
+            response_model=ResourceProviderModel,
+        )
+        framework.observe(self.client.on.resource_created, self._connected)
+
+    def _connected(self, event: ResourceCreatedEvent):
+        response = event.response
+        self.unit.status = ops.ActiveStatus(
+            f"connected to {response.endpoints} as {response.username}"
+        )
 
     def _database(self, event: ResourceRequestedEvent):
         self.database.set_response(
