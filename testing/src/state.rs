@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use wasm_charm::interfaces::TypedBag;
 
 /// What the simulated Juju and machine know before an event: the state
 /// file of `wasm-charm run`, built in code. Every method returns the
@@ -675,11 +676,97 @@ impl Relation {
         self
     }
 
+    /// The remote application's bag holding `value`, one of the SDK's typed
+    /// bags (`wasm_charm::interfaces`), encoded as its interface has it:
+    /// the other side of an interface in one line.
+    ///
+    /// ```
+    /// use wasm_charm::interfaces::ingress_v2::{IngressUrl, ProviderApp};
+    /// use wasm_charm_testing::Relation;
+    ///
+    /// let traefik = Relation::new("ingress:1", "traefik").unit("traefik/0").app_bag(&ProviderApp {
+    ///     ingress: Some(IngressUrl::new("http://gw/dev-web".into())),
+    /// });
+    /// # let _ = traefik;
+    /// ```
+    pub fn app_bag(mut self, value: &impl TypedBag) -> Relation {
+        apply(&mut self.body.app_data, value);
+        self
+    }
+
+    /// Remote unit `unit`'s bag holding `value` (see [`Relation::app_bag`]);
+    /// the unit joins if it had not.
+    pub fn unit_bag(mut self, unit: &str, value: &impl TypedBag) -> Relation {
+        self = self.unit(unit);
+        apply(
+            self.body.unit_data.entry(unit.to_string()).or_default(),
+            value,
+        );
+        self
+    }
+
     /// The UUID of the model hosting the remote application: a cross-model
     /// relation (`relation-model-get`). Default: this model's.
     pub fn remote_model_uuid(mut self, uuid: &str) -> Relation {
         self.body.model_uuid = Some(uuid.to_string());
         self
+    }
+}
+
+/// A typed bag's changes applied to a bag: an empty value deletes.
+fn apply(bag: &mut BTreeMap<String, String>, value: &impl TypedBag) {
+    for (k, v) in value.to_bag() {
+        if v.is_empty() {
+            bag.remove(&k);
+        } else {
+            bag.insert(k, v);
+        }
+    }
+}
+
+impl State {
+    /// A `postgresql_client` provider that has answered, in one line:
+    /// relation `relation` (`database:1`) from application `app` (its unit
+    /// `<app>/0`), whose bag names `database` and `endpoints` and a user
+    /// secret (granted to the relation) holding `username` and `password`,
+    /// as Canonical's data platform libraries answer.
+    ///
+    /// ```
+    /// use wasm_charm_testing::State;
+    ///
+    /// let state = State::new().database_provider("database:1", "pg", "shop", "10.0.0.1:5432", "u", "p");
+    /// # let _ = state;
+    /// ```
+    pub fn database_provider(
+        self,
+        relation: &str,
+        app: &str,
+        database: &str,
+        endpoints: &str,
+        username: &str,
+        password: &str,
+    ) -> State {
+        use wasm_charm::interfaces::postgresql_client_v0::ProviderApp;
+        let n = relation.rsplit(':').next().unwrap_or("0");
+        // An id as Juju makes them: 20 characters of base32hex, the last 0.
+        let digits: String = n.chars().filter(char::is_ascii_digit).take(18).collect();
+        let secret = format!("secret:d{digits:0>18}0");
+        let answer = ProviderApp {
+            database: Some(database.into()),
+            endpoints: Some(endpoints.into()),
+            secret_user: Some(secret.clone()),
+            ..ProviderApp::new()
+        };
+        self.secret(
+            &secret,
+            app,
+            [("username", username), ("password", password)],
+        )
+        .relation(
+            Relation::new(relation, app)
+                .unit(&format!("{app}/0"))
+                .app_bag(&answer),
+        )
     }
 }
 

@@ -32,6 +32,19 @@ fn without_a_relation_it_is_blocked_and_without_an_answer_it_waits() {
 }
 
 #[test]
+fn with_the_providers_answer_it_connects_as_the_user_of_its_secret() {
+    // The other side in one line: a provider that has answered.
+    let state =
+        State::new().database_provider("database:1", "pg", "app", "10.0.0.1:5432", "u1", "p1");
+    let out = charm().run(&state, Event::relation_changed("database"));
+    out.assert_ok();
+    assert_eq!(
+        out.scope("handler/connection"),
+        Some(Status::active("connected to 10.0.0.1:5432 as u1"))
+    );
+}
+
+#[test]
 fn in_a_model_every_unit_connects_with_the_providers_user() {
     let db = Charm::build(concat!(env!("CARGO_MANIFEST_DIR"), "/../db-provider"));
     let model = Model::new();
