@@ -522,7 +522,7 @@ DESCRIPTIONS = json.loads(
           "type": "capabilities",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "what the provider supports; each omitted field is unknown"
         },
         "certificates": {
           "type": {
@@ -530,7 +530,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "each certificate signed, with its CSR"
         },
         "request_errors": {
           "type": {
@@ -538,7 +538,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "each CSR the provider refused, and why"
         }
       },
       "unit": {}
@@ -551,7 +551,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "the CSRs to sign (the library writes them to the unit bag unless in its application mode)"
         }
       },
       "unit": {
@@ -561,7 +561,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "the CSRs to sign (the library writes them to the unit bag unless in its application mode)"
         }
       }
     },
@@ -751,25 +751,25 @@ DESCRIPTIONS = json.loads(
           "type": "healthcheck",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "the library's own"
         },
         "is_port_open": {
           "type": "bool",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "the library's own"
         },
         "model": {
           "type": "string",
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the model the application is in"
         },
         "name": {
           "type": "string",
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the application asking for ingress"
         },
         "port": {
           "type": {
@@ -780,13 +780,13 @@ DESCRIPTIONS = json.loads(
           },
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the port its units serve on"
         },
         "redirect-https": {
           "type": "bool",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "redirect http to https; left out when false"
         },
         "scheme": {
           "type": {
@@ -798,13 +798,13 @@ DESCRIPTIONS = json.loads(
           },
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "how the units are reached; left out when http"
         },
         "strip-prefix": {
           "type": "bool",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "strip the model-app prefix before forwarding; left out when false"
         }
       },
       "unit": {
@@ -812,13 +812,13 @@ DESCRIPTIONS = json.loads(
           "type": "string",
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the unit's host name (the library's default: its FQDN)"
         },
         "ip": {
           "type": "string",
           "required": false,
           "encoding": null,
-          "doc": ""
+          "doc": "the unit's address"
         }
       }
     },
@@ -866,7 +866,7 @@ DESCRIPTIONS = json.loads(
           "type": "url",
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the URL the application is reached at"
         }
       }
     }
@@ -973,7 +973,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the PEM certificates sent, sorted"
         },
         "version": {
           "type": {
@@ -984,7 +984,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the interface version this side speaks"
         }
       },
       "unit": {
@@ -1032,7 +1032,7 @@ DESCRIPTIONS = json.loads(
           },
           "required": true,
           "encoding": null,
-          "doc": ""
+          "doc": "the interface version this side speaks"
         }
       },
       "unit": {}

@@ -8,6 +8,7 @@
 //! A leaf: plain data and pure functions, no I/O.
 
 pub mod check;
+pub mod page;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

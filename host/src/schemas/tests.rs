@@ -332,3 +332,24 @@ fn the_python_sdks_descriptions_are_written_from_these() {
          `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
     );
 }
+
+#[test]
+fn each_interfaces_page_is_written_from_its_description() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/interfaces");
+    let regenerate = std::env::var_os("WASM_CHARM_REGENERATE").is_some();
+    for d in catalog() {
+        let path = format!("{dir}/{}", page::file_name(d));
+        let want = page::page(d);
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want && regenerate {
+            std::fs::create_dir_all(dir).expect("docs/interfaces");
+            std::fs::write(&path, &want).expect("write the page");
+            continue;
+        }
+        assert!(
+            have == want,
+            "{path} is not written from its description: run \
+             `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
+        );
+    }
+}
