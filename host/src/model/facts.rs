@@ -55,11 +55,13 @@ pub struct EventFacts {
     pub(super) contracts: BTreeMap<String, Contract>,
 }
 
-/// One endpoint's interface and the side this charm is of it.
-#[derive(Debug, Clone, Copy)]
+/// One endpoint's interface and the side this charm is of it; the
+/// description is read at the first write, so an event that writes none
+/// reads none.
+#[derive(Debug, Clone)]
 pub struct Contract {
     pub role: schemas::Role,
-    pub description: &'static schemas::Description,
+    pub interface: String,
 }
 
 impl EventFacts {
@@ -92,8 +94,10 @@ impl EventFacts {
                     Role::Requires => schemas::Role::Requirer,
                     Role::Peers => return None,
                 };
-                let description = schemas::for_interface(&e.interface)?;
-                Some((name.clone(), Contract { role, description }))
+                schemas::knows(&e.interface).then(|| {
+                    let interface = e.interface.clone();
+                    (name.clone(), Contract { role, interface })
+                })
             })
             .collect();
     }

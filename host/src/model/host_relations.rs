@@ -277,6 +277,9 @@ fn fits_contract(
     let Some(c) = m.facts.contracts.get(&relation.endpoint) else {
         return Ok(());
     };
+    let Some(description) = schemas::for_interface(&c.interface) else {
+        return Ok(());
+    };
     let written: std::collections::BTreeMap<String, String> = changes
         .iter()
         .filter(|(_, v)| !v.is_empty())
@@ -287,12 +290,12 @@ fn fits_contract(
     } else {
         schemas::Bag::Unit
     };
-    match schemas::check_bag(c.description, c.role, bag, &written, false).first() {
+    match schemas::check_bag(description, c.role, bag, &written, false).first() {
         None => Ok(()),
         Some(v) => Err(ModelError::InvalidArgument(format!(
             "relation-set on {}: does not fit {} (the {}'s {}): {v}; nothing was written",
             rel_arg(relation),
-            c.description.title(),
+            description.title(),
             c.role.name(),
             bag.name()
         ))),

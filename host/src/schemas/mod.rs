@@ -8,6 +8,7 @@
 //! A leaf: plain data and pure functions, no I/O.
 
 pub mod check;
+mod compiled;
 pub mod page;
 
 use serde::{Deserialize, Serialize};
@@ -169,7 +170,9 @@ impl Side {
     }
 }
 
-/// The descriptions this host knows, as written in the repository.
+/// The descriptions as written in the repository: the source of
+/// `compiled.rs`, which a test keeps written from them.
+#[cfg(test)]
 const SOURCES: &[(&str, &str)] = &[
     (
         "postgresql_client-v0.yaml",
@@ -193,14 +196,36 @@ const SOURCES: &[(&str, &str)] = &[
     ),
 ];
 
+/// `compiled.rs` as the descriptions make it: each as compact JSON, which
+/// a dispatch reads in microseconds where the YAML took milliseconds.
+#[cfg(test)]
+fn compiled_module() -> String {
+    let mut out = String::from(
+        "//! The interface descriptions (`guest-sdk/interfaces/`) as JSON, by\n\
+         //! interface: written by `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm\n\
+         //! --lib schemas`; do not edit.\n\n\
+         pub const DESCRIPTIONS: &[(&str, &str)] = &[\n",
+    );
+    for (file, text) in SOURCES {
+        let d = parse(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let json = serde_json::to_string(&d).unwrap_or_default();
+        out.push_str(&format!(
+            "    (\n        {:?},\n        r###\"{json}\"###,\n    ),\n",
+            d.interface
+        ));
+    }
+    out.push_str("];\n");
+    out
+}
+
 /// Every description, parsed once; one that does not parse is left out
 /// (the tests parse each).
 pub fn catalog() -> &'static [Description] {
     static CATALOG: OnceLock<Vec<Description>> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        SOURCES
+        compiled::DESCRIPTIONS
             .iter()
-            .filter_map(|(_, text)| parse(text).ok())
+            .filter_map(|(_, json)| serde_json::from_str(json).ok())
             .collect()
     })
 }
@@ -235,9 +260,25 @@ pub fn python_module() -> String {
     )
 }
 
-/// The description of the interface that metadata.yaml names `interface`.
+/// Whether there is a description of `interface`, without reading it.
+pub fn knows(interface: &str) -> bool {
+    compiled::DESCRIPTIONS
+        .iter()
+        .any(|(name, _)| *name == interface)
+}
+
+/// The description of the interface that metadata.yaml names `interface`:
+/// only that one read, once per process, since a dispatch needs only its
+/// charm's.
 pub fn for_interface(interface: &str) -> Option<&'static Description> {
-    catalog().iter().find(|d| d.interface == interface)
+    const N: usize = compiled::DESCRIPTIONS.len();
+    static READ: [OnceLock<Option<Description>>; N] = [const { OnceLock::new() }; N];
+    let i = compiled::DESCRIPTIONS
+        .iter()
+        .position(|(name, _)| *name == interface)?;
+    READ[i]
+        .get_or_init(|| serde_json::from_str(compiled::DESCRIPTIONS[i].1).ok())
+        .as_ref()
 }
 
 #[cfg(test)]

@@ -353,3 +353,19 @@ fn each_interfaces_page_is_written_from_its_description() {
         );
     }
 }
+
+#[test]
+fn the_compiled_descriptions_are_written_from_the_yaml() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/schemas/compiled.rs");
+    let want = compiled_module();
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    if have != want && std::env::var_os("WASM_CHARM_REGENERATE").is_some() {
+        std::fs::write(path, &want).expect("write compiled.rs");
+        return;
+    }
+    assert!(
+        have == want,
+        "{path} is not written from guest-sdk/interfaces: run \
+         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
+    );
+}
