@@ -27,119 +27,78 @@ DESCRIPTIONS = json.loads(
       "app": {
         "data": {
           "type": "any-object",
-          "required": false,
           "encoding": "json",
           "doc": "the libraries' copy of the other side's bag"
         },
         "database": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "the database made, which may differ from the one asked for"
         },
         "endpoints": {
           "type": "host-ports",
-          "required": false,
-          "encoding": null,
           "doc": "`host:port` of every unit, comma-separated"
         },
         "entity-name": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "entity-password": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "password": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "only when a side has no secrets"
         },
         "prefix-databases": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "read-only-endpoints": {
-          "type": "host-ports",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "host-ports"
         },
         "read-only-uris": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "requests": {
           "type": {
             "list": "response"
           },
-          "required": false,
           "encoding": "json",
           "doc": "v1: the answer to each request, by its `request-id`"
         },
         "resource": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "dpcharmlibs-interfaces' name of `database`"
         },
         "salt": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "dpcharmlibs-interfaces' request salt"
         },
         "secret-entity": {
           "type": "secret-uri",
-          "required": false,
-          "encoding": null,
           "doc": "the secret holding `entity-name`, `entity-password`"
         },
         "secret-extra": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "secret-tls": {
           "type": "secret-uri",
-          "required": false,
-          "encoding": null,
           "doc": "the secret holding `tls`, `tls-ca`"
         },
         "secret-user": {
           "type": "secret-uri",
-          "required": false,
-          "encoding": null,
           "doc": "the secret holding `username`, `password`, `uris`, `read-only-uris`"
         },
         "status": {
           "type": {
             "list": "status"
           },
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "subordinated": {
           "type": {
             "enum": [
               "true"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "tls": {
           "type": {
@@ -147,33 +106,20 @@ DESCRIPTIONS = json.loads(
               "true",
               "false"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "tls-ca": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "uris": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "username": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "only when a side has no secrets"
         },
         "version": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "the database engine's version"
         }
       },
@@ -184,8 +130,6 @@ DESCRIPTIONS = json.loads(
               "ready"
             ]
           },
-          "required": false,
-          "encoding": null,
           "doc": "a subordinate provider's unit is ready"
         }
       }
@@ -194,23 +138,17 @@ DESCRIPTIONS = json.loads(
       "app": {
         "data": {
           "type": "any-object",
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "database": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "v0: the database asked for, or a prefix ending `*`"
         },
         "entity-permissions": {
           "type": {
             "list": "entity-permission"
           },
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "entity-type": {
           "type": {
@@ -218,10 +156,7 @@ DESCRIPTIONS = json.loads(
               "USER",
               "GROUP"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "external-node-connectivity": {
           "type": {
@@ -229,22 +164,13 @@ DESCRIPTIONS = json.loads(
               "true",
               "false"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "extra-group-roles": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "extra-user-roles": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "prefix-matching": {
           "type": {
@@ -252,30 +178,21 @@ DESCRIPTIONS = json.loads(
               "all",
               "only-existing"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "provided-secrets": {
           "type": {
             "list": "string"
           },
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "requested-entity-secret": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "requested-secrets": {
           "type": {
             "list": "string"
           },
-          "required": false,
           "encoding": "json",
           "doc": "the provider's fields to send as secrets"
         },
@@ -283,15 +200,11 @@ DESCRIPTIONS = json.loads(
           "type": {
             "list": "request"
           },
-          "required": false,
           "encoding": "json",
           "doc": "v1: each database asked for"
         },
         "secret-mtls": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "version": {
           "type": {
@@ -300,39 +213,28 @@ DESCRIPTIONS = json.loads(
               "v1"
             ]
           },
-          "required": false,
-          "encoding": null,
           "doc": "`v1` for a requirer of v1's requests"
         }
       },
       "unit": {
         "alias": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "data": {
           "type": "any-object",
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "provided-secrets": {
           "type": {
             "list": "string"
           },
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         },
         "requested-secrets": {
           "type": {
             "list": "string"
           },
-          "required": false,
-          "encoding": "json",
-          "doc": ""
+          "encoding": "json"
         }
       }
     },
@@ -342,21 +244,15 @@ DESCRIPTIONS = json.loads(
           "type": {
             "list": "string"
           },
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "resource_name": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "resource_type": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         }
       },
       "request": {
@@ -366,28 +262,16 @@ DESCRIPTIONS = json.loads(
               "USER",
               "GROUP"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "external-node-connectivity": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         },
         "extra-group-roles": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "extra-user-roles": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "prefix-matching": {
           "type": {
@@ -395,110 +279,64 @@ DESCRIPTIONS = json.loads(
               "all",
               "only-existing"
             ]
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "request-id": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "the request's id; the provider's answer carries it"
         },
         "resource": {
           "type": "string",
           "required": true,
-          "encoding": null,
           "doc": "the database asked for"
         },
         "salt": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         }
       },
       "response": {
         "endpoints": {
-          "type": "host-ports",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "host-ports"
         },
         "read-only-endpoints": {
-          "type": "host-ports",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "host-ports"
         },
         "request-id": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "resource": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "salt": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "secret-entity": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "secret-extra": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "secret-tls": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "secret-user": {
-          "type": "secret-uri",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "secret-uri"
         },
         "version": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         }
       },
       "status": {
         "code": {
           "type": "int",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "message": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "resolution": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         }
       }
     }
@@ -520,24 +358,18 @@ DESCRIPTIONS = json.loads(
       "app": {
         "capabilities": {
           "type": "capabilities",
-          "required": false,
-          "encoding": null,
           "doc": "what the provider supports; each omitted field is unknown"
         },
         "certificates": {
           "type": {
             "list": "certificate"
           },
-          "required": false,
-          "encoding": null,
           "doc": "each certificate signed, with its CSR"
         },
         "request_errors": {
           "type": {
             "list": "request-error"
           },
-          "required": false,
-          "encoding": null,
           "doc": "each CSR the provider refused, and why"
         }
       },
@@ -549,8 +381,6 @@ DESCRIPTIONS = json.loads(
           "type": {
             "list": "csr"
           },
-          "required": false,
-          "encoding": null,
           "doc": "the CSRs to sign (the library writes them to the unit bag unless in its application mode)"
         }
       },
@@ -559,8 +389,6 @@ DESCRIPTIONS = json.loads(
           "type": {
             "list": "csr"
           },
-          "required": false,
-          "encoding": null,
           "doc": "the CSRs to sign (the library writes them to the unit bag unless in its application mode)"
         }
       }
@@ -570,152 +398,91 @@ DESCRIPTIONS = json.loads(
         "allowed_domains": {
           "type": {
             "list": "string"
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "provider_type": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "supports_ca_certificates": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         },
         "supports_ip_sans": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         },
         "supports_subdomain": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         },
         "supports_wildcard_dns": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         }
       },
       "certificate": {
         "ca": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "certificate": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "certificate_signing_request": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "chain": {
           "type": {
             "list": "string"
-          },
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          }
         },
         "recommended_expiry_notification_time": {
-          "type": "int",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "int"
         },
         "revoked": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         }
       },
       "csr": {
         "ca": {
-          "type": "bool",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "bool"
         },
         "certificate_signing_request": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         }
       },
       "provider-error": {
         "code": {
           "type": "int",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "endpoint": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "message": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "name": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "provider": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "reason": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         }
       },
       "request-error": {
         "certificate_signing_request": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "csr": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "error": {
           "type": "provider-error",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         }
       }
     }
@@ -738,8 +505,6 @@ DESCRIPTIONS = json.loads(
       "app": {
         "ingress": {
           "type": "ingress-url",
-          "required": false,
-          "encoding": null,
           "doc": "where the application is reached"
         }
       },
@@ -749,26 +514,20 @@ DESCRIPTIONS = json.loads(
       "app": {
         "healthcheck_params": {
           "type": "healthcheck",
-          "required": false,
-          "encoding": null,
           "doc": "the library's own"
         },
         "is_port_open": {
           "type": "bool",
-          "required": false,
-          "encoding": null,
           "doc": "the library's own"
         },
         "model": {
           "type": "string",
           "required": true,
-          "encoding": null,
           "doc": "the model the application is in"
         },
         "name": {
           "type": "string",
           "required": true,
-          "encoding": null,
           "doc": "the application asking for ingress"
         },
         "port": {
@@ -779,13 +538,10 @@ DESCRIPTIONS = json.loads(
             }
           },
           "required": true,
-          "encoding": null,
           "doc": "the port its units serve on"
         },
         "redirect-https": {
           "type": "bool",
-          "required": false,
-          "encoding": null,
           "doc": "redirect http to https; left out when false"
         },
         "scheme": {
@@ -796,14 +552,10 @@ DESCRIPTIONS = json.loads(
               "h2c"
             ]
           },
-          "required": false,
-          "encoding": null,
           "doc": "how the units are reached; left out when http"
         },
         "strip-prefix": {
           "type": "bool",
-          "required": false,
-          "encoding": null,
           "doc": "strip the model-app prefix before forwarding; left out when false"
         }
       },
@@ -811,13 +563,10 @@ DESCRIPTIONS = json.loads(
         "host": {
           "type": "string",
           "required": true,
-          "encoding": null,
           "doc": "the unit's host name (the library's default: its FQDN)"
         },
         "ip": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "the unit's address"
         }
       }
@@ -825,47 +574,29 @@ DESCRIPTIONS = json.loads(
     "types": {
       "healthcheck": {
         "hostname": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "interval": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "path": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "port": {
-          "type": "int",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "int"
         },
         "scheme": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         },
         "timeout": {
-          "type": "string",
-          "required": false,
-          "encoding": null,
-          "doc": ""
+          "type": "string"
         }
       },
       "ingress-url": {
         "url": {
           "type": "url",
           "required": true,
-          "encoding": null,
           "doc": "the URL the application is reached at"
         }
       }
@@ -881,7 +612,6 @@ DESCRIPTIONS = json.loads(
       "path": "interfaces/tracing/interface/v2/schema.py",
       "library": "charmlibs-interfaces-tracing==1.0.0"
     },
-    "disagreements": [],
     "provider": {
       "app": {
         "receivers": {
@@ -889,7 +619,6 @@ DESCRIPTIONS = json.loads(
             "list": "receiver"
           },
           "required": true,
-          "encoding": null,
           "doc": "each enabled receiver and where it listens"
         }
       },
@@ -910,7 +639,6 @@ DESCRIPTIONS = json.loads(
             }
           },
           "required": true,
-          "encoding": null,
           "doc": "the protocols the requirer will send in"
         }
       },
@@ -920,9 +648,7 @@ DESCRIPTIONS = json.loads(
       "protocol": {
         "name": {
           "type": "string",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "type": {
           "type": {
@@ -931,22 +657,17 @@ DESCRIPTIONS = json.loads(
               "grpc"
             ]
           },
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         }
       },
       "receiver": {
         "protocol": {
           "type": "protocol",
-          "required": true,
-          "encoding": null,
-          "doc": ""
+          "required": true
         },
         "url": {
           "type": "string",
           "required": true,
-          "encoding": null,
           "doc": "a grpc receiver's has no scheme"
         }
       }
@@ -972,7 +693,6 @@ DESCRIPTIONS = json.loads(
             "set": "string"
           },
           "required": true,
-          "encoding": null,
           "doc": "the PEM certificates sent, sorted"
         },
         "version": {
@@ -983,29 +703,22 @@ DESCRIPTIONS = json.loads(
             }
           },
           "required": true,
-          "encoding": null,
           "doc": "the interface version this side speaks"
         }
       },
       "unit": {
         "ca": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "v0 fallback"
         },
         "certificate": {
           "type": "string",
-          "required": false,
-          "encoding": null,
           "doc": "v0 fallback"
         },
         "chain": {
           "type": {
             "list": "string"
           },
-          "required": false,
-          "encoding": null,
           "doc": "v0 fallback"
         },
         "version": {
@@ -1015,8 +728,6 @@ DESCRIPTIONS = json.loads(
               "max": 0
             }
           },
-          "required": false,
-          "encoding": null,
           "doc": "v0 fallback"
         }
       }
@@ -1031,7 +742,6 @@ DESCRIPTIONS = json.loads(
             }
           },
           "required": true,
-          "encoding": null,
           "doc": "the interface version this side speaks"
         }
       },

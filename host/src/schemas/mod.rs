@@ -9,7 +9,9 @@
 
 pub mod check;
 mod compiled;
+#[cfg(test)]
 pub mod page;
+mod shape_serde;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -38,7 +40,7 @@ pub struct Description {
     pub source: Source,
     /// Where the library's wire and its schema disagree, and what is
     /// done here.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disagreements: Vec<String>,
     #[serde(default)]
     pub provider: Side,
@@ -78,34 +80,27 @@ pub struct Side {
 pub struct Field {
     #[serde(rename = "type")]
     pub shape: Shape,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<Encoding>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub doc: String,
 }
 
 /// What a value may be: `string`, `int`, `bool`, `secret-uri`, `url`,
 /// `host-ports`, `any-object`, `any`, a named type; a list or a set of a
-/// shape; one of some strings; an int in a range.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(untagged)]
+/// shape (`{list: …}`, `{set: …}`); one of some strings (`{enum: […]}`); an
+/// int in a range (`{int: {min, max}}`). Read and written by hand
+/// (`shape_serde`): serde's untagged enums cost the dispatch binary more
+/// than every other part of the descriptions.
+#[derive(Debug, Clone)]
 pub enum Shape {
     Named(String),
-    List {
-        list: Box<Shape>,
-    },
-    Set {
-        set: Box<Shape>,
-    },
-    OneOf {
-        #[serde(rename = "enum")]
-        values: Vec<String>,
-    },
-    Int {
-        int: Range,
-    },
+    List { list: Box<Shape> },
+    Set { set: Box<Shape> },
+    OneOf { values: Vec<String> },
+    Int { int: Range },
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -206,8 +201,17 @@ fn compiled_module() -> String {
          //! --lib schemas`; do not edit.\n\n\
          pub const DESCRIPTIONS: &[(&str, &str)] = &[\n",
     );
-    for (file, text) in SOURCES {
-        let d = parse(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    for mut d in yaml_catalog() {
+        // What a dispatch needs: the fields, not their words.
+        d.disagreements.clear();
+        for side in [&mut d.provider, &mut d.requirer] {
+            for f in side.app.values_mut().chain(side.unit.values_mut()) {
+                f.doc.clear();
+            }
+        }
+        for f in d.types.values_mut().flat_map(|t| t.values_mut()) {
+            f.doc.clear();
+        }
         let json = serde_json::to_string(&d).unwrap_or_default();
         out.push_str(&format!(
             "    (\n        {:?},\n        r###\"{json}\"###,\n    ),\n",
@@ -216,6 +220,15 @@ fn compiled_module() -> String {
     }
     out.push_str("];\n");
     out
+}
+
+/// Every description as written, docs and all (the generators' source).
+#[cfg(test)]
+pub fn yaml_catalog() -> Vec<Description> {
+    SOURCES
+        .iter()
+        .map(|(file, text)| parse(text).unwrap_or_else(|e| panic!("{file}: {e}")))
+        .collect()
 }
 
 /// Every description, parsed once; one that does not parse is left out
@@ -249,8 +262,9 @@ pub fn parse(text: &str) -> Result<Description, String> {
 /// Every description as the Python SDK's `wasm_charm/_interfaces.py`
 /// holds it (a JSON text it loads): written from the descriptions, and
 /// checked against them by a test, so a field is still named once.
+#[cfg(test)]
 pub fn python_module() -> String {
-    let all: Vec<&Description> = catalog().iter().collect();
+    let all = yaml_catalog();
     // Descriptions are strings, numbers, lists and maps: they serialize.
     let json = serde_json::to_string_pretty(&all).unwrap_or_default();
     format!(
