@@ -3,7 +3,7 @@
 //! model's own command (Juju's time passes by itself; here a command says
 //! how much), which runs what falls due on the way.
 
-use super::{Done, Failure, Model, Parsed, key_values, print_formatted, usage};
+use super::{Done, Failure, Model, Parsed, print_formatted, usage};
 use crate::world::timers;
 
 /// `juju model-config` (all, `--format json` as Juju prints it), `KEY`
@@ -12,20 +12,7 @@ pub(super) fn model_config(m: &mut Model, p: &Parsed) -> Done {
     if p.has(&["--file"]) {
         return usage("--file: the offline model takes model config as key=value");
     }
-    let reset: Vec<String> = p
-        .values(&["--reset"])
-        .iter()
-        .flat_map(|r| r.split(',').map(str::to_string).collect::<Vec<_>>())
-        .filter(|k| !k.is_empty())
-        .collect();
-    let sets: Vec<String> = p
-        .positional
-        .iter()
-        .filter(|w| w.contains('='))
-        .cloned()
-        .collect();
-    if !sets.is_empty() || !reset.is_empty() {
-        let values = key_values(&sets, "model-config")?;
+    if let Some((values, reset)) = super::config::changes(p, &p.positional, "model-config")? {
         return Ok(m.set_model_config(values, reset)?);
     }
     let set = m.world.model_config.get(timers::UPDATE_STATUS);

@@ -40,21 +40,36 @@ pub(super) fn config_file(
         .collect())
 }
 
-/// `juju config APP` (all, `--format json` as Juju prints it), `APP key`
-/// (one value), `APP k=v …` (set), `APP --reset k,…`.
-pub(super) fn config(m: &mut Model, p: &Parsed) -> Done {
-    let Some((app, rest)) = p.positional.split_first() else {
-        return usage("no application name specified");
-    };
+/// The `k=v` words among `words` and the keys of `--reset k,…`, as
+/// `config` and `model-config` take them; `None` when there are neither
+/// (the command reads instead).
+pub(super) type Changes = (Vec<(String, String)>, Vec<String>);
+
+pub(super) fn changes(
+    p: &Parsed,
+    words: &[String],
+    tool: &str,
+) -> Result<Option<Changes>, Failure> {
     let reset: Vec<String> = p
         .values(&["--reset"])
         .iter()
         .flat_map(|r| r.split(',').map(str::to_string).collect::<Vec<_>>())
         .filter(|k| !k.is_empty())
         .collect();
-    let sets: Vec<String> = rest.iter().filter(|w| w.contains('=')).cloned().collect();
-    if !sets.is_empty() || !reset.is_empty() {
-        let values = key_values(&sets, "config")?;
+    let sets: Vec<String> = words.iter().filter(|w| w.contains('=')).cloned().collect();
+    if sets.is_empty() && reset.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((key_values(&sets, tool)?, reset)))
+}
+
+/// `juju config APP` (all, `--format json` as Juju prints it), `APP key`
+/// (one value), `APP k=v …` (set), `APP --reset k,…`.
+pub(super) fn config(m: &mut Model, p: &Parsed) -> Done {
+    let Some((app, rest)) = p.positional.split_first() else {
+        return usage("no application name specified");
+    };
+    if let Some((values, reset)) = changes(p, rest, "config")? {
         return Ok(m.set_config(app, values, reset)?);
     }
     let charm = m.charm(app)?;

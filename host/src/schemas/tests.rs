@@ -314,58 +314,44 @@ fn the_interfaces_page_lists_every_description_with_its_library_and_disagreement
     }
 }
 
+/// A file the descriptions write: it must hold `want`; with
+/// `WASM_CHARM_REGENERATE` set, it is written instead.
+fn written_from_the_descriptions(path: &str, want: &str) {
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    if have != want && std::env::var_os("WASM_CHARM_REGENERATE").is_some() {
+        if let Some(dir) = std::path::Path::new(path).parent() {
+            std::fs::create_dir_all(dir).expect("the file's directory");
+        }
+        std::fs::write(path, want).unwrap_or_else(|e| panic!("write {path}: {e}"));
+        return;
+    }
+    assert!(
+        have == want,
+        "{path} is not written from guest-sdk/interfaces: run \
+         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
+    );
+}
+
 #[test]
 fn the_python_sdks_descriptions_are_written_from_these() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../guest-sdk-py/wasm_charm/_interfaces.py"
     );
-    let want = python_module();
-    let have = std::fs::read_to_string(path).unwrap_or_default();
-    if have != want && std::env::var_os("WASM_CHARM_REGENERATE").is_some() {
-        std::fs::write(path, &want).expect("write _interfaces.py");
-        return;
-    }
-    assert!(
-        have == want,
-        "{path} is not written from guest-sdk/interfaces: run \
-         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
-    );
+    written_from_the_descriptions(path, &python_module());
 }
 
 #[test]
 fn each_interfaces_page_is_written_from_its_description() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/interfaces");
-    let regenerate = std::env::var_os("WASM_CHARM_REGENERATE").is_some();
     for d in &yaml_catalog() {
         let path = format!("{dir}/{}", page::file_name(d));
-        let want = page::page(d);
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        if have != want && regenerate {
-            std::fs::create_dir_all(dir).expect("docs/interfaces");
-            std::fs::write(&path, &want).expect("write the page");
-            continue;
-        }
-        assert!(
-            have == want,
-            "{path} is not written from its description: run \
-             `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
-        );
+        written_from_the_descriptions(&path, &page::page(d));
     }
 }
 
 #[test]
 fn the_compiled_descriptions_are_written_from_the_yaml() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/schemas/compiled.rs");
-    let want = compiled_module();
-    let have = std::fs::read_to_string(path).unwrap_or_default();
-    if have != want && std::env::var_os("WASM_CHARM_REGENERATE").is_some() {
-        std::fs::write(path, &want).expect("write compiled.rs");
-        return;
-    }
-    assert!(
-        have == want,
-        "{path} is not written from guest-sdk/interfaces: run \
-         `WASM_CHARM_REGENERATE=1 cargo test -p wasm-charm --lib schemas`"
-    );
+    written_from_the_descriptions(path, &compiled_module());
 }
