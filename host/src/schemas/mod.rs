@@ -9,6 +9,7 @@
 
 pub mod check;
 mod compiled;
+mod from_json;
 #[cfg(test)]
 pub mod page;
 mod shape_serde;
@@ -238,7 +239,7 @@ pub fn catalog() -> &'static [Description] {
     CATALOG.get_or_init(|| {
         compiled::DESCRIPTIONS
             .iter()
-            .filter_map(|(_, json)| serde_json::from_str(json).ok())
+            .filter_map(|(_, json)| from_json::description(json).ok())
             .collect()
     })
 }
@@ -291,7 +292,7 @@ pub fn for_interface(interface: &str) -> Option<&'static Description> {
         .iter()
         .position(|(name, _)| *name == interface)?;
     READ[i]
-        .get_or_init(|| serde_json::from_str(compiled::DESCRIPTIONS[i].1).ok())
+        .get_or_init(|| from_json::description(compiled::DESCRIPTIONS[i].1).ok())
         .as_ref()
 }
 

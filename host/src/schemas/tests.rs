@@ -355,3 +355,43 @@ fn the_compiled_descriptions_are_written_from_the_yaml() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/schemas/compiled.rs");
     written_from_the_descriptions(path, &compiled_module());
 }
+
+#[test]
+fn the_dispatchs_own_reader_gives_each_description_as_its_yaml_does() {
+    for d in yaml_catalog() {
+        // With every word kept, so each field of the types is read.
+        let full = serde_json::to_string(&d).unwrap();
+        let read = from_json::description(&full).unwrap_or_else(|e| panic!("{}: {e}", d.title()));
+        assert_eq!(
+            serde_json::to_value(&read).unwrap(),
+            serde_json::to_value(&d).unwrap(),
+            "{}",
+            d.title()
+        );
+        let compiled = for_interface(&d.interface).unwrap();
+        assert_eq!(
+            compiled.side(Role::Provider).app.len(),
+            d.provider.app.len()
+        );
+        assert_eq!(compiled.types.len(), d.types.len());
+    }
+    let bad = |text: &str| from_json::description(text).unwrap_err();
+    assert_eq!(bad("[]"), "the description: not a map");
+    assert!(bad("{\"interface\": \"x\"}").starts_with("no `"));
+    let with = |shape: &str| {
+        format!(
+            "{{\"interface\":\"x\",\"version\":0,\"encoding\":\"raw\",\
+             \"source\":{{\"repository\":\"r\",\"commit\":\"c\",\"path\":\"p\",\"library\":\"l\"}},\
+             \"provider\":{{\"app\":{{\"a\":{{\"type\":{shape}}}}}}}}}"
+        )
+    };
+    assert!(from_json::description(&with("{\"list\":{\"int\":{\"min\":1}}}")).is_ok());
+    assert_eq!(
+        bad(&with("{\"tuple\":\"string\"}")),
+        "provider.app.a: `tuple` is not list, set, enum or int"
+    );
+    assert_eq!(
+        bad(&with("{\"list\":\"string\",\"set\":\"string\"}")),
+        "provider.app.a: a type is a name or a map of one key"
+    );
+}
