@@ -170,6 +170,26 @@ fn postgresql_client_v0_the_wasm_requirer_and_the_librarys_provider() {
             relation_id(&model, "postgresql_client")
         )
     );
+    let log = juju.ok(&["debug-log", "--replay", "--include", "app/0"]);
+    assert!(log.contains("database created: credentials user-"), "{log}");
+    // A change: the provider moves; the library's `endpoints_changed`.
+    juju.ok(&["config", "db", "db-endpoints=10.9.0.2:5432"]);
+    let moved = app_bag_of(&juju.model("dev"), "postgresql_client", "db");
+    assert_eq!(moved["endpoints"], "10.9.0.2:5432", "{moved}");
+    assert_eq!(moved["secret-user"], answer["secret-user"], "{moved}");
+    assert!(
+        message(&juju, "app/0").starts_with("connected to 10.9.0.2:5432 as user-"),
+        "{}: {moved}",
+        message(&juju, "app/0")
+    );
+    let log = juju.ok(&["debug-log", "--replay", "--include", "app/0"]);
+    assert!(
+        log.contains("endpoints changed: credentials user-"),
+        "{log}"
+    );
+    // Broken: the requirer's scope says what it needs again.
+    juju.ok(&["remove-relation", "app:database", "db:database"]);
+    assert_eq!(message(&juju, "app/0"), "needs a database relation");
     no_violations(&juju);
 }
 

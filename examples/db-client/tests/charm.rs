@@ -27,7 +27,7 @@ fn without_a_relation_it_is_blocked_and_without_an_answer_it_waits() {
     );
     assert_eq!(
         out.scope("handler/connection"),
-        Some(Status::waiting("waiting for database credentials"))
+        Some(Status::waiting("waiting for database app on database:1"))
     );
 }
 
@@ -41,6 +41,52 @@ fn with_the_providers_answer_it_connects_as_the_user_of_its_secret() {
     assert_eq!(
         out.scope("handler/connection"),
         Some(Status::active("connected to 10.0.0.1:5432 as u1"))
+    );
+}
+
+/// The library's events, told apart by what the unit saw last: the first
+/// answer is `database_created`, a new endpoint `endpoints_changed`, the
+/// same answer again no event; the waiting scope is gone from the first.
+#[test]
+fn the_librarys_events_come_once_each_and_the_waiting_scope_clears_itself() {
+    let waiting = Status::waiting("waiting for database app on database:1");
+    let answered = State::new()
+        .scope("handler/connection", waiting)
+        .database_provider("database:1", "pg", "app", "10.0.0.1:5432", "u1", "p1");
+    let first = charm().run(&answered, Event::relation_changed("database"));
+    first.assert_ok();
+    assert!(
+        first.logged("database created: credentials u1/p1"),
+        "{:?}",
+        first.logs()
+    );
+    assert_eq!(
+        first.scope("handler/connection"),
+        Some(Status::active("connected to 10.0.0.1:5432 as u1"))
+    );
+    // The same answer once more: the library emits nothing.
+    let again = charm().run(&first.state(), Event::relation_changed("database"));
+    assert!(
+        again.logged("credentials read: credentials u1/p1"),
+        "{:?}",
+        again.logs()
+    );
+    // The provider moved: its new endpoints, kept by the unit's store.
+    let kept = first
+        .stored("wasm-charm.database.database.1")
+        .expect("kept");
+    let moved = State::new()
+        .stored_text("wasm-charm.database.database.1", kept)
+        .database_provider("database:1", "pg", "app", "10.0.0.2:5432", "u1", "p1");
+    let changed = charm().run(&moved, Event::relation_changed("database"));
+    assert!(
+        changed.logged("endpoints changed: credentials u1/p1"),
+        "{:?}",
+        changed.logs()
+    );
+    assert_eq!(
+        changed.scope("handler/connection"),
+        Some(Status::active("connected to 10.0.0.2:5432 as u1"))
     );
 }
 

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod codec;
+pub mod database;
 
 pub use codec::{BagKind, FieldError, Role, TypedBag};
 

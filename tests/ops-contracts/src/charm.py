@@ -41,6 +41,7 @@ class Contracts(ops.CharmBase):
         framework.observe(self.tracing.on.request, self._publish)
         self.database = ResourceProviderEventHandler(self, "database", RequirerCommonModel)
         framework.observe(self.database.on.resource_requested, self._database)
+        framework.observe(self.on.config_changed, self._moved)
         self.client = ResourceRequirerEventHandler(
             self,
             "database-client",
@@ -64,9 +65,21 @@ class Contracts(ops.CharmBase):
                 resource=event.request.resource,
                 username=f"user-{event.relation.id}",
                 password="correct-horse",
-                endpoints="10.9.0.1:5432",
+                endpoints=self.config["db-endpoints"],
             ),
         )
+
+    def _moved(self, _event: ops.ConfigChangedEvent):
+        # As data_interfaces' `set_endpoints` did: only the endpoints of a
+        # relation already answered (1.2.2's `set_response` makes a new
+        # salt and drops the user secret's URI when called again outside
+        # the request's event).
+        if not self.unit.is_leader():
+            return
+        for relation in self.model.relations["database"]:
+            bag = relation.data[self.app]
+            if bag.get("endpoints") and bag["endpoints"] != self.config["db-endpoints"]:
+                bag["endpoints"] = self.config["db-endpoints"]
 
     def _publish(self, event: RequestEvent):
         if self.unit.is_leader():
