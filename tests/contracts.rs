@@ -147,11 +147,23 @@ fn app_bag_of(model: &Value, interface: &str, app: &str) -> Value {
 /// side reads.
 #[test]
 fn postgresql_client_v0_the_wasm_requirer_and_the_librarys_provider() {
+    postgresql_client_v0_requirer("examples/db-client");
+}
+
+/// The same exchange with the Python SDK's requirer (`examples/db-client-py`).
+#[test]
+fn postgresql_client_v0_the_python_requirer_and_the_librarys_provider() {
+    postgresql_client_v0_requirer("examples/db-client-py");
+}
+
+/// Join, the answer and its secret, a change of the provider's endpoints,
+/// and the relation removed, seen by the requirer `project`.
+fn postgresql_client_v0_requirer(project: &str) {
     let juju = Juju::new();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let ops = ops_charm(dir.path(), "ops-contracts");
     juju.ok(&["add-model", "dev"]);
-    juju.ok(&["deploy", path_str(&packed("examples/db-client")), "app"]);
+    juju.ok(&["deploy", path_str(&packed(project)), "app"]);
     juju.ok(&["deploy", path_str(&ops), "db"]);
     juju.ok(&["integrate", "app:database", "db:database"]);
     let model = juju.model("dev");

@@ -52,6 +52,17 @@ class Relation:
         self._bag("local-unit-data")[key] = value
         return self
 
+    def app_bag(self, value: Any) -> Relation:
+        """The remote application's bag holding ``value``, one of the SDK's
+        typed bags (``wasm_charm.interfaces``), in its interface's encoding.
+
+        >>> from wasm_charm.interfaces import ingress_v2
+        >>> Relation("ingress:1", "traefik").app_bag(ingress_v2.ProviderApp(ingress={"url": "http://x/"})).body
+        {'app': 'traefik', 'app-data': {'ingress': '{"url":"http://x/"}'}}
+        """
+        self._bag("app-data").update({k: v for k, v in value.to_bag().items() if v})
+        return self
+
 
 class State:
     """What holds before the event. Every method returns a changed copy, so a
@@ -91,6 +102,37 @@ class State:
         new = self._copy()
         new.doc.setdefault("relations", {})[relation.id] = copy.deepcopy(relation.body)
         return new
+
+    def secret(self, id: str, owner: str, content: dict[str, str]) -> State:  # noqa: A002
+        """A secret by id: ``owner`` is ``application`` or ``unit`` for the
+        charm's own, else the application that shared it; one revision."""
+        state, secrets = self._at("secrets")
+        secrets[id] = {"owner": owner, "revisions": [{"revision": 1, "content": dict(content)}]}
+        return state
+
+    def database_provider(
+        self, relation: str, app: str, database: str, endpoints: str, username: str, password: str
+    ) -> State:
+        """The other side of ``postgresql_client`` in one line: a provider
+        (``app``, one unit) that answered with ``database``, ``endpoints``
+        and a user secret holding ``username`` and ``password``, as the
+        data platform's libraries answer.
+
+        >>> s = State().database_provider("database:1", "pg", "app", "10.0.0.1:5432", "u", "p")
+        >>> sorted(s.get("relations")["database:1"]["app-data"])
+        ['database', 'endpoints', 'secret-user']
+        """
+        from wasm_charm.interfaces import postgresql_client_v0
+
+        number = "".join(c for c in relation.rsplit(":", 1)[-1] if c.isdigit())[:18]
+        # An id as Juju makes them: 20 characters of base32hex, the last 0.
+        secret = f"secret:d{number:0>18}0"
+        answer = postgresql_client_v0.ProviderApp(
+            database=database, endpoints=endpoints, secret_user=secret
+        )
+        return self.secret(secret, app, {"username": username, "password": password}).relation(
+            Relation(relation, app).unit(f"{app}/0").app_bag(answer)
+        )
 
     def stored(self, key: str, value: Any) -> State:
         """A stored value as the SDK keeps it (JSON)."""

@@ -52,7 +52,7 @@ macro_rules! embedded {
 /// The SDK's modules, under `wasm_charm/`.
 const SDK: &[(&str, &str)] = embedded!("guest-sdk-py/wasm_charm":
     "__init__.py", "_interfaces.py", "_wit.py", "_yaml.py", "action.py", "charm.py", "errors.py",
-    "event.py", "interfaces.py", "log.py", "model.py", "network.py", "pebble.py", "ports.py", "probe.py", "secrets.py",
+    "database.py", "event.py", "interfaces.py", "log.py", "model.py", "network.py", "pebble.py", "ports.py", "probe.py", "secrets.py",
     "status.py", "storage.py", "stored.py", "workload.py",
 );
 /// The WIT package; the world is `charm` in world.wit.

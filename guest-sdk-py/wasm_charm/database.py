@@ -1,0 +1,230 @@
+"""The requirer's side of a database, as the data platform's
+``data_interfaces`` library (``DatabaseRequires``) behaves, on the
+``postgresql_client`` v0 bags: the leader asks for a database, the provider
+answers with endpoints and a user secret, and the library's events reach the
+charm as a :class:`DatabaseEvent` (``CREATED`` for ``database_created``,
+``ENDPOINTS_CHANGED``, ``READ_ONLY_ENDPOINTS_CHANGED``, or ``UNCHANGED``).
+
+"Waiting for the database" is the handler's own scope: shown while the
+relation has no answer, and cleared by the provider's answer.
+
+>>> from wasm_charm import Charm, Status
+>>> def connected(event):
+...     return Status.active(f"connected to {event.credentials.endpoints}")
+>>> charm = DatabaseRequirer.from_config("database", "database-name").observe(
+...     Charm(), "connection", connected)
+>>> [h.name for h in charm.handlers]
+['connection-request', 'connection']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Callable, Optional
+
+from . import model, stored
+from .charm import Charm, On
+from .event import Event, SecretEvent
+from .interfaces import postgresql_client_v0 as v0
+from .secrets import Secret
+from .status import Status
+
+# The fields data_interfaces asks to receive in secrets, not in the bag.
+REQUESTED_SECRETS = ["username", "password", "tls", "tls-ca", "uris", "read-only-uris"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Credentials:
+    """What the provider answered: endpoints and the user to connect as."""
+
+    endpoints: str
+    username: str
+    password: str
+    database: str
+    read_only_endpoints: Optional[str] = None
+    uris: Optional[str] = None
+    tls_ca: Optional[str] = None
+
+
+class Kind(enum.Enum):
+    """Which of the library's events."""
+
+    CREATED = "database_created"
+    ENDPOINTS_CHANGED = "endpoints_changed"
+    READ_ONLY_ENDPOINTS_CHANGED = "read_only_endpoints_changed"
+    UNCHANGED = "unchanged"
+
+
+@dataclasses.dataclass(frozen=True)
+class DatabaseEvent:
+    """One of the library's events, with the credentials as they are now."""
+
+    kind: Kind
+    credentials: Credentials
+
+    @staticmethod
+    def between(before: Optional[Credentials], now: Credentials) -> DatabaseEvent:
+        """The event the library emits going from ``before`` (``None``:
+        nothing answered yet) to ``now``.
+
+        >>> one = Credentials("a:1", "u", "p", "db")
+        >>> DatabaseEvent.between(None, one).kind
+        <Kind.CREATED: 'database_created'>
+        >>> DatabaseEvent.between(one, dataclasses.replace(one, endpoints="b:1")).kind
+        <Kind.ENDPOINTS_CHANGED: 'endpoints_changed'>
+        >>> DatabaseEvent.between(one, one).kind
+        <Kind.UNCHANGED: 'unchanged'>
+        """
+        if before is None:
+            kind = Kind.CREATED
+        elif before.endpoints != now.endpoints:
+            kind = Kind.ENDPOINTS_CHANGED
+        elif before.read_only_endpoints != now.read_only_endpoints:
+            kind = Kind.READ_ONLY_ENDPOINTS_CHANGED
+        else:
+            kind = Kind.UNCHANGED
+        return DatabaseEvent(kind, now)
+
+
+class DatabaseRequirer:
+    """One database a charm needs over one ``postgresql_client`` endpoint."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        database: Optional[str] = None,
+        *,
+        option: Optional[str] = None,
+        extra_user_roles: Optional[str] = None,
+    ) -> None:
+        if (database is None) == (option is None):
+            raise ValueError("wasm_charm: name the database, or the config option naming it")
+        self.endpoint = endpoint
+        self._database = database
+        self._option = option
+        self.extra_user_roles = extra_user_roles
+
+    @classmethod
+    def from_config(cls, endpoint: str, option: str) -> DatabaseRequirer:
+        """The database config option ``option`` names, asked again when it
+        changes; without a value, nothing is asked."""
+        return cls(endpoint, option=option)
+
+    def database(self) -> Optional[str]:
+        """The database's name now."""
+        if self._database is not None:
+            return self._database
+        value = model.config().get(self._option or "")
+        return value if isinstance(value, str) else None
+
+    def request(self, database: str) -> v0.RequirerApp:
+        """What the leader writes to its application's bag.
+
+        >>> DatabaseRequirer("db", "shop").request("shop").to_bag()["database"]
+        'shop'
+        """
+        return v0.RequirerApp(
+            database=database,
+            extra_user_roles=self.extra_user_roles,
+            requested_secrets=list(REQUESTED_SECRETS),
+        )
+
+    def observe(
+        self, charm: Charm, name: str, on_event: Callable[[DatabaseEvent], Optional[Status]]
+    ) -> Charm:
+        """Add the handlers ``<name>-request`` (the leader's request, written
+        when it differs from the bag's) and ``<name>`` (its scope blocked
+        without the relation, waiting until the provider answered, then
+        what ``on_event`` returns)."""
+        asks = (
+            On.relation(self.endpoint)
+            | On.leader_elected()
+            | On.config_changed()
+            | On.install()
+            | On.upgrade_charm()
+        )
+        reads = (
+            On.relation(self.endpoint)
+            | On.install()
+            | On.secret()
+            | On.upgrade_charm()
+            | On.update_status()
+        )
+        return charm.observe(f"{name}-request", asks, self._write_request).observe(
+            name, reads, lambda event: self._connection(event, on_event)
+        )
+
+    def credentials(self) -> Optional[Credentials]:
+        """The provider's answer now; ``None`` before it answered."""
+        relation = model.get_relation(self.endpoint)
+        database = self.database()
+        if relation is None or database is None:
+            return None
+        return self._read(relation, database, refresh=False)
+
+    def _write_request(self, _event: Event) -> Optional[Status]:
+        relation = model.get_relation(self.endpoint)
+        database = self.database()
+        if not model.is_leader() or relation is None or database is None:
+            return None
+        wanted = self.request(database)
+        if relation.read(v0.RequirerApp, local=True) != wanted:
+            relation.write(wanted)
+        return None
+
+    def _connection(
+        self, event: Event, on_event: Callable[[DatabaseEvent], Optional[Status]]
+    ) -> Optional[Status]:
+        relation = model.get_relation(self.endpoint)
+        if relation is None:
+            return Status.blocked(f"needs a {self.endpoint} relation")
+        database = self.database()
+        if database is None:
+            return Status.blocked(f"set config option {self._option}: it names the database")
+        now = self._read(relation, database, refresh=isinstance(event.context, SecretEvent))
+        if now is None:
+            return Status.waiting(
+                f"waiting for database {database} on {self.endpoint}:{relation.id}"
+            )
+        # Kept in the unit's store, as the Rust SDK keeps it: a failed hook
+        # keeps nothing, so the retry sees the event again.
+        key = f"wasm-charm.database.{self.endpoint}.{relation.id}"
+        kept = stored.get(key)
+        before = Credentials(**kept) if isinstance(kept, dict) else None
+        if before != now:
+            stored.set(key, dataclasses.asdict(now))
+        return on_event(DatabaseEvent.between(before, now))
+
+    def _read(self, relation: model.Relation, database: str, refresh: bool) -> Optional[Credentials]:
+        answer = relation.read(v0.ProviderApp)
+        if answer is None or not answer.endpoints:
+            return None
+        if answer.secret_user:
+            content = Secret(answer.secret_user).get_content(refresh=refresh)
+            username, password, uris = (
+                content.get("username"),
+                content.get("password"),
+                content.get("uris"),
+            )
+            tls_ca = (
+                Secret(answer.secret_tls).get_content().get("tls-ca") if answer.secret_tls else None
+            )
+        else:
+            username, password, uris, tls_ca = (
+                answer.username,
+                answer.password,
+                answer.uris,
+                answer.tls_ca,
+            )
+        if not username or not password:
+            return None
+        return Credentials(
+            endpoints=answer.endpoints,
+            username=username,
+            password=password,
+            database=answer.database or database,
+            read_only_endpoints=answer.read_only_endpoints,
+            uris=uris,
+            tls_ca=tls_ca,
+        )
