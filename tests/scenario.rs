@@ -12,7 +12,8 @@ use support::{packed, workspace_root};
 /// the scenario files name them.
 fn charms() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    let examples = ["gateway", "backup", "api-service", "web-k8s"].map(|n| format!("examples/{n}"));
+    let examples = ["gateway", "backup", "api-service", "web-k8s", "db-client"]
+        .map(|n| format!("examples/{n}"));
     for source in examples
         .iter()
         .map(String::as_str)
@@ -53,6 +54,7 @@ fn the_examples_scenarios_pass() {
         scenario("juju-rules-k8s.yaml"),
         scenario("model-requests.yaml"),
         scenario("pebble-rules.yaml"),
+        scenario("db-client.yaml"),
     ];
     let mut args: Vec<&Path> = vec![Path::new("--charms"), charms.path()];
     args.extend(files.iter().map(PathBuf::as_path));
@@ -65,7 +67,7 @@ fn the_examples_scenarios_pass() {
         );
     }
     assert!(
-        stdout.contains("8 scenarios: 8 passed, 0 failed, 0 bad"),
+        stdout.contains("9 scenarios: 9 passed, 0 failed, 0 bad"),
         "{stdout}"
     );
 }

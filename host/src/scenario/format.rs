@@ -61,7 +61,7 @@ pub struct Expect {
     pub counts: Vec<(&'static str, Vec<(String, u64)>)>,
 }
 
-const TOP: &[&str] = &["charm", "state", "steps"];
+const TOP: &[&str] = &["charm", "state", "fixtures", "steps"];
 const STEP: &[&str] = &[
     "event",
     "config",
@@ -170,10 +170,17 @@ pub fn parse(path: &Path, doc: Value) -> Bad<Scenario> {
             )));
         }
     };
-    let state = match top.get("state") {
+    let raw_state = match top.get("fixtures") {
+        None => top.get("state").cloned(),
+        Some(f) => Some(
+            super::fixtures::apply(f, top.get("state").cloned())
+                .map_err(|e| BadFile(format!("{file}: {e}")))?,
+        ),
+    };
+    let state = match raw_state {
         None | Some(Value::Null) => None,
         Some(v) => Some(
-            serde_json::from_value::<StateFile>(v.clone())
+            serde_json::from_value::<StateFile>(v)
                 .map_err(|e| BadFile(format!("{file}: `state`: {e}")))?,
         ),
     };

@@ -5,6 +5,7 @@
 //! (`model`).
 
 pub mod diff;
+mod fixtures;
 pub mod format;
 pub mod model;
 pub mod run;
