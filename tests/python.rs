@@ -80,7 +80,7 @@ fn the_python_web_k8s_pytest_suite_passes() {
 fn the_python_database_requirers_pytest_suite_passes() {
     let (ok, text) = pytest(&["examples/db-client-py/tests"]);
     assert!(ok, "{text}");
-    assert!(text.contains("2 passed"), "{text}");
+    assert!(text.contains("3 passed"), "{text}");
 }
 
 #[test]

@@ -137,20 +137,10 @@ class DatabaseRequirer:
         when it differs from the bag's) and ``<name>`` (its scope blocked
         without the relation, waiting until the provider answered, then
         what ``on_event`` returns)."""
-        asks = (
-            On.relation(self.endpoint)
-            | On.leader_elected()
-            | On.config_changed()
-            | On.install()
-            | On.upgrade_charm()
-        )
-        reads = (
-            On.relation(self.endpoint)
-            | On.install()
-            | On.secret()
-            | On.upgrade_charm()
-            | On.update_status()
-        )
+        # Both handlers run when the relation or the charm changes.
+        both = On.relation(self.endpoint) | On.install() | On.upgrade_charm()
+        asks = both | On.leader_elected() | On.config_changed()
+        reads = both | On.secret() | On.update_status()
         return charm.observe(f"{name}-request", asks, self._write_request).observe(
             name, reads, lambda event: self._connection(event, on_event)
         )
@@ -208,7 +198,9 @@ class DatabaseRequirer:
                 content.get("uris"),
             )
             tls_ca = (
-                Secret(answer.secret_tls).get_content().get("tls-ca") if answer.secret_tls else None
+                Secret(answer.secret_tls).get_content(refresh=refresh).get("tls-ca")
+                if answer.secret_tls
+                else None
             )
         else:
             username, password, uris, tls_ca = (

@@ -62,6 +62,14 @@ class Event:
         """The check of a ``pebble-check-failed`` or ``-recovered`` event."""
         return self._with("check", name)
 
+    def secret(self, id: str) -> Event:  # noqa: A002 - the flag's name
+        """The secret of a secret event (``secret:...``).
+
+        >>> Event.secret_changed().secret("secret:d0000000000000000010").to_json({})
+        {'name': 'secret-changed', 'secret-id': 'secret:d0000000000000000010'}
+        """
+        return self._with("secret-id", id)
+
     def param(self, key: str, value: Any) -> Event:
         """An action's parameter, checked against actions.yaml."""
         return self._with_pair("params", key, value)
@@ -108,6 +116,11 @@ class Event:
     @staticmethod
     def leader_elected() -> Event:
         return Event("leader-elected")
+
+    @staticmethod
+    def secret_changed() -> Event:
+        """A secret this unit reads has a new revision (name it with ``secret``)."""
+        return Event("secret-changed")
 
     # An entity's events.
     @staticmethod

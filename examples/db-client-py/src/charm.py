@@ -20,7 +20,9 @@ WHAT = {
 def connected(event: DatabaseEvent) -> Optional[Status]:
     c = event.credentials
     # What a real client would connect with; logged so a test sees the event.
-    log.info(f"{WHAT[event.kind]}: credentials {c.username}/{c.password}")
+    log.info(
+        f"{WHAT[event.kind]}: credentials {c.username}/{c.password}, CA {c.tls_ca or 'none'}"
+    )
     return Status.active(f"connected to {c.endpoints} as {c.username}")
 
 

@@ -46,3 +46,25 @@ def test_the_librarys_events_come_once_each(charm: Charm) -> None:
     assert changed.scope("handler/connection") == Status.active(
         "connected to 10.0.0.2:5432 as u1"
     )
+
+
+def test_a_rotated_ca_is_read_at_its_newest_revision(charm: Charm) -> None:
+    ca = "secret:d0000000000000000ca0"
+    base = State().database_provider("database:1", "pg", "app", "10.0.0.1:5432", "u1", "p1")
+    secrets = dict(base.get("secrets"))
+    secrets[ca] = {
+        "owner": "pg",
+        "tracking": 1,
+        "revisions": [
+            {"revision": 1, "content": {"tls-ca": "old-ca"}},
+            {"revision": 2, "content": {"tls-ca": "new-ca"}},
+        ],
+    }
+    relations = dict(base.get("relations"))
+    relations["database:1"]["app-data"].update({"tls": "true", "secret-tls": ca})
+    state = base.section("secrets", secrets).section("relations", relations)
+    read = charm.run(state, Event.relation_changed("database"))
+    assert read.logged("CA old-ca"), read.logs
+    rotated = charm.run(state, Event.secret_changed().secret(ca))
+    rotated.assert_ok()
+    assert rotated.logged("CA new-ca"), rotated.logs

@@ -28,7 +28,12 @@ fn connected(event: &DatabaseEvent) -> Outcome {
         DatabaseEvent::Unchanged(_) => "credentials read",
     };
     // What a real client would connect with; logged so a test sees a rotation.
-    wasm_charm::log::info(format!("{what}: credentials {}/{}", c.username, c.password));
+    wasm_charm::log::info(format!(
+        "{what}: credentials {}/{}, CA {}",
+        c.username,
+        c.password,
+        c.tls_ca.as_deref().unwrap_or("none")
+    ));
     Ok(Some(Status::active(format!(
         "connected to {} as {}",
         c.endpoints, c.username

@@ -90,6 +90,32 @@ fn the_librarys_events_come_once_each_and_the_waiting_scope_clears_itself() {
     );
 }
 
+/// The provider's CA comes in a second granted secret; a secret-changed
+/// reads its newest revision, as it does the user's.
+#[test]
+fn a_rotated_ca_is_read_at_its_newest_revision() {
+    let ca = "secret:d0000000000000000ca0";
+    let state = State::new()
+        .database_provider("database:1", "pg", "app", "10.0.0.1:5432", "u1", "p1")
+        .section_yaml(
+            "secrets",
+            &format!(
+                "{ca}: {{owner: pg, tracking: 1, revisions: [\
+                 {{revision: 1, content: {{tls-ca: old-ca}}}}, \
+                 {{revision: 2, content: {{tls-ca: new-ca}}}}]}}\n"
+            ),
+        )
+        .section_yaml(
+            "relations",
+            &format!("database:1: {{app-data: {{tls: 'true', secret-tls: '{ca}'}}}}\n"),
+        );
+    let read = charm().run(&state, Event::relation_changed("database"));
+    assert!(read.logged("CA old-ca"), "{:?}", read.logs());
+    let rotated = charm().run(&state, Event::secret_changed().secret(ca));
+    rotated.assert_ok();
+    assert!(rotated.logged("CA new-ca"), "{:?}", rotated.logs());
+}
+
 #[test]
 fn in_a_model_every_unit_connects_with_the_providers_user() {
     let db = Charm::build(concat!(env!("CARGO_MANIFEST_DIR"), "/../db-provider"));

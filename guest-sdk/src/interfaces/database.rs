@@ -215,24 +215,15 @@ impl DatabaseRequirer {
         F: Fn(&DatabaseEvent) -> Outcome + 'static,
     {
         let requester = self.clone();
-        let on = On::relation(self.endpoint.clone())
-            | On::leader_elected()
-            | On::config_changed()
-            | On::install()
-            | On::upgrade_charm();
+        // Both handlers run when the relation or the charm changes.
+        let both = On::relation(self.endpoint.clone()) | On::install() | On::upgrade_charm();
+        let asks = both.clone() | On::leader_elected() | On::config_changed();
+        let reads = both | On::secret() | On::update_status();
         charm
-            .observe(&format!("{name}-request"), on, move |_| {
+            .observe(&format!("{name}-request"), asks, move |_| {
                 requester.write_request()
             })
-            .observe(
-                name,
-                On::relation(self.endpoint.clone())
-                    | On::install()
-                    | On::secret()
-                    | On::upgrade_charm()
-                    | On::update_status(),
-                move |event| self.connection(event, &on_event),
-            )
+            .observe(name, reads, move |event| self.connection(event, &on_event))
     }
 
     /// The provider's answer now, `None` before it answered; other
@@ -314,18 +305,20 @@ impl DatabaseRequirer {
         let Some(endpoints) = answer.endpoints else {
             return Ok(None);
         };
+        // Each granted secret read alike: its newest revision on a secret event.
+        let content_of = |uri: &str| {
+            let secret = model::get_secret(Some(uri), None)?;
+            if refresh {
+                secret.refresh_content()
+            } else {
+                secret.get_content()
+            }
+        };
         let (username, password, uris, tls_ca) = match &answer.secret_user {
             Some(uri) => {
-                let secret = model::get_secret(Some(uri), None)?;
-                let mut content = if refresh {
-                    secret.refresh_content()?
-                } else {
-                    secret.get_content()?
-                };
+                let mut content = content_of(uri)?;
                 let tls_ca = match &answer.secret_tls {
-                    Some(tls) => model::get_secret(Some(tls), None)?
-                        .get_content()?
-                        .remove("tls-ca"),
+                    Some(tls) => content_of(tls)?.remove("tls-ca"),
                     None => None,
                 };
                 (

@@ -97,12 +97,7 @@ fn one(at: &str, f: &Map<String, Value>, state: &mut Map<String, Value>) -> Resu
         Some(Value::Array(u)) => u.clone(),
         Some(_) => return Err(format!("{at}.units: a list of unit names is expected")),
     };
-    let relations = state
-        .entry("relations")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(relations) = relations else {
-        return Err("`state.relations`: a map is expected".into());
-    };
+    let relations = section(state, "relations")?;
     if relations.contains_key(relation) {
         return Err(format!("{at}: relation {relation} is in `state` already"));
     }
@@ -113,6 +108,20 @@ fn one(at: &str, f: &Map<String, Value>, state: &mut Map<String, Value>) -> Resu
     Ok(())
 }
 
+/// The state's section `name`, made empty when absent.
+fn section<'a>(
+    state: &'a mut Map<String, Value>,
+    name: &str,
+) -> Result<&'a mut Map<String, Value>, String> {
+    match state
+        .entry(name)
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
+        Value::Object(m) => Ok(m),
+        _ => Err(format!("`state.{name}`: a map is expected")),
+    }
+}
+
 /// The fixture's `app-data`, each value in its field's encoding.
 fn app_data(
     at: &str,
@@ -120,12 +129,9 @@ fn app_data(
     role: Role,
     data: Option<&Value>,
 ) -> Result<BTreeMap<String, String>, String> {
-    let encoding_of = |key: &str| {
-        d.side(role)
-            .app
-            .get(key)
-            .and_then(|field| field.encoding)
-            .unwrap_or(d.encoding)
+    let encoding_of = |key: &str| match d.side(role).app.get(key) {
+        Some(field) => d.encoding_of(field),
+        None => d.encoding,
     };
     let mut bag = BTreeMap::new();
     if let Some(data) = data {
@@ -161,6 +167,9 @@ fn shared_secrets(
     state: &mut Map<String, Value>,
     bag: &mut BTreeMap<String, String>,
 ) -> Result<(), String> {
+    let Some(wanted) = wanted else {
+        return Ok(());
+    };
     let number: String = relation
         .rsplit(':')
         .next()
@@ -169,43 +178,36 @@ fn shared_secrets(
         .filter(char::is_ascii_digit)
         .take(17)
         .collect();
-    let secrets = state
-        .entry("secrets")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(secrets) = secrets else {
-        return Err("`state.secrets`: a map is expected".into());
+    let secrets = section(state, "secrets")?;
+    let Value::Object(wanted) = wanted else {
+        return Err(format!(
+            "{at}.secrets: a map of field to content is expected"
+        ));
     };
-    if let Some(wanted) = wanted {
-        let Value::Object(wanted) = wanted else {
+    for (n, (key, content)) in wanted.iter().enumerate() {
+        let is_uri = matches!(
+            d.side(role).app.get(key).map(|field| &field.shape),
+            Some(Shape::Named(s)) if s == "secret-uri"
+        );
+        if !is_uri {
             return Err(format!(
-                "{at}.secrets: a map of field to content is expected"
+                "{at}.secrets.{key}: not a secret-URI field of the {}'s application bag of {}",
+                role.name(),
+                d.title()
+            ));
+        }
+        let Value::Object(content) = content else {
+            return Err(format!(
+                "{at}.secrets.{key}: a map of key to text is expected"
             ));
         };
-        for (n, (key, content)) in wanted.iter().enumerate() {
-            let is_uri = matches!(
-                d.side(role).app.get(key).map(|field| &field.shape),
-                Some(Shape::Named(s)) if s == "secret-uri"
-            );
-            if !is_uri {
-                return Err(format!(
-                    "{at}.secrets.{key}: not a secret-URI field of the {}'s application bag of {}",
-                    role.name(),
-                    d.title()
-                ));
-            }
-            let Value::Object(content) = content else {
-                return Err(format!(
-                    "{at}.secrets.{key}: a map of key to text is expected"
-                ));
-            };
-            // An id as Juju makes them: 20 characters of base32hex.
-            let id = format!("secret:d{number:0>17}{n:0>2}");
-            secrets.insert(
-                id.clone(),
-                json!({"owner": app, "revisions": [{"revision": 1, "content": content}]}),
-            );
-            bag.insert(key.clone(), id);
-        }
+        // An id as Juju makes them: 20 characters of base32hex.
+        let id = format!("secret:d{number:0>17}{n:0>2}");
+        secrets.insert(
+            id.clone(),
+            json!({"owner": app, "revisions": [{"revision": 1, "content": content}]}),
+        );
+        bag.insert(key.clone(), id);
     }
     Ok(())
 }

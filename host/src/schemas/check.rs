@@ -155,7 +155,7 @@ impl Checker<'_> {
     }
 
     fn value(&mut self, key: &str, field: &Field, text: &str) {
-        match field.encoding.unwrap_or(self.d.encoding) {
+        match self.d.encoding_of(field) {
             Encoding::Json => match serde_json::from_str::<Value>(text) {
                 Ok(v) => self.json(key, &field.shape, &v),
                 Err(e) => self.push(key, format!("is not JSON text ({e}): {}", shown_text(text))),

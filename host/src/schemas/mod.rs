@@ -151,6 +151,12 @@ impl Description {
         }
     }
 
+    /// How `field`'s values are held: its own encoding, else the
+    /// interface's.
+    pub fn encoding_of(&self, field: &Field) -> Encoding {
+        field.encoding.unwrap_or(self.encoding)
+    }
+
     /// `postgresql_client v0`.
     pub fn title(&self) -> String {
         format!("{} v{}", self.interface, self.version)

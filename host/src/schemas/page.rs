@@ -77,7 +77,7 @@ fn table(out: &mut String, d: &Description, fields: &BTreeMap<String, Field>, to
         let required = if f.required { "yes" } else { "" };
         let doc = f.doc.replace('|', "\\|");
         if top {
-            let encoding = match f.encoding.unwrap_or(d.encoding) {
+            let encoding = match d.encoding_of(f) {
                 Encoding::Raw => "raw",
                 Encoding::Json => "JSON",
             };

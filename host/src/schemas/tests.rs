@@ -241,7 +241,7 @@ fn example(d: &Description, shape: &Shape) -> Value {
 
 fn encoded(d: &Description, f: &Field) -> String {
     let v = example(d, &f.shape);
-    match (f.encoding.unwrap_or(d.encoding), &v) {
+    match (d.encoding_of(f), &v) {
         (Encoding::Raw, Value::String(s)) => s.clone(),
         _ => v.to_string(),
     }
