@@ -3,16 +3,25 @@
 //! answered with endpoints and a user secret it can read. The SDK's
 //! `DatabaseRequirer` does the exchange as `data_interfaces` does; the
 //! charm only says what to do with the credentials.
+//!
+//! Over `certificates` (optional), the SDK's `TlsRequirer` asks for a
+//! certificate for each unit, its key made in the sandbox and kept in the
+//! unit's secret, and renews it before it expires.
 
 use wasm_charm::interfaces::database::{DatabaseEvent, DatabaseRequirer};
+use wasm_charm::interfaces::tls::{CertificateEvent, TlsRequirer, x509};
 use wasm_charm::prelude::*;
 
 fn charm() -> Charm {
-    DatabaseRequirer::from_config("database", "database-name").observe(
+    let charm = DatabaseRequirer::from_config("database", "database-name").observe(
         Charm::new(),
         "connection",
         connected,
-    )
+    );
+    TlsRequirer::new("certificates", "db-client")
+        .sans(["db-client.local"])
+        .optional()
+        .observe(charm, "certificate", certified)
 }
 
 wasm_charm::export_charm!(charm);
@@ -37,5 +46,22 @@ fn connected(event: &DatabaseEvent) -> Outcome {
     Ok(Some(Status::active(format!(
         "connected to {} as {}",
         c.endpoints, c.username
+    ))))
+}
+
+/// Active with the certificate's end; the library's event is logged, so
+/// a test sees a renewal.
+fn certified(event: &CertificateEvent) -> Outcome {
+    let issued = event.issued();
+    let (_, until) = x509::validity(&issued.certificate)?;
+    let what = match event {
+        CertificateEvent::Available(_) => "certificate available",
+        CertificateEvent::Renewing(_) => "certificate renewing",
+        CertificateEvent::Unchanged(_) => "certificate held",
+    };
+    wasm_charm::log::info(format!("{what}: valid until {}", x509::rfc3339(until)));
+    Ok(Some(Status::active(format!(
+        "TLS certificate valid until {}",
+        x509::rfc3339(until)
     ))))
 }

@@ -25,6 +25,8 @@
 
 pub mod codec;
 pub mod database;
+#[cfg(feature = "tls-certificates")]
+pub mod tls;
 
 pub use codec::{BagKind, FieldError, Role, TypedBag};
 
