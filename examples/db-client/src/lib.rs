@@ -54,14 +54,14 @@ fn connected(event: &DatabaseEvent) -> Outcome {
 fn certified(event: &CertificateEvent) -> Outcome {
     let issued = event.issued();
     let (_, until) = x509::validity(&issued.certificate)?;
+    let until = x509::rfc3339(until)?;
     let what = match event {
         CertificateEvent::Available(_) => "certificate available",
         CertificateEvent::Renewing(_) => "certificate renewing",
         CertificateEvent::Unchanged(_) => "certificate held",
     };
-    wasm_charm::log::info(format!("{what}: valid until {}", x509::rfc3339(until)));
+    wasm_charm::log::info(format!("{what}: valid until {until}"));
     Ok(Some(Status::active(format!(
-        "TLS certificate valid until {}",
-        x509::rfc3339(until)
+        "TLS certificate valid until {until}"
     ))))
 }

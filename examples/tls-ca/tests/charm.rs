@@ -3,7 +3,15 @@
 //! its own sandbox; the CA signs each CSR once, and the certificates are
 //! renewed when the model's clock reaches nine tenths of their validity.
 
-use wasm_charm_testing::{Charm, Model, Status};
+use wasm_charm_testing::{Charm, Model, ModelState, Status};
+
+/// How many times `unit` logged a certificate's arrival.
+fn arrivals(now: &ModelState, unit: &str) -> usize {
+    now.log(unit)
+        .iter()
+        .filter(|l| l.contains("certificate available"))
+        .count()
+}
 
 fn csrs(model: &Model) -> Vec<String> {
     let now = model.read();
@@ -51,13 +59,7 @@ fn each_unit_gets_its_own_certificate_and_renews_it_before_it_expires() {
             bag["certificate_signing_requests"].contains("BEGIN CERTIFICATE REQUEST"),
             "{bag:?}"
         );
-        assert!(
-            now.log(unit)
-                .iter()
-                .any(|l| l.contains("certificate available")),
-            "{:?}",
-            now.log(unit)
-        );
+        assert!(arrivals(&now, unit) >= 1, "{:?}", now.log(unit));
     }
     let first = csrs(&model);
     assert_eq!(first.len(), 2, "{first:?}");
@@ -73,11 +75,7 @@ fn each_unit_gets_its_own_certificate_and_renews_it_before_it_expires() {
     );
     let now = model.read();
     for unit in ["client/0", "client/1"] {
-        let available = now
-            .log(unit)
-            .iter()
-            .filter(|l| l.contains("certificate available"))
-            .count();
+        let available = arrivals(&now, unit);
         // At least once more. The CA dates what it signs by the sandbox's
         // wall clock, which is the machine's, not the model's advanced
         // one: a renewed certificate looks due again at once, so renewal
@@ -91,4 +89,50 @@ fn each_unit_gets_its_own_certificate_and_renews_it_before_it_expires() {
             now.events(unit)
         );
     }
+}
+
+/// A CSR for a CA, and one that does not parse, are refused in the bag
+/// with the library's error (the hook does not fail), and the refusals
+/// are the only answer.
+#[test]
+fn a_ca_request_and_a_bad_csr_are_refused_in_the_bag_not_by_failing() {
+    use wasm_charm_testing::{Event, Relation, State};
+    let csrs = r#"[{"certificate_signing_request": "not a CSR", "ca": false},
+                   {"certificate_signing_request": "a CA, please", "ca": true}]"#;
+    let state = State::new().unit("ca/0").relation(
+        Relation::new("certificates:1", "client")
+            .unit("client/0")
+            .unit_data("client/0", "certificate_signing_requests", csrs),
+    );
+    let out = Charm::build(env!("CARGO_MANIFEST_DIR")).run(
+        &state,
+        Event::relation_changed("certificates").remote_unit("client/0"),
+    );
+    out.assert_ok();
+    let bag = out
+        .relation("certificates:1")
+        .expect("the relation")
+        .local_app;
+    let errors: Vec<serde_json::Value> =
+        serde_json::from_str(bag.get("request_errors").expect("request_errors")).expect("JSON");
+    let by_csr = |csr: &str| {
+        errors
+            .iter()
+            .find(|e| e["csr"] == csr)
+            .unwrap_or_else(|| panic!("no error for {csr:?}: {errors:?}"))
+    };
+    assert_eq!(by_csr("a CA, please")["error"]["code"], 999);
+    assert_eq!(
+        by_csr("a CA, please")["error"]["message"],
+        "this CA signs no CA certificates"
+    );
+    let bad = by_csr("not a CSR")["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(bad.starts_with("tls-certificates: reading a CSR"), "{bad}");
+    assert_eq!(bag.get("certificates").map(String::as_str), Some("[]"));
+    assert_eq!(
+        out.scope("handler/certificates"),
+        Some(Status::active("0 certificates on 1 relations"))
+    );
 }

@@ -29,7 +29,7 @@ use super::tls_certificates_v1::{
 };
 use crate::charm::{Charm, On};
 use crate::event::{Event, EventKind};
-use crate::model::{self, Databag, ModelError, Relation, SecretOptions, SecretOwner};
+use crate::model::{self, Databag, ModelError, Relation, Secret, SecretOptions, SecretOwner};
 use crate::{Error, Outcome, Status, stored};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -161,27 +161,34 @@ impl TlsRequirer {
         let Some(relation) = model::get_relation(&self.endpoint)? else {
             return Ok(None);
         };
-        let Some((key, _)) = self.secret_content()? else {
-            return Ok(None);
-        };
-        let mut last: Option<Issued> = stored::get(&self.stored_key(&relation))?;
-        if let Some(i) = &mut last {
-            i.private_key = key;
+        match self.own_secret()? {
+            Some(own) => self.last_issued(&relation, &own.key),
+            None => Ok(None),
         }
-        Ok(last)
+    }
+
+    /// The certificate last delivered on `relation` (kept in the unit's
+    /// stored data), with the unit's key.
+    fn last_issued(&self, relation: &Relation, key: &str) -> Result<Option<Issued>, Error> {
+        let last: Option<Issued> = stored::get(&self.stored_key(relation))?;
+        Ok(last.map(|i| Issued {
+            private_key: key.to_string(),
+            ..i
+        }))
     }
 
     fn stored_key(&self, relation: &Relation) -> String {
         format!("wasm-charm.tls.{}.{}", self.endpoint, relation.id())
     }
 
-    /// The key and CSR in the unit's secret, `None` before it was made.
-    fn secret_content(&self) -> Result<Option<(String, String)>, Error> {
+    /// The unit's secret with the key and CSR it holds, `None` before it
+    /// was made; the handle is kept so that no call reads it twice.
+    fn own_secret(&self) -> Result<Option<Own>, Error> {
         match model::get_secret(None, Some(&self.secret_label())) {
             Ok(secret) => {
                 let mut content = secret.get_content()?;
                 match (content.remove(KEY), content.remove(CSR)) {
-                    (Some(k), Some(c)) => Ok(Some((k, c))),
+                    (Some(key), Some(csr)) => Ok(Some(Own { secret, key, csr })),
                     _ => Err(Error::msg(format!(
                         "secret {}: expected keys {KEY} and {CSR}",
                         self.secret_label()
@@ -198,7 +205,7 @@ impl TlsRequirer {
             return Ok(None);
         };
         let label = self.secret_label();
-        let csr = match self.secret_content()? {
+        let csr = match self.own_secret()? {
             None => {
                 let key = x509::PrivateKey::generate();
                 let csr = x509::request(&key, &self.common_name, &self.sans)?;
@@ -214,23 +221,19 @@ impl TlsRequirer {
                 )?;
                 csr
             }
-            Some((key, _))
-                if event
-                    .secret()
-                    .is_some_and(|s| s.label.as_deref() == Some(label.as_str()))
-                    && matches!(event, Event::SecretExpired(_)) =>
+            Some(own) if matches!(event, Event::SecretExpired(s) if s.label.as_deref() == Some(label.as_str())) =>
             {
                 // Renewal: a new CSR for the same key (a new unique id in
                 // its subject makes it differ), the library's way.
                 let csr = x509::request(
-                    &x509::PrivateKey::from_pem(&key)?,
+                    &x509::PrivateKey::from_pem(&own.key)?,
                     &self.common_name,
                     &self.sans,
                 )?;
-                model::get_secret(None, Some(&label))?.set_content(&[(KEY, &key), (CSR, &csr)])?;
+                own.secret.set_content(&[(KEY, &own.key), (CSR, &csr)])?;
                 csr
             }
-            Some((_, csr)) => csr,
+            Some(own) => own.csr,
         };
         let wanted = RequirerUnit {
             certificate_signing_requests: Some(vec![Csr {
@@ -262,17 +265,14 @@ impl TlsRequirer {
                 relation.id()
             ))))
         };
-        let Some((key, csr)) = self.secret_content()? else {
+        let Some(own) = self.own_secret()? else {
             return waiting();
         };
+        let csr = own.csr.as_str();
         let answer = relation
             .read::<ProviderApp>(&Databag::RemoteApp)?
             .unwrap_or_else(ProviderApp::new);
-        let key_name = self.stored_key(&relation);
-        let mut last: Option<Issued> = stored::get(&key_name)?;
-        if let Some(i) = &mut last {
-            i.private_key = key.clone();
-        }
+        let last = self.last_issued(&relation, &own.key)?;
         let signed = answer
             .certificates
             .unwrap_or_default()
@@ -281,7 +281,7 @@ impl TlsRequirer {
                 c.certificate_signing_request.trim() == csr.trim() && c.revoked != Some(true)
             });
         let Some(signed) = signed else {
-            if let Some(refused) = refusal(answer.request_errors.unwrap_or_default(), &csr) {
+            if let Some(refused) = refusal(answer.request_errors.unwrap_or_default(), csr) {
                 return Ok(Some(Status::blocked(format!(
                     "{provider} refused the certificate request: {}",
                     refused.message
@@ -296,9 +296,13 @@ impl TlsRequirer {
             certificate: signed.certificate,
             ca: signed.ca,
             chain: signed.chain.unwrap_or_default(),
-            csr: csr.clone(),
-            private_key: key,
+            csr: csr.to_string(),
+            private_key: own.key.clone(),
         };
+        if last.as_ref() == Some(&now) {
+            // Checked against the key when it first came.
+            return on_event(&CertificateEvent::Unchanged(now));
+        }
         if !x509::matches_key(
             &now.certificate,
             &x509::PrivateKey::from_pem(&now.private_key)?,
@@ -309,9 +313,6 @@ impl TlsRequirer {
                 relation.id()
             ))));
         }
-        if last.as_ref() == Some(&now) {
-            return on_event(&CertificateEvent::Unchanged(now));
-        }
         // Renewal is planned by the secret's expiry, as the library does:
         // Juju's secret-expired comes at that time, on the model's clock.
         let (not_before, not_after) = x509::validity(&now.certificate)?;
@@ -320,13 +321,20 @@ impl TlsRequirer {
             not_after,
             signed.recommended_expiry_notification_time,
         );
-        model::get_secret(None, Some(&self.secret_label()))?.set_info(SecretOptions {
-            expire: Some(x509::rfc3339(renew)),
+        own.secret.set_info(SecretOptions {
+            expire: Some(x509::rfc3339(renew)?),
             ..SecretOptions::default()
         })?;
-        stored::set(&key_name, &now)?;
+        stored::set(&self.stored_key(&relation), &now)?;
         on_event(&CertificateEvent::Available(now))
     }
+}
+
+/// The unit's secret, and what it holds.
+struct Own {
+    secret: Secret,
+    key: String,
+    csr: String,
 }
 
 /// The provider's refusal of `csr`, under either of the names the schema

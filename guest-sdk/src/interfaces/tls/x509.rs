@@ -22,7 +22,7 @@ use rand_core::{OsRng, RngCore};
 use std::time::Duration;
 use x509_cert::builder::{Builder, CertificateBuilder, Profile, RequestBuilder};
 use x509_cert::der::asn1::{Ia5String, SetOfVec};
-use x509_cert::der::{Any, Decode, DecodePem, Encode, EncodePem, Tag};
+use x509_cert::der::{Any, DateTime, Decode, DecodePem, Encode, EncodePem, Tag};
 use x509_cert::ext::pkix::SubjectAltName;
 use x509_cert::ext::pkix::name::GeneralName;
 use x509_cert::name::{Name, RdnSequence, RelativeDistinguishedName};
@@ -119,11 +119,21 @@ pub fn request(key: &PrivateKey, common_name: &str, sans: &[String]) -> Result<S
             .add_extension(&dns_names(sans)?)
             .map_err(|e| bad("the CSR's subject alternative names", e))?;
     }
+    signed_pem(builder, "a CSR")
+}
+
+/// What `builder` makes, signed with its key and encoded as PEM.
+fn signed_pem<B>(builder: B, what: &str) -> Result<String, Error>
+where
+    B: Builder,
+    B::Signer: p256::ecdsa::signature::Signer<DerSignature>,
+    B::Output: EncodePem,
+{
     builder
         .build::<DerSignature>()
-        .map_err(|e| bad("signing a CSR", e))?
+        .map_err(|e| bad(&format!("signing {what}"), e))?
         .to_pem(LineEnding::LF)
-        .map_err(|e| bad("encoding a CSR", e))
+        .map_err(|e| bad(&format!("encoding {what}"), e))
 }
 
 fn dns_names(sans: &[String]) -> Result<SubjectAltName, Error> {
@@ -230,7 +240,7 @@ impl Ca {
     pub fn generate(common_name: &str, valid_days: u32) -> Result<Self, Error> {
         let key = PrivateKey::generate();
         let subject = RdnSequence(vec![utf8(COMMON_NAME, common_name)?]);
-        let certificate = CertificateBuilder::new(
+        let builder = CertificateBuilder::new(
             Profile::Root,
             serial()?,
             days(valid_days)?,
@@ -238,11 +248,8 @@ impl Ca {
             key.public()?,
             &key.0,
         )
-        .map_err(|e| bad("building the CA", e))?
-        .build::<DerSignature>()
-        .map_err(|e| bad("signing the CA", e))?
-        .to_pem(LineEnding::LF)
-        .map_err(|e| bad("encoding the CA", e))?;
+        .map_err(|e| bad("building the CA", e))?;
+        let certificate = signed_pem(builder, "the CA")?;
         Ok(Ca { key, certificate })
     }
 
@@ -292,11 +299,7 @@ impl Ca {
                 .add_extension(names)
                 .map_err(|e| bad("the certificate's subject alternative names", e))?;
         }
-        builder
-            .build::<DerSignature>()
-            .map_err(|e| bad("signing a certificate", e))?
-            .to_pem(LineEnding::LF)
-            .map_err(|e| bad("encoding a certificate", e))
+        signed_pem(builder, "a certificate")
     }
 }
 
@@ -335,39 +338,25 @@ pub fn renewal_time(not_before: u64, not_after: u64, notice_hours: Option<i64>) 
     let span = not_after.saturating_sub(not_before);
     let earliest = not_before + span / 2;
     let at = match notice_hours {
-        Some(h) if h > 0 => {
-            not_after.saturating_sub(u64::try_from(h).unwrap_or(0).saturating_mul(3600))
-        }
+        Some(h) if h > 0 => not_after.saturating_sub(h.unsigned_abs().saturating_mul(3600)),
         _ => not_before + span / 10 * 9 + span % 10 * 9 / 10,
     };
     at.max(earliest).min(not_after)
 }
 
 /// `at` (seconds since the epoch) as RFC 3339 UTC, what `secret-set
-/// --expire` takes.
+/// --expire` takes; X.509's years (to 9999), as der's `DateTime` has them.
 ///
 /// ```
 /// use wasm_charm::interfaces::tls::x509::rfc3339;
 ///
-/// assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-/// assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
+/// assert_eq!(rfc3339(0)?, "1970-01-01T00:00:00Z");
+/// assert_eq!(rfc3339(1_700_000_000)?, "2023-11-14T22:13:20Z");
+/// assert!(rfc3339(u64::MAX).is_err());
+/// # Ok::<(), wasm_charm::Error>(())
 /// ```
-pub fn rfc3339(at: u64) -> String {
-    let (days, secs) = (at / 86_400, at % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+pub fn rfc3339(at: u64) -> Result<String, Error> {
+    DateTime::from_unix_duration(Duration::from_secs(at))
+        .map(|t| t.to_string())
+        .map_err(|e| bad(&format!("time {at}"), e))
 }
