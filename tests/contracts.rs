@@ -237,3 +237,119 @@ fn postgresql_client_v1_the_librarys_requirer_and_the_wasm_provider() {
     );
     no_violations(&juju);
 }
+
+/// The relation between applications `a` and `b`.
+fn relation_between(model: &Value, a: &str, b: &str) -> Value {
+    let has = |r: &Value, app: &str| {
+        r["ends"]
+            .as_array()
+            .is_some_and(|ends| ends.iter().any(|e| e["app"] == app))
+    };
+    model["relations"]
+        .as_object()
+        .and_then(|r| r.values().find(|r| has(r, a) && has(r, b)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no relation between {a} and {b}: {model}"))
+}
+
+/// tls-certificates v1 with charmlibs-interfaces-tls-certificates 1.12.0,
+/// each side on each charm: the library's requirer (an RSA key, its
+/// default, and a P-256 one) gets a certificate from the tls-ca example
+/// (the wasm provider) and emits `certificate_available`, the key it made
+/// matching; the db-client example (the wasm requirer, its P-256 key made
+/// in the sandbox) gets one from the library's provider signing with a CA
+/// of its own; the wasm provider's refusal of a CA request is the
+/// library's `certificate_denied`.
+#[test]
+fn tls_certificates_v1_both_ways_with_the_pypi_library() {
+    let juju = Juju::new();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ops = ops_charm(dir.path(), "ops-contracts");
+    juju.ok(&["add-model", "dev"]);
+    juju.ok(&["deploy", path_str(&packed("examples/tls-ca")), "ca"]);
+    juju.ok(&["deploy", path_str(&ops), "ops"]);
+    juju.ok(&[
+        "deploy",
+        path_str(&ops),
+        "ops-ec",
+        "--config",
+        "tls-key=ecdsa",
+    ]);
+    juju.ok(&[
+        "deploy",
+        path_str(&ops),
+        "ops-ca",
+        "--config",
+        "tls-as-ca=true",
+    ]);
+
+    // The library's requirers and the wasm provider.
+    juju.ok(&["integrate", "ops:tls-client", "ca:certificates"]);
+    juju.ok(&["integrate", "ops-ec:tls-client", "ca:certificates"]);
+    assert_eq!(
+        message(&juju, "ops/0"),
+        "certificate for ops.local from wasm-charm example CA (rsa)"
+    );
+    assert_eq!(
+        message(&juju, "ops-ec/0"),
+        "certificate for ops-ec.local from wasm-charm example CA (ecdsa)"
+    );
+    // A refusal in `request_errors`, read by the library as
+    // `certificate_denied` (and the bag, refusal and all, still loads).
+    juju.ok(&["integrate", "ops-ca:tls-client", "ca:certificates"]);
+    assert_eq!(
+        message(&juju, "ops-ca/0"),
+        "refused: this CA signs no CA certificates"
+    );
+    assert_eq!(message(&juju, "ca/0"), "2 certificates on 3 relations");
+    let model = juju.model("dev");
+    let relation = relation_between(&model, "ops", "ca");
+    let asked = &relation["unit-data"]["ops/0"];
+    let asked: Value = asked["certificate_signing_requests"]
+        .as_str()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_else(|| panic!("the library's CSRs as JSON: {asked}"));
+    let csr = asked[0]["certificate_signing_request"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(csr.contains("BEGIN CERTIFICATE REQUEST"), "{asked}");
+    // The answer names the CSR as the library wrote it, with the CA and
+    // the chain, all JSON-encoded as the library reads them.
+    let answered = &relation["app-data"]["ca"];
+    let list: Value = answered["certificates"]
+        .as_str()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_else(|| panic!("the CA's certificates as JSON: {answered}"));
+    let ours = list
+        .as_array()
+        .and_then(|l| l.iter().find(|c| c["certificate_signing_request"] == csr))
+        .unwrap_or_else(|| panic!("no answer to {csr} in {list}"));
+    assert_eq!(ours["chain"].as_array().map(Vec::len), Some(2), "{ours}");
+    assert_eq!(ours["chain"][1], ours["ca"], "{ours}");
+
+    // The wasm requirer and the library's provider.
+    juju.ok(&["deploy", path_str(&packed("examples/db-client")), "app"]);
+    juju.ok(&["integrate", "app:certificates", "ops:certificates"]);
+    let held = scope(&juju, "app/0", "handler/certificate");
+    assert!(
+        held.starts_with("active: TLS certificate valid until "),
+        "{held}"
+    );
+    let log = juju.ok(&["debug-log", "--replay", "--include", "app/0"]);
+    assert!(log.contains("certificate available"), "{log}");
+    let signed = &relation_between(&juju.model("dev"), "app", "ops")["app-data"]["ops"];
+    assert!(
+        signed["certificates"]
+            .as_str()
+            .is_some_and(|c| c.contains("BEGIN CERTIFICATE")),
+        "{signed}"
+    );
+
+    // Broken: the wasm requirer's scope says it needs the relation again
+    // (none: the relation is optional), and the CA answers one fewer.
+    juju.ok(&["remove-relation", "app:certificates", "ops:certificates"]);
+    assert_eq!(scope(&juju, "app/0", "handler/certificate"), "none");
+    juju.ok(&["remove-relation", "ops-ec:tls-client", "ca:certificates"]);
+    assert_eq!(message(&juju, "ca/0"), "1 certificates on 2 relations");
+    no_violations(&juju);
+}
