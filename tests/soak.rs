@@ -381,7 +381,7 @@ fn dispatch_in_process(
         tools,
         backend.as_mut(),
         &prober,
-        now,
+        wasm_charm_host::event_time::EventTime::model(now),
     );
     drop(backend);
     let recorded = recorder

@@ -7,6 +7,7 @@
 use crate::bindings::Event;
 use crate::charm_dir::CharmDir;
 use crate::event::{self, EventError, Resolved};
+use crate::event_time::EventTime;
 use crate::juju_env::JujuEnv;
 use crate::model::{EventFacts, Identity};
 use crate::workload_root::WorkloadRoot;
@@ -30,8 +31,12 @@ pub struct EventContext<'c> {
     pub state_dir: PathBuf,
     /// Where the declared directories are: `/`, or `WASM_CHARM_ROOT`.
     pub workload_root: WorkloadRoot,
-    /// Seconds since the Unix epoch, for the scopes' history.
+    /// Seconds since the Unix epoch when the event started, for the
+    /// scopes' history.
     pub now: u64,
+    /// The event's clock ([`crate::event_time`]): `now` is its second,
+    /// and the handlers' wall clock reads it.
+    pub time: EventTime,
     /// What the model knows of the event without asking Juju, built once
     /// and shared by every model of the event.
     pub model_facts: Arc<EventFacts>,
@@ -52,7 +57,7 @@ impl<'c> EventContext<'c> {
         env: &JujuEnv,
         workload_root: &WorkloadRoot,
         state_dir: &std::path::Path,
-        now: u64,
+        time: EventTime,
     ) -> Result<Result<EventContext<'c>, Ignored>, EventError> {
         let event = match event::resolve(env, &charm.metadata, &charm.actions)? {
             Resolved::Event(e) => e,
@@ -76,7 +81,8 @@ impl<'c> EventContext<'c> {
             model_facts,
             state_dir: state_dir.to_path_buf(),
             workload_root: workload_root.clone(),
-            now,
+            now: time.secs(),
+            time,
         }))
     }
 }

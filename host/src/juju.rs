@@ -4,6 +4,7 @@
 
 use crate::charm_dir::CharmDir;
 use crate::dispatch;
+use crate::event_time::EventTime;
 use crate::hook_tools::ahead::ReadsAhead;
 use crate::hook_tools::plan::{self, Plans};
 use crate::hook_tools::{HookTools, ProcessTools};
@@ -139,7 +140,16 @@ fn run_with(
         ..Default::default()
     };
     let choice = store_choice::choose(charm.manifest.store, env);
-    let now = unix_now();
+    // The offline model's clock when it runs this dispatch; the machine's
+    // on a unit.
+    let time = EventTime::from_process().unwrap_or_else(|why| {
+        warn(&process_tools, &why);
+        EventTime::Machine
+    });
+    if time.is_model() {
+        prober.clock = Arc::new(crate::probe::clock::EventClock(time));
+    }
+    let now = time.secs();
     // Recording (crate::record) decorates what answers the event; off, the
     // event runs on the plain ones.
     let recorder = recorder(&charm, env, choice, now, &process_tools);
@@ -168,7 +178,7 @@ fn run_with(
         tools,
         backend.as_mut(),
         &prober,
-        now,
+        time,
     );
     if let Some(r) = recorder
         && let Err(why) = r.finish(&result)

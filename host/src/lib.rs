@@ -9,7 +9,8 @@
 //! event's steps, and [`actions`] answers the built-in actions; [`text`] makes
 //! guest text something argv and Juju's YAML can carry, and [`workload_root`]
 //! says where the charm's declared directories are; [`duration`], [`http`] (the client
-//! the probes and Pebble share) and [`status_kind`] are leaves below them.
+//! the probes and Pebble share), [`event_time`] (the event's clock) and
+//! [`status_kind`] are leaves below them.
 //! [`pack`], [`inspect`] and [`init`] are the tools around a charm: build
 //! and zip it, read what it is made of, start a new one; [`record`] keeps a
 //! unit's events and [`replay`] runs them again; [`serve`] answers test
@@ -27,6 +28,7 @@ pub mod deadline;
 pub mod dispatch;
 pub mod duration;
 pub mod event;
+pub mod event_time;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hook_tools;

@@ -37,6 +37,7 @@ use crate::bindings::model::LogLevel;
 use crate::bindings::{Event, Handler};
 use crate::charm_dir::CharmDir;
 use crate::context::{EventContext, Ignored};
+use crate::event_time::EventTime;
 use crate::hook_tools::HOST_CALLS_TIMEOUT;
 use crate::hook_tools::HookTools;
 use crate::interfaces::ActionInterface;
@@ -80,10 +81,10 @@ pub fn run_event(
     tools: Arc<dyn HookTools>,
     backend: &mut dyn ScopeBackend,
     prober: &Prober,
-    now: u64,
+    time: EventTime,
 ) -> anyhow::Result<Report> {
     // 1.–2. the event and the charm
-    let ctx = match EventContext::new(charm, env, on.root, on.state_dir, now)? {
+    let ctx = match EventContext::new(charm, env, on.root, on.state_dir, time)? {
         Ok(ctx) => ctx,
         Err(ignored) => return Ok(ignore(&ignored, tools)),
     };
@@ -210,7 +211,9 @@ impl<'c, 'e> EventRun<'c, 'e> {
     /// The component, loaded at first use.
     fn runtime(&mut self) -> anyhow::Result<&Runtime> {
         if self.runtime.is_none() {
-            self.runtime = Some(Runtime::load(&mut self.component, &self.ctx.state_dir)?);
+            let mut runtime = Runtime::load(&mut self.component, &self.ctx.state_dir)?;
+            runtime.set_time(self.ctx.time);
+            self.runtime = Some(runtime);
         }
         Ok(self.runtime.as_ref().expect("loaded just above"))
     }

@@ -72,7 +72,7 @@ fn writes_are_data_until_kept_and_later_handlers_read_what_was_kept() {
         &env,
         &WorkloadRoot::machine(),
         &charm.path.join(crate::status::store_file::STATE_DIR),
-        100,
+        crate::event_time::EventTime::model(100),
     )
     .unwrap()
     .unwrap();

@@ -71,7 +71,13 @@ pub fn run(
     let bin = link_tools(hook.path())?;
     // The root `run` would use, when the charm has one there to use.
     let root_var = (!root.is_machine() && root.path().is_dir()).then(|| root.path().to_path_buf());
-    let (status, output) = start(charm, env, &bin, &session, root_var.as_deref(), program)?;
+    let hook_env = HookEnv {
+        bin: &bin,
+        session: &session,
+        root: root_var.as_deref(),
+        now: tools.now,
+    };
+    let (status, output) = start(charm, env, &hook_env, program)?;
     let _lock = super::tool_session::lock(&session)?;
     let ended = Session::read(&session)?;
     Ok(Ran {
@@ -95,16 +101,30 @@ fn link_tools(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(bin)
 }
 
+/// What a hook's process gets besides Juju's environment: the served
+/// tools' directory and session, the workload root when the simulation
+/// has one, and the model's clock (a wasm charm's handlers read it).
+struct HookEnv<'a> {
+    bin: &'a Path,
+    session: &'a Path,
+    root: Option<&'a Path>,
+    now: u64,
+}
+
 /// Start `program` with the environment Juju gives a hook (reference
 /// §1.4) and wait for it, up to the deadline.
 fn start(
     charm: &Path,
     env: &JujuEnv,
-    bin: &Path,
-    session: &Path,
-    root: Option<&Path>,
+    hook: &HookEnv<'_>,
     program: Program<'_>,
 ) -> anyhow::Result<(ExitStatus, Option<(String, String)>)> {
+    let HookEnv {
+        bin,
+        session,
+        root,
+        now,
+    } = *hook;
     let dispatch = match program {
         Program::Dispatch { .. } => charm.join("dispatch"),
         // Juju's exec hands the commands to bash.
@@ -130,6 +150,7 @@ fn start(
             env.get("JUJU_MODEL_UUID").unwrap_or(super::sim::MODEL_UUID),
         )
         .env(SESSION_VAR, session)
+        .env(crate::event_time::CLOCK_VAR, now.to_string())
         .current_dir(charm)
         .stdin(Stdio::null());
     if let Some(home) = std::env::var_os("HOME") {

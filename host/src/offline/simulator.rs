@@ -15,9 +15,11 @@ use super::sim::{LastEvent, SimState, SimTools};
 use super::state_file::StateFile;
 use crate::charm_dir::CharmDir;
 use crate::dispatch;
+use crate::event_time::EventTime;
 use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
 use crate::probe::Prober;
+use crate::probe::systemd::Systemctl;
 use crate::show::Report;
 use crate::status::backend::ScopeBackend;
 use crate::status::store::{ScopeStore, check_format};
@@ -178,6 +180,8 @@ impl Simulator<'_> {
         let root = (!self.root.is_machine()).then(|| self.root.path().to_path_buf());
         let place = Place::new(root, &self.state_dir);
         let machine = Arc::new(SimMachine::new(machine, place));
+        let mut prober = self.prober.clone();
+        prober.env.systemctl = Systemctl::Simulated(machine.clone());
         let tools: Arc<dyn HookTools> = Arc::new(tools);
         let mut backend = self.scope_backend(&event.env, shared, &tools);
         let host_dir = host_dir(&self.origin);
@@ -192,8 +196,8 @@ impl Simulator<'_> {
             },
             tools,
             backend.as_mut(),
-            &self.prober,
-            event.now,
+            &prober,
+            EventTime::model(event.now),
         )?;
         Ok((report, machine.state()))
     }

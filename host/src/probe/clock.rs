@@ -1,6 +1,7 @@
 //! The time source of probes: the grace period and the back-off between
 //! retries read and wait on it, so tests drive both without sleeping.
 
+use crate::event_time::EventTime;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
@@ -19,6 +20,21 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now(&self) -> SystemTime {
         SystemTime::now()
+    }
+
+    fn sleep(&self, d: Duration) {
+        std::thread::sleep(d)
+    }
+}
+
+/// The event's clock ([`crate::event_time`]): on the offline model, the
+/// model's, which moves on with the machine's; a wait waits.
+#[derive(Debug, Clone, Copy)]
+pub struct EventClock(pub EventTime);
+
+impl Clock for EventClock {
+    fn now(&self) -> SystemTime {
+        self.0.now()
     }
 
     fn sleep(&self, d: Duration) {

@@ -25,7 +25,7 @@ mod pebble;
 mod process;
 pub mod run;
 pub mod state;
-mod systemd;
+pub mod systemd;
 mod tcp;
 
 #[cfg(test)]

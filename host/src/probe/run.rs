@@ -14,6 +14,7 @@
 
 use super::clock::Clock;
 use super::process::SharedScan;
+use super::systemd::Systemctl;
 use super::{Check, Seen, http, pebble, systemd, tcp};
 use crate::charm_dir::probes::{Expect, ProbeSpec, Target};
 use crate::duration::show_duration;
@@ -27,8 +28,8 @@ use std::time::{Duration, Instant};
 /// globals, so a test can point them at stand-ins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeEnv {
-    /// The `systemctl` to run; a bare name is looked up on `PATH`.
-    pub systemctl: PathBuf,
+    /// The `systemctl` a systemd probe asks.
+    pub systemctl: Systemctl,
     /// The proc file system the process probe scans.
     pub proc: PathBuf,
     /// Where Pebble sockets are looked up (`/`, or `WASM_CHARM_ROOT`).
@@ -38,7 +39,7 @@ pub struct ProbeEnv {
 impl Default for ProbeEnv {
     fn default() -> Self {
         ProbeEnv {
-            systemctl: PathBuf::from("systemctl"),
+            systemctl: Systemctl::Program(PathBuf::from("systemctl")),
             proc: PathBuf::from("/proc"),
             root: WorkloadRoot::machine(),
         }

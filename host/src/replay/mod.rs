@@ -17,6 +17,7 @@ pub mod compare;
 
 use crate::charm_dir::CharmDir;
 use crate::dispatch;
+use crate::event_time::EventTime;
 use crate::hook_tools::HookTools;
 use crate::juju_env::JujuEnv;
 use crate::probe::{ProbeEnv, Prober};
@@ -259,7 +260,7 @@ fn replay_one(
         shared,
         backend.as_mut(),
         &prober,
-        rec.time,
+        EventTime::model(rec.time),
     );
     // A message naming the charm directory names the replay's copy of it.
     let unit_dir = rec.env.get("JUJU_CHARM_DIR").map_or("", String::as_str);

@@ -16,6 +16,7 @@ pub mod seal;
 use crate::bindings::{self, CharmPre, Event, Handler, Status, WIT_PACKAGE, WIT_VERSION};
 use crate::charm_dir::Limits;
 use crate::deadline;
+use crate::event_time::EventTime;
 use crate::interfaces::{EventStates, HandlerState, InstanceStates, Start};
 use crate::sandbox::Sandbox;
 use crate::sandbox::output::OutputTail;
@@ -137,6 +138,8 @@ pub struct Runtime {
     /// The thread the event's instances run on, one after the other.
     worker: Worker,
     pub source: cache::Source,
+    /// The wall clock its instances read (the machine's unless set).
+    time: EventTime,
 }
 
 impl Drop for Runtime {
@@ -201,7 +204,14 @@ impl Runtime {
             loaded: ManuallyDrop::new((engine, pre)),
             worker: Worker::default(),
             source,
+            time: EventTime::Machine,
         })
+    }
+
+    /// Its instances read `time` as WASI's wall clock: the event's, which
+    /// on the offline model is the model's.
+    pub fn set_time(&mut self, time: EventTime) {
+        self.time = time;
     }
 
     /// Run `f` against a fresh instance, made of `states` for `handler`, on
@@ -227,12 +237,14 @@ impl Runtime {
         let (tx, rx) = mpsc::sync_channel(1);
         let (engine, pre) = &*self.loaded;
         let (engine, pre, limits_copy) = (engine.clone(), pre.clone(), *limits);
+        let time = self.time;
         let job: Job = Box::new(move || {
             let instance = Instance {
                 engine: &engine,
                 pre: &pre,
                 limits: &limits_copy,
                 deadline,
+                time,
             };
             let finished = instance.run(states, files.as_deref(), f);
             // Let go of the component (its artifact's file stays open while
@@ -352,6 +364,7 @@ struct Instance<'a> {
     pre: &'a CharmPre<HandlerState>,
     limits: &'a Limits,
     deadline: Instant,
+    time: EventTime,
 }
 
 impl Instance<'_> {
@@ -363,7 +376,7 @@ impl Instance<'_> {
         files: Option<&Preopens>,
         f: impl FnOnce(&bindings::Charm, &mut Store<HandlerState>) -> wasmtime::Result<R>,
     ) -> Finished<R> {
-        let mut store = match new_store(self.engine, states, self.limits, files) {
+        let mut store = match new_store(self.engine, states, self.limits, files, self.time) {
             Ok(store) => store,
             Err(failed) => {
                 let (why, states) = *failed;
@@ -396,7 +409,8 @@ impl Instance<'_> {
 
 /// A store for one instance: nothing inherited (no environment, arguments,
 /// network or stdin; no files but the declared directories `files`), output
-/// captured, memory and instances bounded, trapping at the next epoch.
+/// captured, memory and instances bounded, trapping at the next epoch,
+/// the wall clock `time`'s.
 /// `Err`: a declared directory could not be opened; the states come back
 /// with the reason.
 fn new_store(
@@ -404,11 +418,13 @@ fn new_store(
     mut states: InstanceStates,
     limits: &Limits,
     files: Option<&Preopens>,
+    time: EventTime,
 ) -> Result<Store<HandlerState>, Box<(String, InstanceStates)>> {
     let stdout = OutputTail::default();
     let stderr = OutputTail::default();
     let mut wasi = WasiCtx::builder();
     wasi.stdout(stdout.clone()).stderr(stderr.clone());
+    crate::sandbox::clock::set(&mut wasi, time);
     if let Some(files) = files {
         match files.grant(&mut wasi) {
             Ok(notes) => notes.log(states.host_log()),

@@ -1,9 +1,10 @@
 //! What bounds and captures one handler's instance, whatever interfaces it
-//! imports: WASI with nothing granted but the declared directories, the
-//! resource table, the memory limiter and the tails of its stdout and
-//! stderr. The interfaces' own state sits beside it in
+//! imports: WASI with nothing granted but the declared directories and the
+//! event's wall clock, the resource table, the memory limiter and the
+//! tails of its stdout and stderr. The interfaces' own state sits beside it in
 //! [`crate::interfaces::HandlerState`]; the runtime builds both.
 
+pub mod clock;
 pub mod limits;
 pub mod output;
 

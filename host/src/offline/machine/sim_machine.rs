@@ -5,6 +5,7 @@
 
 use super::{ExitWord, MachineState, Place, ScriptedExit, answer, line};
 use crate::bindings::workload::{CommandOutput, Exit, ServiceAction, ServiceStatus, WorkloadError};
+use crate::probe::systemd::SimulatedSystemctl;
 use crate::workload::process::{Ended, Ran};
 use crate::workload::{Machine, OUTPUT_LIMIT, packages, services};
 use std::sync::Mutex;
@@ -46,6 +47,25 @@ impl SimMachine {
             stderr: out.stderr.into_bytes(),
             truncated: false,
         }
+    }
+}
+
+/// A systemd probe of the simulation asks its machine, as a probe on a
+/// unit asks the unit's systemctl (and the served tool answers a dispatch).
+impl SimulatedSystemctl for SimMachine {
+    fn is_active(&self, unit: &str) -> (Option<i32>, String, String) {
+        let mut state = self.lock();
+        let calls = state.calls.len();
+        let out = answer(
+            "systemctl",
+            &services::argv("is-active", unit),
+            &mut state,
+            &self.place,
+        );
+        // The machine's calls are the handlers'; a probe is the host's.
+        state.calls.truncate(calls);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (Some(out.code), stdout, out.stderr)
     }
 }
 

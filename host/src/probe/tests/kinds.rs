@@ -315,7 +315,7 @@ fn assess_looks_first_where_the_last_event_found_the_process() {
 
 fn systemd(unit: &str, stand_in: &SystemctlStandIn) -> (ProbeSpec, ProbeEnv) {
     let env = ProbeEnv {
-        systemctl: stand_in.path(),
+        systemctl: crate::probe::systemd::Systemctl::Program(stand_in.path()),
         ..ProbeEnv::default()
     };
     (ProbeSpec::new(Target::Systemd { unit: unit.into() }), env)
@@ -402,7 +402,7 @@ fn systemctl_that_hangs_is_killed_at_the_deadline() {
 #[test]
 fn systemctl_missing() {
     let env = ProbeEnv {
-        systemctl: "/nonexistent/systemctl".into(),
+        systemctl: crate::probe::systemd::Systemctl::Program("/nonexistent/systemctl".into()),
         ..ProbeEnv::default()
     };
     let c = once(&ProbeSpec::new(Target::Systemd { unit: "x".into() }), &env);
@@ -412,6 +412,45 @@ fn systemctl_missing() {
             .starts_with("cannot run /nonexistent/systemctl for service x: "),
         "{}",
         c.detail
+    );
+}
+
+/// A simulated machine's systemctl, answering as the real one would.
+struct Answers(Option<i32>, &'static str, &'static str);
+
+impl crate::probe::systemd::SimulatedSystemctl for Answers {
+    fn is_active(&self, _unit: &str) -> (Option<i32>, String, String) {
+        (self.0, self.1.to_string(), self.2.to_string())
+    }
+}
+
+/// A simulated machine is read as systemctl's words are: active is up,
+/// inactive down, and systemctl failing with nothing said is unknown,
+/// healthy neither way.
+#[test]
+fn a_simulated_systemctl_is_read_as_the_real_one() {
+    let check = |answers: Answers, expect: Expect| {
+        let env = ProbeEnv {
+            systemctl: crate::probe::systemd::Systemctl::Simulated(std::sync::Arc::new(answers)),
+            ..ProbeEnv::default()
+        };
+        let mut spec = ProbeSpec::new(Target::Systemd { unit: "api".into() });
+        spec.expect = expect;
+        once(&spec, &env)
+    };
+    let up = check(Answers(Some(0), "active\n", ""), Expect::Up);
+    assert_eq!(up, Check::healthy("service api is active"));
+    let down = check(Answers(Some(3), "inactive\n", ""), Expect::Up);
+    assert_eq!(down, Check::unhealthy("service api not running"));
+    let stopped = check(Answers(Some(3), "inactive\n", ""), Expect::Down);
+    assert!(stopped.healthy, "{stopped:?}");
+    let broken = check(
+        Answers(Some(1), "", "Failed to connect to bus"),
+        Expect::Down,
+    );
+    assert_eq!(
+        broken,
+        Check::unhealthy("systemctl is-active api failed (exit 1): Failed to connect to bus")
     );
 }
 
