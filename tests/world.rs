@@ -359,8 +359,23 @@ fn a_new_password(juju: &Juju) {
         ["secret-remove", "secret-remove"],
         "{owner:?}"
     );
+    // The new password reached the workload's configuration (never the log).
+    let password = juju
+        .home
+        .path()
+        .join("models/story/units/app-0/root/etc/db-client/password");
+    assert_eq!(
+        std::fs::read_to_string(&password).ok().as_deref(),
+        Some("pw-db-1-1"),
+        "{}",
+        password.display()
+    );
     let log = juju.ok(&["debug-log", "--replay", "--include", "app/0"]);
-    assert!(log.contains("credentials relation_1/pw-db-1-1"), "{log}");
+    assert!(
+        log.contains("credentials relation_1, configuration written"),
+        "{log}"
+    );
+    assert!(!log.contains("pw-db-1-1"), "{log}");
 }
 
 fn the_ops_side_leaves(juju: &Juju) {

@@ -19,10 +19,10 @@ WHAT = {
 
 def connected(event: DatabaseEvent) -> Optional[Status]:
     c = event.credentials
-    # What a real client would connect with; logged so a test sees the event.
-    log.info(
-        f"{WHAT[event.kind]}: credentials {c.username}/{c.password}, CA {c.tls_ca or 'none'}"
-    )
+    # Logged so a test sees the event; the password never is, only
+    # whether the user's secret held one.
+    held = "password read" if c.password else "no password"
+    log.info(f"{WHAT[event.kind]}: credentials {c.username} ({held}), CA {c.tls_ca or 'none'}")
     return Status.active(f"connected to {c.endpoints} as {c.username}")
 
 

@@ -2,15 +2,33 @@
 //! config `database-name` names, and goes active once the provider has
 //! answered with endpoints and a user secret it can read. The SDK's
 //! `DatabaseRequirer` does the exchange as `data_interfaces` does; the
-//! charm only says what to do with the credentials.
+//! charm only says what to do with the credentials: it writes its
+//! workload's configuration (`/etc/db-client`) and restarts the
+//! `db-client` service when that changed, and the `db-client` probe holds
+//! the unit back until the service runs.
 //!
 //! Over `certificates` (optional), the SDK's `TlsRequirer` asks for a
 //! certificate for each unit, its key made in the sandbox and kept in the
-//! unit's secret, and renews it before it expires.
+//! unit's secret, and renews it before it expires; the service gets the
+//! certificate, its chain and key under `/etc/db-client/tls`.
 
 use wasm_charm::interfaces::database::{DatabaseEvent, DatabaseRequirer};
 use wasm_charm::interfaces::tls::{CertificateEvent, TlsRequirer, x509};
 use wasm_charm::prelude::*;
+use wasm_charm::workload;
+
+/// The workload's configuration, as the service reads it.
+const CONFIG: &str = "/etc/db-client/client.conf";
+/// The database user's password, apart from the configuration so that
+/// nothing else that reads it sees the password.
+const PASSWORD: &str = "/etc/db-client/password";
+/// The provider's CA, when it sent one.
+const DATABASE_CA: &str = "/etc/db-client/database-ca.pem";
+/// The unit's certificate (with its chain), its key and the CA.
+const CERTIFICATE: &str = "/etc/db-client/tls/client.pem";
+const KEY: &str = "/etc/db-client/tls/client.key";
+const CA: &str = "/etc/db-client/tls/ca.pem";
+const SERVICE: &str = "db-client";
 
 fn charm() -> Charm {
     let charm = DatabaseRequirer::from_config("database", "database-name").observe(
@@ -26,8 +44,36 @@ fn charm() -> Charm {
 
 wasm_charm::export_charm!(charm);
 
-/// Active with the endpoints and the user the secret holds; the library's
-/// event is logged, so a test sees which one came.
+/// Write `contents` to `path` when it differs, through a file beside it
+/// renamed over it, so that the service never reads half a file. Whether
+/// it changed.
+fn write(path: &str, contents: &str) -> Result<bool, Error> {
+    if std::fs::read(path).is_ok_and(|now| now == contents.as_bytes()) {
+        return Ok(false);
+    }
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?;
+    }
+    let new = format!("{path}.new");
+    std::fs::write(&new, contents).map_err(|e| Error::msg(format!("{new}: {e}")))?;
+    std::fs::rename(&new, path).map_err(|e| Error::msg(format!("{path}: {e}")))?;
+    Ok(true)
+}
+
+/// The service runs with what was written: restarted when it changed,
+/// started when it is not running.
+fn serve(changed: bool) -> Result<(), Error> {
+    if changed {
+        workload::restart(SERVICE)?;
+    } else if workload::service_status(SERVICE)?.active != "active" {
+        workload::start(SERVICE)?;
+    }
+    Ok(())
+}
+
+/// The configuration from the endpoints and the user the secret holds,
+/// then active; the library's event is logged, so a test sees which one
+/// came (the password is written to its file, never logged).
 fn connected(event: &DatabaseEvent) -> Outcome {
     let c = event.credentials();
     let what = match event {
@@ -36,12 +82,27 @@ fn connected(event: &DatabaseEvent) -> Outcome {
         DatabaseEvent::ReadOnlyEndpointsChanged(_) => "read-only endpoints changed",
         DatabaseEvent::Unchanged(_) => "credentials read",
     };
-    // What a real client would connect with; logged so a test sees a rotation.
+    let mut config = format!(
+        "# Written by the db-client charm from its database relation.\n\
+         endpoints = {}\nuser = {}\npassword-file = {PASSWORD}\n",
+        c.endpoints, c.username
+    );
+    let mut changed = write(PASSWORD, &c.password)?;
+    if let Some(ca) = &c.tls_ca {
+        changed |= write(DATABASE_CA, ca)?;
+        config.push_str(&format!("database-ca = {DATABASE_CA}\n"));
+    }
+    changed |= write(CONFIG, &config)?;
+    serve(changed)?;
     wasm_charm::log::info(format!(
-        "{what}: credentials {}/{}, CA {}",
+        "{what}: credentials {}, {}, CA {}",
         c.username,
-        c.password,
-        c.tls_ca.as_deref().unwrap_or("none")
+        if changed {
+            "configuration written"
+        } else {
+            "configuration unchanged"
+        },
+        if c.tls_ca.is_some() { "sent" } else { "none" }
     ));
     Ok(Some(Status::active(format!(
         "connected to {} as {}",
@@ -49,8 +110,9 @@ fn connected(event: &DatabaseEvent) -> Outcome {
     ))))
 }
 
-/// Active with the certificate's end; the library's event is logged, so
-/// a test sees a renewal.
+/// The certificate, its chain and key for the service, then active with
+/// the certificate's end; the library's event is logged, so a test sees
+/// a renewal.
 fn certified(event: &CertificateEvent) -> Outcome {
     let issued = event.issued();
     let (_, until) = x509::validity(&issued.certificate)?;
@@ -60,6 +122,15 @@ fn certified(event: &CertificateEvent) -> Outcome {
         CertificateEvent::Renewing(_) => "certificate renewing",
         CertificateEvent::Unchanged(_) => "certificate held",
     };
+    let chain = if issued.chain.is_empty() {
+        issued.certificate.clone()
+    } else {
+        issued.chain.join("\n")
+    };
+    let mut changed = write(KEY, &issued.private_key)?;
+    changed |= write(CA, &issued.ca)?;
+    changed |= write(CERTIFICATE, &chain)?;
+    serve(changed)?;
     wasm_charm::log::info(format!("{what}: valid until {until}"));
     Ok(Some(Status::active(format!(
         "TLS certificate valid until {until}"

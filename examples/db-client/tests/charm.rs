@@ -3,6 +3,10 @@
 
 use wasm_charm_testing::{Charm, Event, Model, Relation, State, Status};
 
+const CONFIG: &str = "/etc/db-client/client.conf";
+const PASSWORD: &str = "/etc/db-client/password";
+const DATABASE_CA: &str = "/etc/db-client/database-ca.pem";
+
 fn charm() -> Charm {
     Charm::build(env!("CARGO_MANIFEST_DIR"))
 }
@@ -42,6 +46,41 @@ fn with_the_providers_answer_it_connects_as_the_user_of_its_secret() {
         out.scope("handler/connection"),
         Some(Status::active("connected to 10.0.0.1:5432 as u1"))
     );
+    // The workload's configuration, the password apart, and the service
+    // started with it: the probe finds it running, so the unit is ready.
+    let config = out.file_text(CONFIG).expect("the configuration");
+    assert!(
+        config.contains("endpoints = 10.0.0.1:5432\nuser = u1\n"),
+        "{config}"
+    );
+    assert!(
+        config.contains("password-file = /etc/db-client/password"),
+        "{config}"
+    );
+    assert_eq!(out.file_text(PASSWORD), Some("p1"));
+    assert_eq!(out.service("db-client").0, "active");
+    assert_eq!(out.scope("probe/db-client"), None);
+    assert_eq!(
+        out.unit_status(),
+        Some(Status::active("connected to 10.0.0.1:5432 as u1"))
+    );
+}
+
+/// Until the database answered, the service does not run, and the probe
+/// says so under the handler's own `blocked`.
+#[test]
+fn the_service_is_not_started_before_the_database_answered() {
+    let out = charm().run(&State::new(), Event::install());
+    assert_eq!(out.service("db-client").0, "inactive");
+    assert_eq!(out.file_text(CONFIG), None);
+    assert_eq!(
+        out.scope("probe/db-client"),
+        Some(Status::maintenance("service db-client not running"))
+    );
+    assert_eq!(
+        out.unit_status(),
+        Some(Status::blocked("needs a database relation (+1 more)"))
+    );
 }
 
 /// The library's events, told apart by what the unit saw last: the first
@@ -56,7 +95,7 @@ fn the_librarys_events_come_once_each_and_the_waiting_scope_clears_itself() {
     let first = charm().run(&answered, Event::relation_changed("database"));
     first.assert_ok();
     assert!(
-        first.logged("database created: credentials u1/p1"),
+        first.logged("database created: credentials u1, configuration written, CA none"),
         "{:?}",
         first.logs()
     );
@@ -67,7 +106,12 @@ fn the_librarys_events_come_once_each_and_the_waiting_scope_clears_itself() {
     // The same answer once more: the library emits nothing.
     let again = charm().run(&first.state(), Event::relation_changed("database"));
     assert!(
-        again.logged("credentials read: credentials u1/p1"),
+        !again.machine_calls().iter().any(|c| c.contains("start")),
+        "unchanged, running: neither started nor restarted: {:?}",
+        again.machine_calls()
+    );
+    assert!(
+        again.logged("credentials read: credentials u1, configuration unchanged"),
         "{:?}",
         again.logs()
     );
@@ -80,7 +124,7 @@ fn the_librarys_events_come_once_each_and_the_waiting_scope_clears_itself() {
         .database_provider("database:1", "pg", "app", "10.0.0.2:5432", "u1", "p1");
     let changed = charm().run(&moved, Event::relation_changed("database"));
     assert!(
-        changed.logged("endpoints changed: credentials u1/p1"),
+        changed.logged("endpoints changed: credentials u1, configuration written"),
         "{:?}",
         changed.logs()
     );
@@ -110,10 +154,27 @@ fn a_rotated_ca_is_read_at_its_newest_revision() {
             &format!("database:1: {{app-data: {{tls: 'true', secret-tls: '{ca}'}}}}\n"),
         );
     let read = charm().run(&state, Event::relation_changed("database"));
-    assert!(read.logged("CA old-ca"), "{:?}", read.logs());
-    let rotated = charm().run(&state, Event::secret_changed().secret(ca));
+    assert!(read.logged("CA sent"), "{:?}", read.logs());
+    assert_eq!(read.file_text(DATABASE_CA), Some("old-ca"));
+    let rotated = charm().run(&read.state(), Event::secret_changed().secret(ca));
     rotated.assert_ok();
-    assert!(rotated.logged("CA new-ca"), "{:?}", rotated.logs());
+    assert_eq!(rotated.file_text(DATABASE_CA), Some("new-ca"));
+    assert!(
+        rotated
+            .file_text(CONFIG)
+            .is_some_and(|c| c.contains("database-ca = ")),
+        "{:?}",
+        rotated.file_text(CONFIG)
+    );
+    // A new CA is a restart of the service that uses it.
+    assert!(
+        rotated
+            .machine_calls()
+            .iter()
+            .any(|c| c.contains("restart")),
+        "{:?}",
+        rotated.machine_calls()
+    );
 }
 
 #[test]
@@ -139,6 +200,16 @@ fn in_a_model_every_unit_connects_with_the_providers_user() {
             ))),
             "{unit}: {:?}",
             now.events(&unit)
+        );
+        // Its service runs (the model's machine answers the probe, as
+        // systemctl would), so the unit is ready with the handler's word.
+        assert_eq!(now.scope(&unit, "probe/db-client"), None, "{unit}");
+        assert_eq!(
+            now.unit_status(&unit),
+            Some(Status::active(format!(
+                "connected to {endpoints} as relation_1"
+            ))),
+            "{unit}"
         );
     }
     // An hour on the model's clock: one update-status on every unit, and
