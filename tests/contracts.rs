@@ -49,15 +49,22 @@ fn no_violations(juju: &Juju) {
 /// relation is the library's `certificates_removed`.
 #[test]
 fn certificate_transfer_v1_both_ways_with_the_pypi_library() {
+    certificate_transfer_and_tracing("tests/guests/contracts");
+}
+
+/// The same exchanges with the Python SDK's typed bags
+/// (`tests/guests/contracts-py`, the Rust guest's twin).
+#[test]
+fn certificate_transfer_v1_and_tracing_v2_in_python_with_the_pypi_libraries() {
+    certificate_transfer_and_tracing("tests/guests/contracts-py");
+}
+
+fn certificate_transfer_and_tracing(guest: &str) {
     let juju = Juju::new();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let ops = ops_charm(dir.path(), "ops-contracts");
     juju.ok(&["add-model", "dev"]);
-    juju.ok(&[
-        "deploy",
-        path_str(&packed("tests/guests/contracts")),
-        "wasm",
-    ]);
+    juju.ok(&["deploy", path_str(&packed(guest)), "wasm"]);
     juju.ok(&["deploy", path_str(&ops), "ops"]);
     assert_eq!(message(&juju, "ops/0"), "no certificates");
 
