@@ -381,8 +381,9 @@ impl Outcome {
         &self.saved.calls
     }
 
-    /// The workload calls the handlers made on the simulated machine, as
-    /// the real tools would have run (`systemctl start -- api-service`).
+    /// The calls made on the simulated machine, as the real tools would
+    /// have run them (`systemctl start -- api-service`): the handlers'
+    /// workload calls, and a `systemd` probe's `systemctl is-active`.
     pub fn machine_calls(&self) -> &[String] {
         &self.saved.machine.calls
     }

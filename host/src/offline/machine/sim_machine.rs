@@ -51,21 +51,14 @@ impl SimMachine {
 }
 
 /// A systemd probe of the simulation asks its machine, as a probe on a
-/// unit asks the unit's systemctl (and the served tool answers a dispatch).
+/// unit asks the unit's systemctl; the call is logged with the handlers',
+/// as the served tool logs it for a dispatch.
 impl SimulatedSystemctl for SimMachine {
     fn is_active(&self, unit: &str) -> (Option<i32>, String, String) {
-        let mut state = self.lock();
-        let calls = state.calls.len();
-        let out = answer(
-            "systemctl",
-            &services::argv("is-active", unit),
-            &mut state,
-            &self.place,
-        );
-        // The machine's calls are the handlers'; a probe is the host's.
-        state.calls.truncate(calls);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        (Some(out.code), stdout, out.stderr)
+        let ran = self.tool("systemctl", &services::argv("is-active", unit));
+        let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+        (ran.code(), stdout, stderr)
     }
 }
 
