@@ -25,6 +25,7 @@
 
 pub mod codec;
 pub mod database;
+pub mod database_provider;
 #[cfg(feature = "tls-certificates")]
 pub mod tls;
 
