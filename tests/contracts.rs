@@ -222,16 +222,27 @@ fn relation_id(model: &Value, interface: &str) -> u64 {
 
 /// postgresql_client through dpcharmlibs-interfaces 1.2.2's v1 requests:
 /// the library's requirer asks in `requests`; the db-provider example (the
-/// wasm provider, on the SDK's typed bags) answers each by its
+/// wasm provider, on the SDK's `DatabaseProvider`) answers each by its
 /// `request-id` with endpoints and a user secret, which the library reads
 /// to emit `resource_created`.
 #[test]
 fn postgresql_client_v1_the_librarys_requirer_and_the_wasm_provider() {
+    postgresql_client_v1_provider("examples/db-provider");
+}
+
+/// The same exchange with the Python SDK's `DatabaseProvider`
+/// (`examples/db-provider-py`).
+#[test]
+fn postgresql_client_v1_the_librarys_requirer_and_the_python_provider() {
+    postgresql_client_v1_provider("examples/db-provider-py");
+}
+
+fn postgresql_client_v1_provider(project: &str) {
     let juju = Juju::new();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let ops = ops_charm(dir.path(), "ops-contracts");
     juju.ok(&["add-model", "dev"]);
-    juju.ok(&["deploy", path_str(&packed("examples/db-provider")), "db"]);
+    juju.ok(&["deploy", path_str(&packed(project)), "db"]);
     juju.ok(&["deploy", path_str(&ops), "cli"]);
     juju.ok(&["integrate", "cli:database-client", "db:database"]);
     let model = juju.model("dev");

@@ -1,7 +1,8 @@
 //! Python charms: the SDK's doctests on CPython (outside a component every
 //! host call says so), and the Python harness (`testing-py`) with the
 //! Python examples' pytest suites (`examples/gateway-py/tests`,
-//! `examples/web-k8s-py/tests`, `examples/db-client-py/tests`) and the SDK's
+//! `examples/web-k8s-py/tests`, `examples/db-client-py/tests`,
+//! `examples/db-provider-py/tests`) and the SDK's
 //! own charm (`tests/guests/sdk-py`: every interface, answered by the
 //! simulated Juju, Pebble and machine), run by the pinned pytest of
 //! `scripts/setup-python` against this workspace's `wasm-charm serve`.
@@ -76,11 +77,15 @@ fn the_python_web_k8s_pytest_suite_passes() {
     assert!(text.contains("19 passed"), "{text}");
 }
 
+/// Both sides of the database in Python, in one pytest run (one start-up).
 #[test]
-fn the_python_database_requirers_pytest_suite_passes() {
-    let (ok, text) = pytest(&["examples/db-client-py/tests"]);
+fn the_python_database_examples_pytest_suites_pass() {
+    let (ok, text) = pytest(&[
+        "examples/db-client-py/tests",
+        "examples/db-provider-py/tests",
+    ]);
     assert!(ok, "{text}");
-    assert!(text.contains("3 passed"), "{text}");
+    assert!(text.contains("6 passed"), "{text}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-"""The requirer's side of a database, as the data platform's
+"""Both sides of a database. The requirer's, as the data platform's
 ``data_interfaces`` library (``DatabaseRequires``) behaves, on the
 ``postgresql_client`` v0 bags: the leader asks for a database, the provider
 answers with endpoints and a user secret, and the library's events reach the
@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 from typing import Callable, Optional
 
-from . import model, stored
+from . import log, model, stored
 from .charm import Charm, On
+from .errors import SecretNotFoundError
 from .event import Event, SecretEvent
+from .interfaces import DataError
 from .interfaces import postgresql_client_v0 as v0
-from .secrets import Secret
+from .secrets import Secret, get_secret
 from .status import Status
 
 # The fields data_interfaces asks to receive in secrets, not in the bag.
@@ -220,3 +223,122 @@ class DatabaseRequirer:
             uris=uris,
             tls_ca=tls_ca,
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What a requirer asked for on one relation: v0's ``database``, or the
+    first of v1's ``requests``."""
+
+    relation: model.Relation
+    database: str
+    extra_user_roles: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class User:
+    """A relation's database user, as its secret holds it."""
+
+    username: str
+    password: str
+
+
+class DatabaseProvider:
+    """The provider's side of a database, as the data platform's libraries
+    answer on the ``postgresql_client`` bags: ``data_interfaces``' v0
+    (``endpoints``, the database and ``secret-user``) and
+    ``dpcharmlibs-interfaces``' v1 (a response in ``requests`` for each
+    request, by its ``request-id``, the requests answered kept in ``data``).
+    Each relation's user is made once, by the charm, and kept in an
+    application secret granted to the relation (label
+    ``wasm-charm.database.<endpoint>.<id>``); the Rust SDK's
+    ``DatabaseProvider`` is the same.
+
+    >>> DatabaseProvider("database").label(3)
+    'wasm-charm.database.database.3'
+    """
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+
+    def label(self, relation_id: int) -> str:
+        """The label of the relation's user secret."""
+        return f"wasm-charm.database.{self.endpoint}.{relation_id}"
+
+    def answer(self, endpoints: str, new_user: Callable[[Request], User]) -> int:
+        """On the leader: answer every relation that asked, with
+        ``endpoints`` (``host:port``, comma-separated) and the relation's
+        user, which ``new_user`` makes the first time that relation asks.
+        How many relations are answered. A bag is written only when it
+        changes; a requirer's bag that does not fit is skipped and logged
+        with its relation and field."""
+        served = 0
+        for relation in model.relations(self.endpoint):
+            try:
+                asked = relation.read(v0.RequirerApp)
+            except DataError as e:
+                log.warning(f"skipped: {e}")
+                continue
+            if asked is None:
+                continue
+            v1 = asked.version == "v1"
+            first = (asked.requests or [None])[0] if v1 else None
+            if v1 and first is not None:
+                request = Request(relation, first["resource"], first.get("extra-user-roles"))
+            elif not v1 and asked.database:
+                request = Request(relation, asked.database, asked.extra_user_roles)
+            else:
+                continue
+            uri = self._user_uri(request, new_user)
+            if v1:
+                wanted = _answer_v1(relation, asked, endpoints, uri)
+            else:
+                wanted = v0.ProviderApp(
+                    endpoints=endpoints, database=request.database, secret_user=uri
+                )
+            if relation.read(v0.ProviderApp, local=True) != wanted:
+                relation.write(wanted)
+            served += 1
+        return served
+
+    def user_secret(self, relation: model.Relation) -> Optional[Secret]:
+        """The relation's user secret, once it was made."""
+        try:
+            return get_secret(label=self.label(relation.id))
+        except SecretNotFoundError:
+            return None
+
+    def _user_uri(self, request: Request, new_user: Callable[[Request], User]) -> str:
+        secret = self.user_secret(request.relation)
+        if secret is None:
+            user = new_user(request)
+            secret = model.app.add_secret(
+                {"username": user.username, "password": user.password},
+                label=self.label(request.relation.id),
+                description=f"the database user of {self.endpoint}:{request.relation.id}",
+            )
+            secret.grant(request.relation)
+        # A secret found by its label carries no id: its info has it, bare.
+        sid = secret.id or secret.get_info().id
+        return sid if sid.startswith("secret:") else f"secret:{sid}"
+
+
+def _answer_v1(relation: model.Relation, asked: object, endpoints: str, uri: str) -> object:
+    # As sent: the library compares its own JSON, field for field.
+    try:
+        raw = json.loads(relation.app_data().get("requests", "[]"))
+    except ValueError:
+        raw = []
+    answered: dict[str, object] = {}
+    responses = []
+    for r, as_sent in zip(asked.requests or [], raw):
+        rid = r.get("request-id")
+        if rid is None:
+            continue
+        answered[rid] = as_sent
+        response = {"request-id": rid, "resource": r["resource"], "endpoints": endpoints}
+        response["secret-user"] = uri
+        if r.get("salt") is not None:
+            response["salt"] = r["salt"]
+        responses.append(response)
+    return v0.ProviderApp(version="v1", requests=responses, data=answered)
