@@ -29,6 +29,8 @@
 //! * [`service_status`]: `systemctl is-active` and `is-enabled`.
 //! * [`run`]: a declared command, without a shell, with an empty
 //!   environment but `PATH`, killed with all it started past its timeout.
+//! * [`write_if_changed`]: a file under a declared directory, replaced
+//!   whole and only when its content changes.
 //!
 //! ```no_run
 //! use wasm_charm::prelude::*;
@@ -352,9 +354,59 @@ pub fn install(packages: &[&str]) -> Result<(), WorkloadError> {
     Ok(wit::install_packages(&packages)?)
 }
 
+/// Write `contents` to `path` (under a directory `workload.files`
+/// grants) unless it holds exactly that already; whether it changed. The
+/// new text goes to `<path>.new` beside it and is renamed over it, so a
+/// service never reads half a file; an unchanged file is not touched, so
+/// nothing need restart for it.
+///
+/// ```no_run
+/// use wasm_charm::prelude::*;
+///
+/// fn configure(_event: &Event) -> Outcome {
+///     if workload::write_if_changed("/etc/api-service/api.conf", "port = 8774\n")? {
+///         workload::restart("api-service")?;
+///     }
+///     Ok(None)
+/// }
+/// ```
+pub fn write_if_changed(path: &str, contents: impl AsRef<[u8]>) -> Result<bool, crate::Error> {
+    use crate::Error;
+    let contents = contents.as_ref();
+    match std::fs::read(path) {
+        Ok(old) if old == contents => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::from(e).context(format!("cannot read {path}"))),
+    }
+    let new = format!("{path}.new");
+    std::fs::write(&new, contents)
+        .map_err(|e| Error::from(e).context(format!("cannot write {new}")))?;
+    std::fs::rename(&new, path)
+        .map_err(|e| Error::from(e).context(format!("cannot replace {path}")))?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_is_written_when_it_differs_and_left_when_it_does_not() {
+        let dir = std::env::temp_dir().join(format!("wasm-charm-sdk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("app.conf");
+        let path = path.to_str().unwrap();
+        assert!(write_if_changed(path, "a = 1\n").unwrap());
+        assert!(!write_if_changed(path, "a = 1\n").unwrap());
+        assert!(write_if_changed(path, "a = 2\n").unwrap());
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "a = 2\n");
+        assert!(!std::path::Path::new(&format!("{path}.new")).exists());
+        let missing = dir.join("no-such-dir/app.conf");
+        let e = write_if_changed(missing.to_str().unwrap(), "x").unwrap_err();
+        assert!(e.to_string().contains("cannot write"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn errors_display_their_reason_and_convert() {

@@ -419,18 +419,9 @@ fn stop(_event: &Event) -> Outcome {
 /// exactly that: whether it changed. Written beside and renamed over, so the
 /// services never read half a file.
 fn write_config(wanted: &Wanted) -> Result<bool, Error> {
-    let text = wanted.render();
-    match std::fs::read(CONFIG_FILE) {
-        Ok(old) if old == text.as_bytes() => return Ok(false),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::from(e).context(format!("cannot read {CONFIG_FILE}"))),
+    if !workload::write_if_changed(CONFIG_FILE, wanted.render())? {
+        return Ok(false);
     }
-    let new = format!("{CONFIG_FILE}.new");
-    std::fs::write(&new, &text)
-        .map_err(|e| Error::from(e).context(format!("cannot write {new}")))?;
-    std::fs::rename(&new, CONFIG_FILE)
-        .map_err(|e| Error::from(e).context(format!("cannot replace {CONFIG_FILE}")))?;
     log::info(format!(
         "wrote {CONFIG_FILE} for release {}",
         wanted.release.name

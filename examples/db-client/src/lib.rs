@@ -25,6 +25,7 @@ const PASSWORD: &str = "/etc/db-client/password";
 /// The provider's CA, when it sent one.
 const DATABASE_CA: &str = "/etc/db-client/database-ca.pem";
 /// The unit's certificate (with its chain), its key and the CA.
+const TLS_DIR: &str = "/etc/db-client/tls";
 const CERTIFICATE: &str = "/etc/db-client/tls/client.pem";
 const KEY: &str = "/etc/db-client/tls/client.key";
 const CA: &str = "/etc/db-client/tls/ca.pem";
@@ -43,22 +44,6 @@ fn charm() -> Charm {
 }
 
 wasm_charm::export_charm!(charm);
-
-/// Write `contents` to `path` when it differs, through a file beside it
-/// renamed over it, so that the service never reads half a file. Whether
-/// it changed.
-fn write(path: &str, contents: &str) -> Result<bool, Error> {
-    if std::fs::read(path).is_ok_and(|now| now == contents.as_bytes()) {
-        return Ok(false);
-    }
-    if let Some(dir) = std::path::Path::new(path).parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::msg(format!("{}: {e}", dir.display())))?;
-    }
-    let new = format!("{path}.new");
-    std::fs::write(&new, contents).map_err(|e| Error::msg(format!("{new}: {e}")))?;
-    std::fs::rename(&new, path).map_err(|e| Error::msg(format!("{path}: {e}")))?;
-    Ok(true)
-}
 
 /// The service runs with what was written: restarted when it changed,
 /// started when it is not running.
@@ -87,12 +72,12 @@ fn connected(event: &DatabaseEvent) -> Outcome {
          endpoints = {}\nuser = {}\npassword-file = {PASSWORD}\n",
         c.endpoints, c.username
     );
-    let mut changed = write(PASSWORD, &c.password)?;
+    let mut changed = workload::write_if_changed(PASSWORD, &c.password)?;
     if let Some(ca) = &c.tls_ca {
-        changed |= write(DATABASE_CA, ca)?;
+        changed |= workload::write_if_changed(DATABASE_CA, ca)?;
         config.push_str(&format!("database-ca = {DATABASE_CA}\n"));
     }
-    changed |= write(CONFIG, &config)?;
+    changed |= workload::write_if_changed(CONFIG, &config)?;
     serve(changed)?;
     wasm_charm::log::info(format!(
         "{what}: credentials {}, {}, CA {}",
@@ -127,9 +112,11 @@ fn certified(event: &CertificateEvent) -> Outcome {
     } else {
         issued.chain.join("\n")
     };
-    let mut changed = write(KEY, &issued.private_key)?;
-    changed |= write(CA, &issued.ca)?;
-    changed |= write(CERTIFICATE, &chain)?;
+    std::fs::create_dir_all(TLS_DIR)
+        .map_err(|e| Error::from(e).context(format!("cannot create {TLS_DIR}")))?;
+    let mut changed = workload::write_if_changed(KEY, &issued.private_key)?;
+    changed |= workload::write_if_changed(CA, &issued.ca)?;
+    changed |= workload::write_if_changed(CERTIFICATE, &chain)?;
     serve(changed)?;
     wasm_charm::log::info(format!("{what}: valid until {until}"));
     Ok(Some(Status::active(format!(
