@@ -161,9 +161,7 @@ class DatabaseRequirer:
         database = self.database()
         if not model.is_leader() or relation is None or database is None:
             return None
-        wanted = self.request(database)
-        if relation.read(v0.RequirerApp, local=True) != wanted:
-            relation.write(wanted)
+        relation.write_if_changed(self.request(database))
         return None
 
     def _connection(
@@ -296,8 +294,7 @@ class DatabaseProvider:
                 wanted = v0.ProviderApp(
                     endpoints=endpoints, database=request.database, secret_user=uri
                 )
-            if relation.read(v0.ProviderApp, local=True) != wanted:
-                relation.write(wanted)
+            relation.write_if_changed(wanted)
             served += 1
         return served
 
@@ -318,8 +315,8 @@ class DatabaseProvider:
                 description=f"the database user of {self.endpoint}:{request.relation.id}",
             )
             secret.grant(request.relation)
-        # A secret found by its label carries no id: its info has it, bare.
-        sid = secret.id or secret.get_info().id
+        # Found by its label, its id is its info's, which may be bare.
+        sid = secret._require_id()
         return sid if sid.startswith("secret:") else f"secret:{sid}"
 
 

@@ -198,6 +198,15 @@ class Relation:
         else:
             self.set_local_unit_data(changes)
 
+    def write_if_changed(self, value: Any) -> bool:
+        """:meth:`write` ``value`` unless the bag holds it already; whether
+        it wrote. An unchanged bag queues no relation-changed on the other
+        side."""
+        if self.read(type(value), local=True) == value:
+            return False
+        self.write(value)
+        return True
+
 
 def relations(endpoint: str) -> list[Relation]:
     """The live relations of ``endpoint``, by id (ops' ``model.relations[…]``).

@@ -256,10 +256,7 @@ impl DatabaseRequirer {
         let Some(database) = self.database()? else {
             return Ok(None);
         };
-        let wanted = self.request(&database);
-        if relation.read::<RequirerApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
-            relation.write(&wanted)?;
-        }
+        relation.write_if_changed(&self.request(&database))?;
         Ok(None)
     }
 

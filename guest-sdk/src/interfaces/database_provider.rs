@@ -125,9 +125,7 @@ impl DatabaseProvider {
                     ..ProviderApp::new()
                 }
             };
-            if relation.read::<ProviderApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
-                relation.write(&wanted)?;
-            }
+            relation.write_if_changed(&wanted)?;
             served += 1;
         }
         Ok(served)
@@ -174,11 +172,8 @@ impl DatabaseProvider {
                 secret
             }
         };
-        // A secret found by its label carries no id: its info has it, bare.
-        let id = match &secret.id {
-            Some(id) => id.clone(),
-            None => secret.get_info()?.id,
-        };
+        // Found by its label, its id is its info's, which may be bare.
+        let id = secret.require_id()?;
         Ok(if id.starts_with("secret:") {
             id
         } else {

@@ -370,6 +370,35 @@ impl Relation {
         };
         wit::relation_set(&self.relation, bag, &value.to_bag())
     }
+
+    /// [`Relation::write`] `value` unless the bag holds it already;
+    /// whether it wrote. An unchanged bag queues no relation-changed on
+    /// the other side, so a charm that writes what it wants at every
+    /// event does not wake its peers for nothing.
+    ///
+    /// ```no_run
+    /// use wasm_charm::interfaces::postgresql_client_v0::RequirerApp;
+    ///
+    /// if let Some(db) = wasm_charm::model::get_relation("database")? {
+    ///     let asked = RequirerApp { database: Some("shop".into()), ..RequirerApp::new() };
+    ///     db.write_if_changed(&asked)?;
+    /// }
+    /// # Ok::<(), wasm_charm::Error>(())
+    /// ```
+    pub fn write_if_changed<T: TypedBag + PartialEq>(
+        &self,
+        value: &T,
+    ) -> Result<bool, crate::Error> {
+        let bag = match T::BAG {
+            BagKind::App => Databag::LocalApp,
+            BagKind::Unit => Databag::LocalUnit,
+        };
+        if self.read::<T>(&bag)?.as_ref() == Some(value) {
+            return Ok(false);
+        }
+        self.write(value)?;
+        Ok(true)
+    }
 }
 
 fn bag_name(bag: &Databag) -> String {

@@ -182,7 +182,7 @@ impl Secret {
     /// secret known by its label only, the one its owner's
     /// `secret-info-get` gives (as ops resolves it; the host reads it once
     /// per event).
-    fn require_id(&self) -> Result<String, ModelError> {
+    pub(crate) fn require_id(&self) -> Result<String, ModelError> {
         match (&self.id, &self.label) {
             (Some(id), _) => Ok(id.clone()),
             (None, Some(_)) => Ok(self.get_info()?.id),

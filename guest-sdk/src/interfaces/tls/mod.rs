@@ -241,9 +241,7 @@ impl TlsRequirer {
                 ca: Some(false),
             }]),
         };
-        if relation.read::<RequirerUnit>(&Databag::LocalUnit)?.as_ref() != Some(&wanted) {
-            relation.write(&wanted)?;
-        }
+        relation.write_if_changed(&wanted)?;
         Ok(None)
     }
 

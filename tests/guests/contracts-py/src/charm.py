@@ -36,8 +36,7 @@ def send(event: Event) -> Optional[Status]:
     wanted = transfer.ProviderApp(certificates=ours(), version=1)
     for relation in model.relations("send-ca"):
         # Only when it changed: the other side sees no event otherwise.
-        if relation.read(transfer.ProviderApp, local=True) != wanted:
-            relation.write(wanted)
+        relation.write_if_changed(wanted)
     return None
 
 
@@ -66,9 +65,7 @@ def trace(event: Event) -> Optional[Status]:
     if relation is None:
         return None
     if model.is_leader():
-        wanted = tracing_v2.RequirerApp(receivers=["otlp_grpc", "otlp_http"])
-        if relation.read(tracing_v2.RequirerApp, local=True) != wanted:
-            relation.write(wanted)
+        relation.write_if_changed(tracing_v2.RequirerApp(receivers=["otlp_grpc", "otlp_http"]))
     published = relation.read(tracing_v2.ProviderApp)
     receivers = published.receivers if published is not None else []
     http = next((r for r in receivers if r["protocol"]["name"] == "otlp_http"), None)

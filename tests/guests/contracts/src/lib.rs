@@ -57,9 +57,7 @@ fn send(_event: &Event) -> Outcome {
     let wanted = ProviderApp::new(ours()?, 1);
     for relation in model::relations("send-ca")? {
         // Only when it changed: the other side sees no event otherwise.
-        if relation.read::<ProviderApp>(&Databag::LocalApp)?.as_ref() != Some(&wanted) {
-            relation.write(&wanted)?;
-        }
+        relation.write_if_changed(&wanted)?;
     }
     Ok(None)
 }
@@ -97,13 +95,7 @@ fn tracing(_event: &Event) -> Outcome {
     };
     if model::is_leader()? {
         let wanted = tracing_v2::RequirerApp::new(vec!["otlp_grpc".into(), "otlp_http".into()]);
-        if relation
-            .read::<tracing_v2::RequirerApp>(&Databag::LocalApp)?
-            .as_ref()
-            != Some(&wanted)
-        {
-            relation.write(&wanted)?;
-        }
+        relation.write_if_changed(&wanted)?;
     }
     let published = relation.read::<tracing_v2::ProviderApp>(&Databag::RemoteApp)?;
     let http = published
